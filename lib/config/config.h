@@ -1,0 +1,106 @@
+#pragma once
+// The configuration model: what one YAML file says about switch instances,
+// their ports, routes, traffic managers, workers and metrics. Plain data; the
+// loader (config_loader.h) fills and validates it, switch/ consumes it.
+// docs/configuration.md documents every key.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sluice {
+
+using MacAddr = std::array<uint8_t, 6>;
+
+struct Ipv4Prefix {
+  uint32_t addr = 0;  // host byte order
+  uint8_t len = 0;
+};
+
+enum class PortRole { kHost, kSwitch };
+enum class SchedulerKind { kDrr, kStrictPriority };
+enum class ClassMapping { kSingleFifo, kDscp };
+enum class EcnMode { kOff, kStep, kRed };
+
+struct EcnConfig {
+  EcnMode mode = EcnMode::kOff;
+  uint64_t step_k_bytes = 0;   // mode kStep: mark when queue > K
+  uint64_t red_min_bytes = 0;  // mode kRed
+  uint64_t red_max_bytes = 0;
+  double red_pmax = 0.0;
+};
+
+struct BufferConfig {
+  uint64_t size_bytes = 12ull << 20;  // shared buffer of the switch
+  double dt_alpha = 1.0;              // dynamic threshold: q <= alpha * free
+};
+
+struct PortConfig {
+  std::string name;           // unique within its switch
+  std::string device;         // DPDK device: "net_null0", "0000:01:00.0", "net_pcap0,rx_pcap=x"
+  std::string link_peer;      // internal link: "switch/port" (device is empty then)
+  uint64_t link_delay_ns = 0; // internal link one-way propagation delay
+  PortRole role = PortRole::kHost;
+  uint64_t rate_bps = 0;            // 0: unshaped (line rate of the device)
+  uint32_t mtu = 1500;              // largest IP packet forwarded out of this port
+  uint32_t wire_overhead_bytes = 24;  // preamble + IFG + FCS charged per frame by the shaper
+  std::optional<MacAddr> mac;       // default: device MAC
+  std::optional<MacAddr> peer_mac;  // default: learned from ARP
+  std::optional<uint32_t> peer_ipv4;     // asked for by ARP when peer_mac is unknown
+  std::optional<Ipv4Prefix> ipv4;        // the port's own address and connected subnet
+  uint64_t hop_rtt_ns = 10'000;          // one-hop RTT to the peer
+  int line = 0;                          // where it was declared (for messages)
+};
+
+struct RouteConfig {
+  Ipv4Prefix prefix;
+  std::vector<std::string> ports;  // one port, or several for ECMP
+  int line = 0;
+};
+
+struct TrafficManagerConfig {
+  uint32_t queues_per_port = 32;
+  uint32_t queue_capacity_packets = 4096;  // descriptor ring per data queue
+  SchedulerKind scheduler = SchedulerKind::kDrr;
+  ClassMapping class_mapping = ClassMapping::kSingleFifo;
+  uint32_t drr_quantum_bytes = 1600;
+  EcnConfig ecn;
+};
+
+struct SwitchConfig {
+  std::string name;
+  std::vector<PortConfig> ports;
+  std::vector<RouteConfig> routes;
+  BufferConfig buffer;
+  TrafficManagerConfig tm;
+  int line = 0;
+};
+
+// A reference to a port as "switch/port".
+struct PortRef {
+  std::string sw;
+  std::string port;
+};
+
+struct WorkerConfig {
+  unsigned lcore = 0;
+  std::vector<PortRef> ports;
+  int line = 0;
+};
+
+struct MetricsConfig {
+  bool enabled = true;
+  std::string address = "127.0.0.1:9100";
+};
+
+struct Config {
+  std::string file;
+  std::vector<SwitchConfig> switches;
+  std::vector<WorkerConfig> workers;  // empty: ports spread over EAL worker lcores
+  MetricsConfig metrics;
+  uint32_t mbufs = 32768;  // mbuf pool size (per NUMA socket)
+};
+
+}  // namespace sluice
