@@ -1,0 +1,239 @@
+#include "lib/config/config_validate.h"
+
+#include <map>
+#include <set>
+#include <utility>
+
+#include "lib/net/mac_addr.h"
+
+namespace sluice {
+namespace {
+
+std::string at(const std::string& parent, const char* list, size_t i) {
+  return parent + (parent.empty() ? "" : ".") + list + "[" + std::to_string(i) + "]";
+}
+
+bool valid_name(const std::string& s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+class Validator {
+ public:
+  Validator(const Config& c, const KeyLines& lines, std::vector<ConfigError>* errors)
+      : c_(c), lines_(lines), errors_(errors) {}
+
+  void run() {
+    index_names();
+    for (size_t s = 0; s < c_.switches.size(); ++s) {
+      for (size_t p = 0; p < c_.switches[s].ports.size(); ++p) check_link(s, p);
+      check_routes(s);
+    }
+    check_workers();
+  }
+
+ private:
+  bool has_error(const std::string& key) const {
+    for (const ConfigError& e : *errors_) {
+      if (e.file == c_.file && e.key == key) return true;
+    }
+    return false;
+  }
+
+  void error(const std::string& key, std::string message) {
+    errors_->push_back(ConfigError{c_.file, line_for(lines_, key), key, std::move(message)});
+  }
+
+  // Names are unique and well formed; fills the switch/port lookup tables.
+  void index_names() {
+    for (size_t s = 0; s < c_.switches.size(); ++s) {
+      const SwitchConfig& sw = c_.switches[s];
+      const std::string spath = at("", "switches", s);
+      check_name(spath + ".name", sw.name);
+      if (!sw.name.empty() && !switch_index_.emplace(sw.name, s).second) {
+        error(spath + ".name", "duplicate switch name \"" + sw.name + "\"");
+      }
+      std::map<std::string, size_t>& ports = port_index_[s];
+      for (size_t p = 0; p < sw.ports.size(); ++p) {
+        const std::string& name = sw.ports[p].name;
+        const std::string ppath = at(spath, "ports", p);
+        check_name(ppath + ".name", name);
+        if (!name.empty() && !ports.emplace(name, p).second) {
+          error(ppath + ".name",
+                "duplicate port name \"" + name + "\" in switch \"" + sw.name + "\"");
+        }
+      }
+    }
+  }
+
+  void check_name(const std::string& key, const std::string& name) {
+    if (!name.empty() && !valid_name(name)) {
+      error(key,
+            "expected a name of lower-case letters, digits, '_' and '-', got \"" + name + "\"");
+    }
+  }
+
+  // (switch, port) indices of "sw/port", if both exist.
+  std::optional<std::pair<size_t, size_t>> find_port(const std::string& sw,
+                                                     const std::string& port) const {
+    const auto s = switch_index_.find(sw);
+    if (s == switch_index_.end()) return std::nullopt;
+    const auto& ports = port_index_.at(s->second);
+    const auto p = ports.find(port);
+    if (p == ports.end()) return std::nullopt;
+    return std::make_pair(s->second, p->second);
+  }
+
+  void check_link(size_t s, size_t p) {
+    const SwitchConfig& sw = c_.switches[s];
+    const PortConfig& port = sw.ports[p];
+    if (port.link_peer.empty()) return;
+    const std::string key = at(at("", "switches", s), "ports", p) + ".link";
+    const size_t slash = port.link_peer.find('/');
+    const std::string peer_sw = port.link_peer.substr(0, slash);
+    const std::string peer_port = port.link_peer.substr(slash + 1);
+    const auto peer = find_port(peer_sw, peer_port);
+    if (!peer) {
+      const bool sw_known = switch_index_.count(peer_sw) != 0;
+      error(key, "link peer \"" + port.link_peer + "\" does not exist (no " +
+                     (sw_known ? "port \"" + peer_port + "\" in switch \"" + peer_sw + "\")"
+                               : "switch \"" + peer_sw + "\")"));
+      return;
+    }
+    if (*peer == std::make_pair(s, p)) {
+      error(key, "a port cannot link to itself");
+      return;
+    }
+    const PortConfig& other = c_.switches[peer->first].ports[peer->second];
+    const std::string self = sw.name + "/" + port.name;
+    if (other.link_peer != self) {
+      error(key, "link peer \"" + port.link_peer + "\" does not link back: it should say link: " +
+                     self + (other.link_peer.empty() ? "" : ", but says " + other.link_peer));
+      return;
+    }
+    if (port.role != PortRole::kSwitch) {
+      error(at(at("", "switches", s), "ports", p) + ".role",
+            "an internal link joins two switches: expected role switch at " + self);
+    }
+    // Report a mismatch once per link, from its first end.
+    if (std::make_pair(s, p) > *peer) return;
+    if (port.rate_bps != other.rate_bps) {
+      error(key, "rate mismatch across the link: " + self + " has " +
+                     std::to_string(port.rate_bps) + "bps, " + port.link_peer + " has " +
+                     std::to_string(other.rate_bps) + "bps");
+    }
+  }
+
+  void check_routes(size_t s) {
+    const SwitchConfig& sw = c_.switches[s];
+    const std::string spath = at("", "switches", s);
+    std::map<std::pair<uint32_t, uint8_t>, size_t> seen;
+    for (size_t r = 0; r < sw.routes.size(); ++r) {
+      const RouteConfig& route = sw.routes[r];
+      const std::string rpath = at(spath, "routes", r);
+      const auto prefix_key = std::make_pair(route.prefix.addr, route.prefix.len);
+      const bool prefix_ok = lines_.count(rpath + ".prefix") && !has_error(rpath + ".prefix");
+      if (prefix_ok && !seen.emplace(prefix_key, r).second) {
+        error(rpath + ".prefix", "duplicate route prefix " + format_ipv4(route.prefix.addr) + "/" +
+                                     std::to_string(route.prefix.len) + " (also " +
+                                     at(spath, "routes", seen[prefix_key]) + ")");
+      }
+      std::set<std::string> named;
+      for (size_t i = 0; i < route.ports.size(); ++i) {
+        const std::string& name = route.ports[i];
+        const std::string key =
+            lines_.count(rpath + ".port") ? rpath + ".port" : at(rpath, "ports", i);
+        if (!find_port(sw.name, name)) {
+          error(key, "unknown port \"" + name + "\" in switch \"" + sw.name + "\"");
+        } else if (!named.insert(name).second) {
+          error(key, "port \"" + name + "\" is listed twice");
+        }
+      }
+    }
+  }
+
+  void check_workers() {
+    if (c_.workers.empty()) return;
+    std::map<unsigned, size_t> lcores;
+    std::map<std::pair<size_t, size_t>, size_t> owner;  // port -> worker index
+    for (size_t w = 0; w < c_.workers.size(); ++w) {
+      const WorkerConfig& worker = c_.workers[w];
+      const std::string wpath = at("", "workers", w);
+      if (lines_.count(wpath + ".lcore") && !has_error(wpath + ".lcore")) check_lcore(w, lcores);
+      for (size_t i = 0; i < worker.ports.size(); ++i) {
+        const PortRef& ref = worker.ports[i];
+        if (ref.sw.empty()) continue;  // malformed, already reported
+        const std::string key = at(wpath, "ports", i);
+        const std::string name = ref.sw + "/" + ref.port;
+        const auto port = find_port(ref.sw, ref.port);
+        if (!port) {
+          error(key, "unknown port \"" + name + "\"");
+          continue;
+        }
+        const auto [it, fresh] = owner.emplace(*port, w);
+        if (!fresh) {
+          error(key, "overlapping lcores: port " + name + " is already assigned to " +
+                         (it->second == w ? "this worker" : at("", "workers", it->second)) +
+                         " (lcore " + std::to_string(c_.workers[it->second].lcore) + ")");
+        }
+      }
+    }
+    check_every_port_owned(owner);
+  }
+
+  void check_lcore(size_t w, std::map<unsigned, size_t>& lcores) {
+    const unsigned lcore = c_.workers[w].lcore;
+    const std::string key = at("", "workers", w) + ".lcore";
+    if (lcore == 0) {
+      error(key, "lcore 0 is the main lcore (it runs the control loop); workers need other lcores");
+      return;
+    }
+    const auto [it, fresh] = lcores.emplace(lcore, w);
+    if (!fresh) {
+      error(key, "lcore " + std::to_string(lcore) + " is listed twice (also " +
+                     at("", "workers", it->second) + ")");
+    }
+  }
+
+  void check_every_port_owned(const std::map<std::pair<size_t, size_t>, size_t>& owner) {
+    for (size_t s = 0; s < c_.switches.size(); ++s) {
+      const SwitchConfig& sw = c_.switches[s];
+      for (size_t p = 0; p < sw.ports.size(); ++p) {
+        if (sw.ports[p].name.empty() || owner.count({s, p})) continue;
+        error(at(at("", "switches", s), "ports", p) + ".name",
+              "port " + sw.name + "/" + sw.ports[p].name +
+                  " is assigned to no worker (when workers are given, every port needs one)");
+      }
+    }
+  }
+
+  const Config& c_;
+  const KeyLines& lines_;
+  std::vector<ConfigError>* errors_;
+  std::map<std::string, size_t> switch_index_;
+  std::map<size_t, std::map<std::string, size_t>> port_index_;
+};
+
+}  // namespace
+
+int line_for(const KeyLines& lines, std::string path) {
+  while (!path.empty()) {
+    const auto it = lines.find(path);
+    if (it != lines.end()) return it->second;
+    const size_t cut = path.find_last_of(".[");
+    if (cut == std::string::npos) break;
+    path.resize(cut);
+  }
+  return 0;
+}
+
+void validate_config(const Config& config, const KeyLines& lines,
+                     std::vector<ConfigError>* errors) {
+  Validator(config, lines, errors).run();
+}
+
+}  // namespace sluice

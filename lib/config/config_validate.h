@@ -1,0 +1,23 @@
+#pragma once
+// Checks that span several parts of a configuration: names unique, internal
+// links that match at both ends, routes and workers naming real ports, worker
+// lcores. Per-key checks (types, units, ranges) happen while loading.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "lib/config/config.h"
+#include "lib/config/config_loader.h"
+
+namespace sluice {
+
+// Dotted key path -> 1-based line where it was written. A lookup for a key
+// that was not written falls back to its nearest written parent.
+using KeyLines = std::map<std::string, int>;
+int line_for(const KeyLines& lines, std::string path);
+
+// Appends one error per problem found; uses config.file as the file name.
+void validate_config(const Config& config, const KeyLines& lines, std::vector<ConfigError>* errors);
+
+}  // namespace sluice

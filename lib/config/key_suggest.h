@@ -1,0 +1,19 @@
+#pragma once
+// "Did you mean" suggestions for misspelt configuration keys.
+
+#include <cstddef>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+
+namespace sluice {
+
+// Levenshtein distance (insertions, deletions, substitutions all cost 1).
+size_t edit_distance(std::string_view a, std::string_view b);
+
+// The allowed key closest to `key` if its distance is at most `max_distance`
+// (ties: the first in `allowed`); empty if none is that close.
+std::string closest_key(std::string_view key, std::initializer_list<std::string_view> allowed,
+                        size_t max_distance = 2);
+
+}  // namespace sluice
