@@ -1,0 +1,24 @@
+#include "lib/tm/ecn_marker.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace sluice {
+
+EcnMarker::EcnMarker(const EcnConfig& cfg, uint64_t seed)
+    : mode_(cfg.mode),
+      step_k_(cfg.step_k_bytes),
+      red_min_(cfg.red_min_bytes),
+      red_max_(cfg.red_max_bytes),
+      rng_(seed == 0 ? 0x9E3779B97F4A7C15ull : seed) {  // xorshift must not start at 0
+  if (mode_ != EcnMode::kRed) return;
+  if (red_max_ <= red_min_) throw std::invalid_argument("ecn red: max must exceed min");
+  if (!(cfg.red_pmax >= 0.0 && cfg.red_pmax <= 1.0)) {
+    throw std::invalid_argument("ecn red: pmax must be within [0, 1]");
+  }
+  double scale = std::ldexp(cfg.red_pmax, 32 + kSlopeFracBits);
+  red_slope_ =
+      static_cast<uint64_t>(std::llround(scale / static_cast<double>(red_max_ - red_min_)));
+}
+
+}  // namespace sluice

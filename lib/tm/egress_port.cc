@@ -1,0 +1,80 @@
+#include "lib/tm/egress_port.h"
+
+#include <algorithm>
+#include <bit>
+#include <stdexcept>
+
+namespace sluice {
+
+namespace {
+uint32_t checked_queues(uint32_t n) {
+  if (n < 1 || n > EgressPort::kMaxQueues) {
+    throw std::invalid_argument("egress port: num_queues must be 1..64");
+  }
+  return n;
+}
+}  // namespace
+
+EgressPort::EgressPort(const EgressPortConfig& cfg, SharedBuffer* buffer)
+    : num_queues_(checked_queues(cfg.num_queues)),
+      buffer_(buffer),
+      queues_(std::make_unique<PacketQueue[]>(num_queues_)),
+      stats_(std::make_unique<QueueStats[]>(num_queues_)),
+      control_(cfg.control_capacity),
+      sched_(num_queues_, cfg.drr_quantum_bytes, cfg.scheduler),
+      shaper_(cfg.rate_bps,
+              cfg.burst_bytes != 0 ? cfg.burst_bytes : default_burst_bytes(cfg.rate_bps),
+              cfg.wire_overhead_bytes),
+      ecn_(cfg.ecn, cfg.rng_seed) {
+  if (buffer == nullptr) throw std::invalid_argument("egress port: no shared buffer");
+  for (uint32_t q = 0; q < num_queues_; ++q) queues_[q].init(cfg.queue_capacity);
+}
+
+void EgressPort::expire_pauses(uint64_t now_ns) {
+  uint64_t next = UINT64_MAX;
+  for (uint64_t m = sched_.paused_mask(); m != 0; m &= m - 1) {
+    unsigned q = std::countr_zero(m);
+    if (pause_until_ns_[q] <= now_ns) {
+      sched_.clear_paused(q);
+    } else {
+      next = std::min(next, pause_until_ns_[q]);
+    }
+  }
+  next_expiry_ns_ = next;
+}
+
+uint64_t EgressPort::next_event_ns(uint64_t now_ns) const {
+  uint64_t t;
+  if (!control_.empty()) {
+    t = now_ns;
+  } else {
+    uint64_t backlogged = sched_.backlogged_mask();
+    if (backlogged == 0) return UINT64_MAX;
+    uint64_t paused = sched_.paused_mask();
+    if ((backlogged & ~paused) != 0) {
+      t = now_ns;
+    } else {
+      t = UINT64_MAX;
+      for (uint64_t m = backlogged & paused; m != 0; m &= m - 1) {
+        t = std::min(t, pause_until_ns_[std::countr_zero(m)]);
+      }
+    }
+    t = std::max({t, now_ns, port_pause_until_ns_});
+    if (t == UINT64_MAX) return t;
+  }
+  return std::max(t, shaper_.next_ready_ns());
+}
+
+uint64_t EgressPort::data_sent_packets() const {
+  uint64_t s = 0;
+  for (uint32_t q = 0; q < num_queues_; ++q) s += stats_[q].dequeued_packets.get();
+  return s;
+}
+
+uint64_t EgressPort::data_sent_bytes() const {
+  uint64_t s = 0;
+  for (uint32_t q = 0; q < num_queues_; ++q) s += stats_[q].dequeued_bytes.get();
+  return s;
+}
+
+}  // namespace sluice
