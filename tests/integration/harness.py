@@ -1,0 +1,341 @@
+"""Shared helpers for the integration tests: start the real sluice binary on
+virtual devices, stop it, read its summary, scrape its metrics, write configs.
+
+Every test runs as
+  /usr/bin/python3 test_x.py SLUICE_BINARY SOURCE_DIR
+and exits 0 on success. Each sluice process gets its own --file-prefix, a free
+metrics port, --no-huge -m 1024 --no-pci and a bounded --duration, and is
+stopped (and, if need be, killed) by the test itself.
+"""
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+import yaml
+
+# MACs and addresses shared by the tests' two-port switch.
+P0_MAC = "02:00:00:00:00:01"
+P0_PEER = "02:00:00:00:00:a1"
+P1_MAC = "02:00:00:00:00:02"
+P1_PEER = "02:00:00:00:00:a2"
+P2_MAC = "02:00:00:00:00:03"
+P2_PEER = "02:00:00:00:00:a3"
+P3_MAC = "02:00:00:00:00:04"
+P3_PEER = "02:00:00:00:00:a4"
+
+WIRE_OVERHEAD = 24  # preamble + IFG + FCS bytes per frame, as in the contract
+
+
+class TestFailure(AssertionError):
+    pass
+
+
+def check(cond, message):
+    if not cond:
+        raise TestFailure(message)
+
+
+def check_eq(actual, expected, what):
+    if actual != expected:
+        raise TestFailure(f"{what}: expected {expected!r}, got {actual!r}")
+
+
+def args():
+    """(sluice binary, source dir) from the command line."""
+    if len(sys.argv) < 3:
+        sys.exit(f"usage: {sys.argv[0]} SLUICE_BINARY SOURCE_DIR")
+    return os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class TempDir:
+    """A temp dir kept when the test fails (its path is printed) so the
+    configs, pcaps and logs can be looked at."""
+
+    def __init__(self, name):
+        self.path = tempfile.mkdtemp(prefix=f"sluice-{name}-")
+
+    def __enter__(self):
+        return self.path
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            shutil.rmtree(self.path, ignore_errors=True)
+        else:
+            print(f"test files kept in {self.path}", file=sys.stderr)
+        return False
+
+
+# ---------------------------------------------------------------- config
+
+def port(name, device, mac, peer_mac, ipv4, rate="0", role="host", **extra):
+    """A port; rate "0" means unshaped (the device's own speed)."""
+    p = {"name": name, "device": device, "role": role, "rate": rate, "mac": mac,
+         "peer_mac": peer_mac, "ipv4": ipv4}
+    p.update(extra)
+    return p
+
+
+def route(prefix, *ports):
+    return {"prefix": prefix, "ports": list(ports)}
+
+
+def switch(name, ports, routes, **extra):
+    """A switch instance; extra keys (buffer, ecn, queues_per_port, ...) as in
+    docs/configuration.md."""
+    s = {"name": name}
+    s.update(extra)
+    s["ports"] = ports
+    s["routes"] = routes
+    return s
+
+
+def write_config(path, switches, workers=None, mbufs=None, metrics_address=None):
+    """Writes a sluice YAML configuration (schema: docs/configuration.md)."""
+    doc = {}
+    if metrics_address:
+        doc["metrics"] = {"address": metrics_address}
+    if mbufs:
+        doc["mbufs"] = mbufs
+    doc["switches"] = switches
+    if workers:
+        doc["workers"] = [{"lcore": lc, "ports": list(ps)} for lc, ps in workers]
+    with open(path, "w") as f:
+        yaml.safe_dump(doc, f, sort_keys=False)
+    return path
+
+
+# ---------------------------------------------------------------- running
+
+class Sluice:
+    """One sluice process on virtual devices."""
+
+    def __init__(self, binary, workdir, config, name, duration=None,
+                 lcores=None, eal_extra=(), app_extra=(), metrics=True):
+        self.binary = binary
+        self.workdir = workdir
+        self.config = config
+        self.name = name
+        self.summary_path = os.path.join(workdir, f"{name}.summary.json")
+        self.stdout_path = os.path.join(workdir, f"{name}.stdout")
+        self.stderr_path = os.path.join(workdir, f"{name}.stderr")
+        self.metrics_port = free_port() if metrics else None
+        eal = ["--no-huge", "-m", "1024", "--no-pci",
+               "--file-prefix", f"sluice-it-{name}-{os.getpid()}"]
+        eal += ["--lcores", lcores] if lcores else ["-l", "0,1"]
+        eal += list(eal_extra)
+        app = ["--config", config, "--summary-json", self.summary_path]
+        if self.metrics_port:
+            app += ["--metrics-address", f"127.0.0.1:{self.metrics_port}"]
+        if duration is not None:
+            app += ["--duration", str(duration)]
+        app += list(app_extra)
+        self.cmd = [binary] + eal + ["--"] + app
+        self.proc = None
+        self.returncode = None
+
+    def start(self):
+        if os.path.exists(self.summary_path):
+            os.unlink(self.summary_path)
+        self._out = open(self.stdout_path, "w")
+        self._err = open(self.stderr_path, "w")
+        self.proc = subprocess.Popen(self.cmd, cwd=self.workdir, stdout=self._out,
+                                     stderr=self._err, stdin=subprocess.DEVNULL)
+        return self
+
+    def wait(self, timeout):
+        """Waits for exit; kills the process and fails if it takes longer."""
+        try:
+            self.returncode = self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise TestFailure(f"{self.name}: sluice still running after {timeout} s; killed\n"
+                              + self.logs())
+        finally:
+            self._out.close()
+            self._err.close()
+        return self.returncode
+
+    def stop(self, sig=signal.SIGINT, timeout=20):
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        return self.wait(timeout)
+
+    def kill(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def running(self):
+        return self.proc.poll() is None
+
+    def stdout(self):
+        with open(self.stdout_path) as f:
+            return f.read()
+
+    def stderr(self):
+        with open(self.stderr_path) as f:
+            return f.read()
+
+    def logs(self, tail=4000):
+        return (f"command: {' '.join(self.cmd)}\n--- stdout (tail)\n{self.stdout()[-tail:]}"
+                f"\n--- stderr (tail)\n{self.stderr()[-tail:]}")
+
+    def expect_clean_exit(self):
+        if self.returncode != 0:
+            raise TestFailure(f"{self.name}: exit status {self.returncode}, expected 0\n"
+                              + self.logs())
+
+    def summary(self):
+        try:
+            with open(self.summary_path) as f:
+                return json.load(f)
+        except (OSError, ValueError) as e:
+            raise TestFailure(f"{self.name}: no readable summary JSON ({e})\n" + self.logs())
+
+    def metrics_text(self, timeout=10):
+        """Scrapes /metrics, retrying until the exporter answers."""
+        url = f"http://127.0.0.1:{self.metrics_port}/metrics"
+        deadline = time.monotonic() + timeout
+        last = None
+        while time.monotonic() < deadline:
+            if not self.running():
+                raise TestFailure(f"{self.name}: sluice exited before metrics were scraped\n"
+                                  + self.logs())
+            try:
+                with urllib.request.urlopen(url, timeout=2) as r:
+                    return r.read().decode()
+            except OSError as e:
+                last = e
+                time.sleep(0.2)
+        raise TestFailure(f"{self.name}: no answer from {url} ({last})")
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, exc_type, exc, tb):
+        self.kill()
+        if exc_type is not None:
+            print(self.logs(), file=sys.stderr)
+        return False
+
+
+def run_to_end(binary, workdir, config, name, duration, **kw):
+    """Runs sluice for `duration` seconds; returns (Sluice, summary)."""
+    s = Sluice(binary, workdir, config, name, duration=duration, **kw).start()
+    s.wait(timeout=duration + 30)
+    s.expect_clean_exit()
+    return s, s.summary()
+
+
+# ---------------------------------------------------------------- summary
+
+def find_port(summary, switch_name, port_name):
+    for sw in summary["switches"]:
+        if sw["name"] == switch_name:
+            for p in sw["ports"]:
+                if p["name"] == port_name:
+                    return p
+    raise TestFailure(f"summary has no port {switch_name}/{port_name}: {summary}")
+
+
+def total_drops(port_summary):
+    return sum(port_summary.get("drops", {}).values())
+
+
+def drops_by_reason(summary, switch_name):
+    out = {}
+    for sw in summary["switches"]:
+        if sw["name"] == switch_name:
+            for p in sw["ports"]:
+                for reason, n in p.get("drops", {}).items():
+                    out[reason] = out.get(reason, 0) + n
+    return out
+
+
+def check_identity(summary):
+    """Per switch: rx = (tx - generated) + drops + queued at stop + consumed."""
+    for sw in summary["switches"]:
+        ports = sw["ports"]
+        rx = sum(p["rx_packets"] for p in ports)
+        out = sum(p["tx_packets"] - p["tx_generated_packets"] for p in ports)
+        drops = sum(total_drops(p) for p in ports)
+        queued = sum(p["queued_at_stop"] for p in ports)
+        consumed = sum(p["rx_consumed_packets"] for p in ports)
+        check(rx == out + drops + queued + consumed,
+              f"switch {sw['name']}: rx {rx} != forwarded-out {out} + drops {drops}"
+              f" + queued {queued} + consumed {consumed} (difference"
+              f" {rx - (out + drops + queued + consumed)})")
+
+
+def promtool_check(text):
+    """Runs `promtool check metrics` on scraped text; fails on any problem."""
+    promtool = shutil.which("promtool")
+    check(promtool is not None, "promtool not found (tools/setup installs prometheus)")
+    r = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True,
+                       text=True, timeout=30)
+    check(r.returncode == 0 and not r.stdout.strip() and not r.stderr.strip(),
+          f"promtool check metrics failed (exit {r.returncode}):\n{r.stdout}{r.stderr}")
+
+
+def metric_samples(text):
+    """Parses Prometheus text into {name: [(labels dict, value)]}."""
+    samples = {}
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        name_labels, _, value = line.rpartition(" ")
+        labels = {}
+        if "{" in name_labels:
+            name, _, rest = name_labels.partition("{")
+            rest = rest.rstrip("}")
+            for item in _split_labels(rest):
+                k, _, v = item.partition("=")
+                labels[k] = v.strip('"')
+        else:
+            name = name_labels
+        try:
+            samples.setdefault(name, []).append((labels, float(value)))
+        except ValueError:
+            pass
+    return samples
+
+
+def _split_labels(s):
+    items, cur, quoted = [], "", False
+    for ch in s:
+        if ch == '"':
+            quoted = not quoted
+        if ch == "," and not quoted:
+            items.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if cur:
+        items.append(cur)
+    return items
+
+
+def main(test):
+    """Runs test(binary, srcdir) and turns a TestFailure into exit 1."""
+    binary, srcdir = args()
+    start = time.monotonic()
+    try:
+        test(binary, srcdir)
+    except TestFailure as e:
+        print(f"FAIL: {e}", file=sys.stderr)
+        sys.exit(1)
+    print(f"PASS ({time.monotonic() - start:.1f} s)")
