@@ -1,0 +1,75 @@
+#include "switch/cli_options.h"
+
+#include <cstdlib>
+#include <string_view>
+
+namespace sluice {
+namespace {
+
+bool parse_seconds(const char* text, double* out) {
+  char* end = nullptr;
+  const double v = std::strtod(text, &end);
+  if (end == text || *end != '\0' || v < 0) return false;
+  *out = v;
+  return true;
+}
+
+}  // namespace
+
+const char* cli_usage() {
+  return "usage: sluice [EAL options] -- --config FILE [options]\n"
+         "  --config FILE            YAML configuration (see docs/configuration.md)\n"
+         "  --check                  validate the configuration and exit\n"
+         "  --duration SECONDS       stop after this long (default: run until SIGINT/SIGTERM)\n"
+         "  --stats-interval SECONDS live per-port table period (default 1, 0 = off)\n"
+         "  --summary-json FILE      write the final summary as JSON\n"
+         "  --metrics-address H:P    override metrics.address\n";
+}
+
+bool parse_cli(int argc, char** argv, CliOptions* out, std::string* error, bool* help) {
+  *help = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    auto value = [&](const char** v) {
+      if (i + 1 >= argc) {
+        *error = std::string(a) + " needs a value";
+        return false;
+      }
+      *v = argv[++i];
+      return true;
+    };
+    const char* v = nullptr;
+    if (a == "--help" || a == "-h") {
+      *help = true;
+      return true;
+    } else if (a == "--check") {
+      out->check_only = true;
+    } else if (a == "--config") {
+      if (!value(&v)) return false;
+      out->config_file = v;
+    } else if (a == "--duration" || a == "--stats-interval") {
+      if (!value(&v)) return false;
+      double* target = a == "--duration" ? &out->duration_seconds : &out->stats_interval_seconds;
+      if (!parse_seconds(v, target)) {
+        *error = std::string(a) + ": expected a non-negative number of seconds, got \"" + v + "\"";
+        return false;
+      }
+    } else if (a == "--summary-json") {
+      if (!value(&v)) return false;
+      out->summary_json = v;
+    } else if (a == "--metrics-address") {
+      if (!value(&v)) return false;
+      out->metrics_address = v;
+    } else {
+      *error = "unknown option \"" + std::string(a) + "\"";
+      return false;
+    }
+  }
+  if (out->config_file.empty()) {
+    *error = "--config FILE is required";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace sluice

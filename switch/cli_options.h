@@ -1,0 +1,23 @@
+#pragma once
+// sluice's own command line, the part after EAL's "--".
+
+#include <string>
+
+namespace sluice {
+
+struct CliOptions {
+  std::string config_file;
+  bool check_only = false;
+  double duration_seconds = 0;  // 0: until a signal
+  double stats_interval_seconds = 1;  // 0: no live table
+  std::string summary_json;
+  std::string metrics_address;  // overrides the configuration when set
+};
+
+// Parses argv[0..argc) (argv[0] is the program name). On error returns false
+// and sets *error; --help sets *help.
+bool parse_cli(int argc, char** argv, CliOptions* out, std::string* error, bool* help);
+
+const char* cli_usage();
+
+}  // namespace sluice

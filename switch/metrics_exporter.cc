@@ -1,0 +1,196 @@
+#include "switch/metrics_exporter.h"
+
+#include <prometheus/collectable.h>
+#include <prometheus/exposer.h>
+#include <prometheus/metric_family.h>
+#include <rte_cycles.h>
+
+#include <mutex>
+
+namespace sluice {
+namespace {
+
+using prometheus::ClientMetric;
+using prometheus::MetricFamily;
+using prometheus::MetricType;
+using Labels = std::vector<ClientMetric::Label>;
+
+MetricFamily family(const char* name, const char* help, MetricType type) {
+  MetricFamily f;
+  f.name = name;
+  f.help = help;
+  f.type = type;
+  return f;
+}
+
+void add_value(MetricFamily& f, Labels labels, double v) {
+  ClientMetric m;
+  m.label = std::move(labels);
+  if (f.type == MetricType::Counter) {
+    m.counter.value = v;
+  } else {
+    m.gauge.value = v;
+  }
+  f.metric.push_back(std::move(m));
+}
+
+}  // namespace
+
+class SluiceCollector : public prometheus::Collectable {
+ public:
+  explicit SluiceCollector(const Runtime& rt) : rt_(rt), prev_busy_(rt.workers.size()),
+                                                prev_total_(rt.workers.size()) {}
+  std::vector<MetricFamily> Collect() const override;
+
+ private:
+  void collect_ports(std::vector<MetricFamily>& out) const;
+  void collect_queues(std::vector<MetricFamily>& out) const;
+  void collect_buffers(std::vector<MetricFamily>& out) const;
+  void collect_lcores(std::vector<MetricFamily>& out) const;
+  Labels port_labels(uint16_t p) const {
+    return {{"switch", rt_.switch_label(p)}, {"port", rt_.port_label(p)}};
+  }
+
+  const Runtime& rt_;
+  mutable std::mutex mu_;  // scrapes may come from several civetweb threads
+  mutable std::vector<uint64_t> prev_busy_, prev_total_;
+};
+
+std::vector<MetricFamily> SluiceCollector::Collect() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<MetricFamily> out;
+  collect_ports(out);
+  collect_queues(out);
+  collect_buffers(out);
+  collect_lcores(out);
+  MetricFamily up = family("sluice_uptime_seconds", "Seconds since the data path started.",
+                           MetricType::Gauge);
+  const uint64_t now_ns = TscClock(rt_.tsc_hz).now_ns();
+  add_value(up, {}, (now_ns - rt_.start_ns) * 1e-9);
+  out.push_back(std::move(up));
+  return out;
+}
+
+void SluiceCollector::collect_ports(std::vector<MetricFamily>& out) const {
+  auto rx_p = family("sluice_port_rx_packets_total", "Frames received.", MetricType::Counter);
+  auto rx_b = family("sluice_port_rx_bytes_total", "Bytes received (frame length).",
+                     MetricType::Counter);
+  auto tx_p = family("sluice_port_tx_packets_total", "Frames transmitted.", MetricType::Counter);
+  auto tx_b = family("sluice_port_tx_bytes_total", "Bytes transmitted (frame length).",
+                     MetricType::Counter);
+  auto gen = family("sluice_port_generated_packets_total",
+                    "Frames built and sent by sluice itself (ARP, control).", MetricType::Counter);
+  auto con = family("sluice_port_consumed_packets_total",
+                    "Frames received and used by sluice, not forwarded (ARP, control).",
+                    MetricType::Counter);
+  auto drops = family("sluice_port_drops_total", "Frames dropped, by reason.",
+                      MetricType::Counter);
+  auto marks = family("sluice_port_ecn_marks_total", "Packets marked CE at enqueue.",
+                      MetricType::Counter);
+  for (const auto& p : rt_.ports) {
+    const PortTotals t = rt_.port_totals(p->index);
+    const Labels l = port_labels(p->index);
+    add_value(rx_p, l, double(t.rx_packets));
+    add_value(rx_b, l, double(t.rx_bytes));
+    add_value(tx_p, l, double(t.tx_packets));
+    add_value(tx_b, l, double(t.tx_bytes));
+    add_value(gen, l, double(t.tx_generated_packets));
+    add_value(con, l, double(t.rx_consumed_packets));
+    add_value(marks, l, double(t.ecn_marks));
+    for (unsigned r = 0; r < kDropReasonCount; ++r) {
+      Labels dl = l;
+      dl.push_back({"reason", std::string(drop_reason_name(static_cast<DropReason>(r)))});
+      add_value(drops, std::move(dl), double(t.drops[r]));
+    }
+  }
+  for (auto* f : {&rx_p, &rx_b, &tx_p, &tx_b, &gen, &con, &drops, &marks})
+    out.push_back(std::move(*f));
+}
+
+void SluiceCollector::collect_queues(std::vector<MetricFamily>& out) const {
+  auto depth = family("sluice_queue_depth_bytes", "Bytes waiting in a data queue.",
+                      MetricType::Gauge);
+  auto ctrl = family("sluice_port_queued_bytes", "Bytes waiting in all queues of a port.",
+                     MetricType::Gauge);
+  auto res = family("sluice_queue_residence_seconds",
+                    "Time from enqueue to dequeue in the traffic manager.", MetricType::Histogram);
+  for (const auto& p : rt_.ports) {
+    const EgressPort& tm = *p->tm;
+    for (uint16_t q = 0; q < tm.num_queues(); ++q) {
+      Labels l = port_labels(p->index);
+      l.push_back({"queue", std::to_string(q)});
+      add_value(depth, std::move(l), double(tm.queue_bytes(q)));
+    }
+    add_value(ctrl, port_labels(p->index), double(tm.queued_bytes()));
+    const LatencyHistogram& h = tm.residence();
+    ClientMetric m;
+    m.label = port_labels(p->index);
+    uint64_t cumulative = 0;
+    for (size_t b = 0; b < h.bucket_count(); ++b) {
+      cumulative += h.count(b);
+      ClientMetric::Bucket bucket;
+      bucket.cumulative_count = cumulative;
+      bucket.upper_bound = h.upper_bound_ns(b) * 1e-9;
+      m.histogram.bucket.push_back(bucket);
+    }
+    m.histogram.sample_count = cumulative;
+    m.histogram.sample_sum = h.sum_ns() * 1e-9;
+    res.metric.push_back(std::move(m));
+  }
+  out.push_back(std::move(depth));
+  out.push_back(std::move(ctrl));
+  out.push_back(std::move(res));
+}
+
+void SluiceCollector::collect_buffers(std::vector<MetricFamily>& out) const {
+  auto used = family("sluice_buffer_occupancy_bytes", "Bytes held in the switch's shared buffer.",
+                     MetricType::Gauge);
+  auto cap = family("sluice_buffer_capacity_bytes", "Size of the switch's shared buffer.",
+                    MetricType::Gauge);
+  for (const SwitchRuntime& sw : rt_.switches) {
+    uint64_t u = 0, c = 0;
+    for (const auto& w : rt_.workers) {
+      const SharedBuffer* b = w->buffers[sw.index].get();
+      if (b == nullptr) continue;
+      u += b->used();
+      c += b->capacity();
+    }
+    add_value(used, {{"switch", sw.cfg->name}}, double(u));
+    add_value(cap, {{"switch", sw.cfg->name}}, double(c));
+  }
+  out.push_back(std::move(used));
+  out.push_back(std::move(cap));
+}
+
+// Busy ratio since the previous scrape (since start on the first).
+void SluiceCollector::collect_lcores(std::vector<MetricFamily>& out) const {
+  auto busy = family("sluice_lcore_busy_ratio",
+                     "Share of loop time spent on iterations that moved packets, since the "
+                     "previous scrape.",
+                     MetricType::Gauge);
+  for (const auto& w : rt_.workers) {
+    const uint64_t b = w->busy_cycles.get(), t = w->total_cycles.get();
+    const uint64_t db = b - prev_busy_[w->slot], dt = t - prev_total_[w->slot];
+    prev_busy_[w->slot] = b;
+    prev_total_[w->slot] = t;
+    add_value(busy, {{"lcore", std::to_string(w->lcore)}}, dt == 0 ? 0.0 : double(db) / dt);
+  }
+  out.push_back(std::move(busy));
+}
+
+MetricsExporter::MetricsExporter(const Runtime& rt) : rt_(rt) {}
+MetricsExporter::~MetricsExporter() = default;
+
+bool MetricsExporter::start(const std::string& address, std::string* error) {
+  try {
+    exposer_ = std::make_unique<prometheus::Exposer>(address, 1);
+  } catch (const std::exception& e) {
+    *error = "cannot serve metrics on " + address + ": " + e.what();
+    return false;
+  }
+  collector_ = std::make_shared<SluiceCollector>(rt_);
+  exposer_->RegisterCollectable(collector_);
+  return true;
+}
+
+}  // namespace sluice

@@ -1,0 +1,127 @@
+#include "switch/report.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+namespace sluice {
+namespace {
+
+std::string port_name(const Runtime& rt, uint16_t p) {
+  return rt.switch_label(p) + "/" + rt.port_label(p);
+}
+
+void json_escape_into(std::string& out, const std::string& s) {
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+}
+
+}  // namespace
+
+double tx_l1_bits_per_second(const PortRuntime& p, const PortTotals& t) {
+  const uint64_t first = p.first_tx_ns.load(), last = p.last_tx_ns.load();
+  if (last <= first) return 0.0;
+  const double bits = 8.0 * (t.tx_bytes + double(p.cfg->wire_overhead_bytes) * t.tx_packets);
+  return bits / ((last - first) * 1e-9);
+}
+
+LiveTable::LiveTable(const Runtime& rt) : prev_(rt.ports.size()) {}
+
+void LiveTable::print(const Runtime& rt, uint64_t now_ns) {
+  const double dt = prev_ns_ == 0 ? 0 : (now_ns - prev_ns_) * 1e-9;
+  std::printf("[%8.1fs] %-14s %10s %9s %10s %9s %11s %12s\n", (now_ns - rt.start_ns) * 1e-9,
+              "port", "rx Mpps", "rx Gbps", "tx Mpps", "tx Gbps", "queue KB", "drops");
+  for (const auto& p : rt.ports) {
+    const PortTotals t = rt.port_totals(p->index);
+    const PortTotals& o = prev_[p->index];
+    auto rate = [&](uint64_t now, uint64_t before, double scale) {
+      return dt > 0 ? (now - before) / dt * scale : 0.0;
+    };
+    std::printf("            %-14s %10.3f %9.3f %10.3f %9.3f %11.1f %12" PRIu64 "\n",
+                port_name(rt, p->index).c_str(), rate(t.rx_packets, o.rx_packets, 1e-6),
+                rate(t.rx_bytes, o.rx_bytes, 8e-9), rate(t.tx_packets, o.tx_packets, 1e-6),
+                rate(t.tx_bytes, o.tx_bytes, 8e-9), p->tm->queued_bytes() / 1000.0,
+                t.total_drops());
+    prev_[p->index] = t;
+  }
+  std::fflush(stdout);
+  prev_ns_ = now_ns;
+}
+
+void print_summary(const Runtime& rt, const std::vector<PortFinal>& ports, double seconds) {
+  std::printf("sluice summary after %.2f s\n", seconds);
+  std::printf("%-16s %14s %14s %12s %10s %10s %12s\n", "port", "rx packets", "tx packets",
+              "drops", "ecn marks", "queued", "tx L1 Gbps");
+  for (const auto& p : rt.ports) {
+    const PortFinal& f = ports[p->index];
+    std::printf("%-16s %14" PRIu64 " %14" PRIu64 " %12" PRIu64 " %10" PRIu64 " %10" PRIu64
+                " %12.3f\n",
+                port_name(rt, p->index).c_str(), f.totals.rx_packets, f.totals.tx_packets,
+                f.totals.total_drops(), f.totals.ecn_marks, f.queued_at_stop,
+                tx_l1_bits_per_second(*p, f.totals) * 1e-9);
+    for (unsigned r = 0; r < kDropReasonCount; ++r) {
+      if (f.totals.drops[r] == 0) continue;
+      std::printf("    drop %-22s %12" PRIu64 "\n",
+                  std::string(drop_reason_name(static_cast<DropReason>(r))).c_str(),
+                  f.totals.drops[r]);
+    }
+  }
+  std::fflush(stdout);
+}
+
+bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, double seconds,
+                        const std::string& path, std::string* error) {
+  std::string j = "{\"duration_seconds\": " + std::to_string(seconds) + ", \"switches\": [";
+  for (const SwitchRuntime& sw : rt.switches) {
+    if (sw.index > 0) j += ", ";
+    j += "{\"name\": \"";
+    json_escape_into(j, sw.cfg->name);
+    j += "\", \"ports\": [";
+    bool first_port = true;
+    for (uint16_t pi : sw.ports) {
+      const PortFinal& f = ports[pi];
+      const PortTotals& t = f.totals;
+      if (!first_port) j += ", ";
+      first_port = false;
+      j += "{\"name\": \"";
+      json_escape_into(j, rt.port_label(pi));
+      j += "\"";
+      auto field = [&](const char* k, uint64_t v) {
+        j += std::string(", \"") + k + "\": " + std::to_string(v);
+      };
+      field("rx_packets", t.rx_packets);
+      field("rx_bytes", t.rx_bytes);
+      field("tx_packets", t.tx_packets);
+      field("tx_bytes", t.tx_bytes);
+      field("tx_generated_packets", t.tx_generated_packets);
+      field("rx_consumed_packets", t.rx_consumed_packets);
+      field("forwarded_packets", t.forwarded_packets);
+      field("ecn_marks", t.ecn_marks);
+      field("queued_at_stop", f.queued_at_stop);
+      j += ", \"drops\": {";
+      bool first_drop = true;
+      for (unsigned r = 0; r < kDropReasonCount; ++r) {
+        if (t.drops[r] == 0) continue;
+        if (!first_drop) j += ", ";
+        first_drop = false;
+        j += "\"" + std::string(drop_reason_name(static_cast<DropReason>(r))) +
+             "\": " + std::to_string(t.drops[r]);
+      }
+      j += "}, \"tx_l1_bits_per_second\": " +
+           std::to_string(tx_l1_bits_per_second(*rt.ports[pi], t)) + "}";
+    }
+    j += "]}";
+  }
+  j += "]}\n";
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) {
+    *error = "cannot write " + path;
+    return false;
+  }
+  std::fputs(j.c_str(), f);
+  std::fclose(f);
+  return true;
+}
+
+}  // namespace sluice

@@ -1,0 +1,110 @@
+#pragma once
+// The running process: switch instances, their ports (numbered globally), the
+// worker lcores that own them and the rings between those lcores. Built once
+// from the configuration before the workers start; afterwards each piece of
+// mutable state has exactly one writer (the owning lcore).
+
+#include <rte_lpm.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lib/config/config.h"
+#include "lib/tm/egress_port.h"
+#include "lib/tm/shared_buffer.h"
+#include "switch/port_counters.h"
+
+namespace sluice {
+
+constexpr uint16_t kNoEthPort = 0xFFFF;
+constexpr unsigned kMaxEcmp = 16;
+constexpr unsigned kBurst = 32;
+constexpr uint32_t kLocalNextHop = (1u << 24) - 1;  // LPM next hop: the switch's own address
+
+struct NextHopGroup16 {
+  uint16_t size = 0;
+  uint16_t ports[kMaxEcmp] = {};  // global port indices
+};
+
+struct PortRuntime {
+  uint16_t index = 0;         // global index
+  uint16_t switch_index = 0;  // owning switch instance
+  const PortConfig* cfg = nullptr;
+  uint16_t eth_port = kNoEthPort;  // DPDK port id
+  MacAddr mac{};
+  // Peer MAC packed in the low 48 bits, bit 48 set when known. Written only by
+  // the owner lcore (ARP learning); read by telemetry.
+  std::atomic<uint64_t> peer_mac{0};
+  unsigned owner_slot = 0;  // index into Runtime::workers
+  std::unique_ptr<EgressPort> tm;
+  // Owner-lcore state.
+  rte_mbuf* tx_pending[kBurst] = {};
+  unsigned tx_pending_count = 0;
+  uint64_t next_arp_request_ns = 0;
+  std::atomic<uint64_t> first_tx_ns{0};
+  std::atomic<uint64_t> last_tx_ns{0};
+};
+
+struct SwitchRuntime {
+  const SwitchConfig* cfg = nullptr;
+  uint16_t index = 0;
+  rte_lpm* lpm = nullptr;
+  std::vector<NextHopGroup16> groups;
+  std::vector<uint16_t> ports;  // global indices, in configuration order
+};
+
+struct WorkerRuntime {
+  unsigned slot = 0;
+  unsigned lcore = 0;
+  std::vector<uint16_t> ports;           // owned ports (rx and egress)
+  std::vector<rte_ring*> to;             // to[s]: ring to worker s (nullptr for self)
+  std::vector<rte_ring*> from;           // from[s]: ring from worker s
+  std::vector<PortCounters> counters;    // per global port
+  // One shared buffer per switch for the ports this worker owns (nullptr if none).
+  std::vector<std::unique_ptr<SharedBuffer>> buffers;
+  RelaxedCounter busy_cycles;
+  RelaxedCounter total_cycles;
+};
+
+struct Runtime {
+  Config config;
+  rte_mempool* pool = nullptr;
+  std::vector<SwitchRuntime> switches;
+  std::vector<std::unique_ptr<PortRuntime>> ports;
+  std::vector<std::unique_ptr<WorkerRuntime>> workers;
+  uint64_t tsc_hz = 0;
+  uint64_t start_ns = 0;
+  std::atomic<bool> stop{false};
+
+  const std::string& port_label(uint16_t p) const { return ports[p]->cfg->name; }
+  const std::string& switch_label(uint16_t p) const {
+    return switches[ports[p]->switch_index].cfg->name;
+  }
+  PortTotals port_totals(uint16_t p) const {
+    PortTotals t;
+    for (const auto& w : workers) t.add(w->counters[p]);
+    return t;
+  }
+};
+
+// Monotonic nanoseconds from the TSC; the one clock of the data path.
+class TscClock {
+ public:
+  explicit TscClock(uint64_t hz);
+  uint64_t now_ns() const;
+  uint64_t to_ns(uint64_t cycles) const {
+    return static_cast<uint64_t>((static_cast<unsigned __int128>(cycles) * mult_) >> kShift);
+  }
+
+ private:
+  static constexpr unsigned kShift = 32;
+  uint64_t mult_;
+};
+
+}  // namespace sluice

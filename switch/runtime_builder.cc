@@ -1,0 +1,282 @@
+#include "switch/runtime_builder.h"
+
+#include <rte_bus.h>
+#include <rte_dev.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "lib/tm/class_map.h"
+
+namespace sluice {
+namespace {
+
+constexpr uint16_t kRxDescriptors = 1024;
+constexpr uint16_t kTxDescriptors = 1024;
+constexpr unsigned kRingSize = 4096;
+constexpr unsigned kMbufCache = 256;
+
+std::string device_name(const std::string& device) {
+  return device.substr(0, device.find(','));
+}
+
+std::string port_ref(const SwitchConfig& s, const PortConfig& p) {
+  return s.name + "/" + p.name;
+}
+
+uint64_t pack_mac(const MacAddr& m) {
+  uint64_t v = 0;
+  for (int i = 0; i < 6; ++i) v |= uint64_t{m[i]} << (8 * i);
+  return v | (uint64_t{1} << 48);
+}
+
+// Finds the ethdev for a device string, probing it if EAL has not already.
+std::string find_or_probe(const std::string& device, uint16_t* port_id) {
+  const std::string name = device_name(device);
+  if (rte_eth_dev_get_port_by_name(name.c_str(), port_id) == 0) return "";
+  int rc = rte_dev_probe(device.c_str());
+  if (rc != 0) return "cannot probe device \"" + device + "\": " + rte_strerror(-rc);
+  if (rte_eth_dev_get_port_by_name(name.c_str(), port_id) != 0)
+    return "device \"" + device + "\" probed but no ethdev named \"" + name + "\" appeared";
+  return "";
+}
+
+std::string start_ethdev(Runtime& rt, PortRuntime& p) {
+  const std::string& device = p.cfg->device;
+  std::string err = find_or_probe(device, &p.eth_port);
+  if (!err.empty()) return err;
+  const uint16_t id = p.eth_port;
+  rte_eth_conf conf{};
+  int rc = rte_eth_dev_configure(id, 1, 1, &conf);
+  if (rc != 0) return "configure " + device + ": " + rte_strerror(-rc);
+  uint16_t nb_rx = kRxDescriptors, nb_tx = kTxDescriptors;
+  rte_eth_dev_adjust_nb_rx_tx_desc(id, &nb_rx, &nb_tx);
+  const int socket = rte_eth_dev_socket_id(id);
+  const unsigned s = socket < 0 ? 0u : static_cast<unsigned>(socket);
+  rc = rte_eth_rx_queue_setup(id, 0, nb_rx, s, nullptr, rt.pool);
+  if (rc != 0) return "rx queue of " + device + ": " + rte_strerror(-rc);
+  rc = rte_eth_tx_queue_setup(id, 0, nb_tx, s, nullptr);
+  if (rc != 0) return "tx queue of " + device + ": " + rte_strerror(-rc);
+  if (p.cfg->mac) {
+    rte_ether_addr a;
+    std::copy(p.cfg->mac->begin(), p.cfg->mac->end(), a.addr_bytes);
+    rte_eth_dev_default_mac_addr_set(id, &a);  // virtual devices may refuse; we use ours anyway
+    p.mac = *p.cfg->mac;
+  } else {
+    rte_ether_addr a;
+    rte_eth_macaddr_get(id, &a);
+    std::copy(a.addr_bytes, a.addr_bytes + 6, p.mac.begin());
+  }
+  rte_eth_promiscuous_enable(id);  // not all PMDs support it; routing does not need it
+  rc = rte_eth_dev_start(id);
+  if (rc != 0) return "start " + device + ": " + rte_strerror(-rc);
+  return "";
+}
+
+std::string create_ports(Runtime& rt) {
+  for (size_t si = 0; si < rt.config.switches.size(); ++si) {
+    const SwitchConfig& sc = rt.config.switches[si];
+    SwitchRuntime& sw = rt.switches[si];
+    for (const PortConfig& pc : sc.ports) {
+      auto p = std::make_unique<PortRuntime>();
+      p->index = static_cast<uint16_t>(rt.ports.size());
+      p->switch_index = static_cast<uint16_t>(si);
+      p->cfg = &pc;
+      if (pc.peer_mac) p->peer_mac.store(pack_mac(*pc.peer_mac));
+      if (!pc.link_peer.empty())
+        return port_ref(sc, pc) + ": internal links are not supported by this build yet";
+      std::string err = start_ethdev(rt, *p);
+      if (!err.empty()) return port_ref(sc, pc) + ": " + err;
+      sw.ports.push_back(p->index);
+      rt.ports.push_back(std::move(p));
+    }
+  }
+  return "";
+}
+
+// Global port index of "switch/port", or -1.
+int find_port(const Runtime& rt, const PortRef& ref) {
+  for (const auto& p : rt.ports) {
+    if (rt.switch_label(p->index) == ref.sw && p->cfg->name == ref.port) return p->index;
+  }
+  return -1;
+}
+
+std::string assign_workers(Runtime& rt) {
+  std::vector<unsigned> lcores;
+  unsigned lc;
+  RTE_LCORE_FOREACH_WORKER(lc) { lcores.push_back(lc); }
+  if (lcores.empty()) return "sluice needs at least one worker lcore besides the main one (e.g. -l 0,1)";
+  std::map<unsigned, unsigned> slot_of_lcore;
+  auto add_worker = [&](unsigned lcore) {
+    auto w = std::make_unique<WorkerRuntime>();
+    w->slot = static_cast<unsigned>(rt.workers.size());
+    w->lcore = lcore;
+    slot_of_lcore[lcore] = w->slot;
+    rt.workers.push_back(std::move(w));
+  };
+  if (rt.config.workers.empty()) {
+    for (unsigned l : lcores) add_worker(l);
+    for (const auto& p : rt.ports) {
+      const unsigned slot = p->index % rt.workers.size();
+      p->owner_slot = slot;
+      rt.workers[slot]->ports.push_back(p->index);
+    }
+    return "";
+  }
+  for (const WorkerConfig& wc : rt.config.workers) {
+    if (std::find(lcores.begin(), lcores.end(), wc.lcore) == lcores.end())
+      return "workers: lcore " + std::to_string(wc.lcore) +
+             " is not a worker lcore of this EAL (pass it with -l or --lcores)";
+    add_worker(wc.lcore);
+    WorkerRuntime& w = *rt.workers.back();
+    for (const PortRef& ref : wc.ports) {
+      const int idx = find_port(rt, ref);
+      if (idx < 0) return "workers: unknown port " + ref.sw + "/" + ref.port;
+      rt.ports[idx]->owner_slot = w.slot;
+      w.ports.push_back(static_cast<uint16_t>(idx));
+    }
+  }
+  return "";
+}
+
+std::string create_rings(Runtime& rt) {
+  const size_t n = rt.workers.size();
+  for (auto& w : rt.workers) {
+    w->to.assign(n, nullptr);
+    w->from.assign(n, nullptr);
+    w->counters = std::vector<PortCounters>(rt.ports.size());
+  }
+  for (size_t a = 0; a < n; ++a) {
+    for (size_t b = 0; b < n; ++b) {
+      if (a == b) continue;
+      const std::string name = "sluice_r" + std::to_string(a) + "_" + std::to_string(b);
+      rte_ring* r = rte_ring_create(name.c_str(), kRingSize, static_cast<int>(rte_socket_id()),
+                                    RING_F_SP_ENQ | RING_F_SC_DEQ);
+      if (r == nullptr) return "cannot create ring " + name + ": " + rte_strerror(rte_errno);
+      rt.workers[a]->to[b] = r;
+      rt.workers[b]->from[a] = r;
+    }
+  }
+  return "";
+}
+
+// Routes of one switch: connected subnets of port addresses, the ports' own
+// addresses (delivered locally), then the configured routes, which win over a
+// connected route with the same prefix.
+std::string create_routes(Runtime& rt, SwitchRuntime& sw) {
+  const SwitchConfig& sc = *sw.cfg;
+  rte_lpm_config lc{};
+  lc.max_rules = static_cast<uint32_t>(sc.routes.size() + 2 * sc.ports.size() + 16);
+  lc.number_tbl8s = 256;
+  const std::string name = "sluice_lpm" + std::to_string(sw.index);
+  sw.lpm = rte_lpm_create(name.c_str(), static_cast<int>(rte_socket_id()), &lc);
+  if (sw.lpm == nullptr) return "switch " + sc.name + ": cannot create LPM table (" +
+                                 rte_strerror(rte_errno) + "); give EAL more memory with -m";
+  std::map<std::vector<uint16_t>, uint32_t> group_ids;
+  auto group_for = [&](std::vector<uint16_t> members) {
+    auto it = group_ids.find(members);
+    if (it != group_ids.end()) return it->second;
+    NextHopGroup16 g;
+    g.size = static_cast<uint16_t>(members.size());
+    std::copy(members.begin(), members.end(), g.ports);
+    sw.groups.push_back(g);
+    const uint32_t id = static_cast<uint32_t>(sw.groups.size() - 1);
+    group_ids.emplace(std::move(members), id);
+    return id;
+  };
+  for (size_t i = 0; i < sc.ports.size(); ++i) {
+    const auto& a = sc.ports[i].ipv4;
+    if (!a) continue;
+    const uint32_t net = a->len == 0 ? 0 : a->addr & ~((1ull << (32 - a->len)) - 1);
+    rte_lpm_add(sw.lpm, net, a->len, group_for({sw.ports[i]}));
+    rte_lpm_add(sw.lpm, a->addr, 32, kLocalNextHop);
+  }
+  for (const RouteConfig& r : sc.routes) {
+    std::vector<uint16_t> members;
+    for (const std::string& pn : r.ports) {
+      for (size_t i = 0; i < sc.ports.size(); ++i)
+        if (sc.ports[i].name == pn) members.push_back(sw.ports[i]);
+    }
+    if (members.size() > kMaxEcmp)
+      return "switch " + sc.name + ": a route has more than " + std::to_string(kMaxEcmp) +
+             " ECMP members";
+    const int rc = rte_lpm_add(sw.lpm, r.prefix.addr, r.prefix.len, group_for(members));
+    if (rc != 0) return "switch " + sc.name + ": cannot add route: " + rte_strerror(-rc);
+  }
+  return "";
+}
+
+uint64_t default_burst(uint64_t rate_bps) {
+  return std::max<uint64_t>(16 * 1024, rate_bps / 8 / 100000);  // 10 us at line rate
+}
+
+// One shared buffer per (worker, switch), sized in proportion to the ports of
+// the switch the worker owns; then each port's traffic manager.
+void create_traffic_managers(Runtime& rt) {
+  for (auto& w : rt.workers) {
+    w->buffers.resize(rt.switches.size());
+    for (SwitchRuntime& sw : rt.switches) {
+      size_t owned = 0;
+      for (uint16_t p : sw.ports) owned += rt.ports[p]->owner_slot == w->slot;
+      if (owned == 0) continue;
+      const uint64_t size = sw.cfg->buffer.size_bytes * owned / sw.ports.size();
+      w->buffers[sw.index] = std::make_unique<SharedBuffer>(size, sw.cfg->buffer.dt_alpha);
+    }
+  }
+  for (auto& p : rt.ports) {
+    const SwitchConfig& sc = *rt.switches[p->switch_index].cfg;
+    EgressPortConfig ec;
+    ec.num_queues = sc.tm.queues_per_port;
+    ec.queue_capacity = sc.tm.queue_capacity_packets;
+    ec.scheduler = sc.tm.scheduler;
+    ec.drr_quantum_bytes = sc.tm.drr_quantum_bytes;
+    ec.rate_bps = p->cfg->rate_bps;
+    ec.burst_bytes = default_burst(p->cfg->rate_bps);
+    ec.wire_overhead_bytes = p->cfg->wire_overhead_bytes;
+    ec.ecn = sc.tm.ecn;
+    ec.rng_seed = 0x5eed0000u + p->index;
+    SharedBuffer* buf = rt.workers[p->owner_slot]->buffers[p->switch_index].get();
+    p->tm = std::make_unique<EgressPort>(ec, buf);
+  }
+}
+
+}  // namespace
+
+std::string build_runtime(Runtime& rt) {
+  rt.pool = rte_pktmbuf_pool_create("sluice_mbufs", rt.config.mbufs, kMbufCache, 0,
+                                    RTE_MBUF_DEFAULT_BUF_SIZE, static_cast<int>(rte_socket_id()));
+  if (rt.pool == nullptr)
+    return std::string("cannot create the mbuf pool: ") + rte_strerror(rte_errno) +
+           " (give EAL more memory with -m, or lower 'mbufs')";
+  rt.switches.resize(rt.config.switches.size());
+  for (size_t i = 0; i < rt.switches.size(); ++i) {
+    rt.switches[i].cfg = &rt.config.switches[i];
+    rt.switches[i].index = static_cast<uint16_t>(i);
+  }
+  std::string err = create_ports(rt);
+  if (err.empty()) err = assign_workers(rt);
+  if (err.empty()) err = create_rings(rt);
+  for (SwitchRuntime& sw : rt.switches) {
+    if (err.empty()) err = create_routes(rt, sw);
+  }
+  if (err.empty()) create_traffic_managers(rt);
+  return err;
+}
+
+void release_runtime(Runtime& rt) {
+  for (const auto& p : rt.ports) {
+    if (p->eth_port == kNoEthPort) continue;
+    rte_eth_dev_stop(p->eth_port);
+    rte_eth_dev_close(p->eth_port);
+  }
+  for (SwitchRuntime& sw : rt.switches) rte_lpm_free(sw.lpm);
+  for (auto& w : rt.workers) {
+    for (rte_ring* r : w->to) rte_ring_free(r);
+  }
+}
+
+}  // namespace sluice

@@ -1,0 +1,291 @@
+#include "switch/worker.h"
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_lpm.h>
+#include <rte_prefetch.h>
+#include <sched.h>
+
+#include <cstring>
+
+#include "lib/net/arp.h"
+#include "lib/net/ethertypes.h"
+#include "lib/net/flow_hash.h"
+#include "lib/net/ipv4_rewrite.h"
+#include "lib/tm/class_map.h"
+#include "switch/mbuf_meta.h"
+
+namespace sluice {
+namespace {
+
+constexpr uint64_t kPeerKnown = uint64_t{1} << 48;
+constexpr uint64_t kArpRetryNs = 1'000'000'000;
+constexpr unsigned kIdleSpinsBeforeYield = 256;
+constexpr unsigned kTimerEveryIterations = 1024;
+constexpr uint16_t kAuxGenerated = 1;  // TmPacket::aux flag: built by sluice
+constexpr uint8_t kEcnCe = 3;
+
+void write_mac(uint8_t* dst, uint64_t packed) {
+  for (int i = 0; i < 6; ++i) dst[i] = static_cast<uint8_t>(packed >> (8 * i));
+}
+
+}  // namespace
+
+Worker::Worker(Runtime& rt, WorkerRuntime& w)
+    : rt_(rt), w_(w), clock_(rt.tsc_hz), staged_(rt.workers.size()) {}
+
+int worker_main(void* arg) {
+  static_cast<Worker*>(arg)->run();
+  return 0;
+}
+
+void Worker::run() {
+  unsigned idle = 0;
+  unsigned iteration = 0;
+  uint64_t last = rte_rdtsc();
+  while (!rt_.stop.load(std::memory_order_relaxed)) {
+    const uint64_t now = clock_.to_ns(last);
+    bool busy = false;
+    for (uint16_t p : w_.ports) busy |= poll_port(*rt_.ports[p], now);
+    flush_staged();
+    busy |= drain_rings(now);
+    for (uint16_t p : w_.ports) busy |= transmit(*rt_.ports[p], now);
+    if (++iteration % kTimerEveryIterations == 0) {
+      for (uint16_t p : w_.ports) send_arp_requests(*rt_.ports[p], now);
+    }
+    const uint64_t end = rte_rdtsc();
+    w_.total_cycles.add(end - last);
+    if (busy) {
+      w_.busy_cycles.add(end - last);
+      idle = 0;
+    } else if (++idle >= kIdleSpinsBeforeYield) {
+      // Nothing to do: let another lcore sharing this core run.
+      sched_yield();
+      idle = 0;
+    }
+    last = end;
+  }
+  flush_staged();
+}
+
+bool Worker::poll_port(PortRuntime& port, uint64_t now) {
+  if (port.eth_port == kNoEthPort) return false;
+  rte_mbuf* pkts[kBurst];
+  const uint16_t n = rte_eth_rx_burst(port.eth_port, 0, pkts, kBurst);
+  if (n == 0) return false;
+  PortCounters& c = counters(port.index);
+  uint64_t bytes = 0;
+  for (uint16_t i = 0; i < n && i < 4; ++i) rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void*));
+  for (uint16_t i = 0; i < n; ++i) {
+    if (i + 4 < n) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void*));
+    bytes += pkts[i]->pkt_len;
+    handle_packet(port, pkts[i], now);
+  }
+  c.rx_packets.add(n);
+  c.rx_bytes.add(bytes);
+  return true;
+}
+
+void Worker::handle_packet(PortRuntime& in, rte_mbuf* m, uint64_t now) {
+  ParsedPacket pp;
+  // Only the first segment is parsed: a header that spans segments counts as
+  // truncated, and nothing is ever read past the segment.
+  parse_packet(rte_pktmbuf_mtod(m, const uint8_t*), m->data_len, &pp);
+  switch (pp.kind) {
+    case PacketKind::kIpv4:
+      route_ipv4(in, m, pp, now);
+      return;
+    case PacketKind::kArp:
+      handle_arp(in, m, pp, now);
+      return;
+    case PacketKind::kIpv6:
+      drop(in.index, m, DropReason::kIpv6);
+      return;
+    case PacketKind::kMacControl:
+    case PacketKind::kSluiceControl:
+      drop(in.index, m, DropReason::kControlUnsupported);
+      return;
+    case PacketKind::kDrop:
+      drop(in.index, m, pp.drop);
+      return;
+  }
+}
+
+void Worker::route_ipv4(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now) {
+  const SwitchRuntime& sw = rt_.switches[in.switch_index];
+  uint32_t nh;
+  if (rte_lpm_lookup(sw.lpm, pp.dst_ip, &nh) != 0) return drop(in.index, m, DropReason::kNoRoute);
+  if (nh == kLocalNextHop) return drop(in.index, m, DropReason::kLocalDelivery);
+  const NextHopGroup16& g = sw.groups[nh];
+  uint16_t egress = g.ports[0];
+  if (g.size > 1) {
+    const uint32_t h = flow_hash(pp.src_ip, pp.dst_ip, pp.proto, pp.src_port, pp.dst_port);
+    egress = g.ports[ecmp_pick(h, g.size)];
+  }
+  const PortRuntime& out = *rt_.ports[egress];
+  if (pp.ip_total_len > out.cfg->mtu) return drop(in.index, m, DropReason::kTooBig);
+  uint8_t* ip = rte_pktmbuf_mtod(m, uint8_t*) + pp.l3_offset;
+  ipv4_decrement_ttl(ip);
+  const TrafficManagerConfig& tm = sw.cfg->tm;
+  const uint16_t q = tm.class_mapping == ClassMapping::kDscp
+                         ? queue_for_dscp(pp.tos >> 2, tm.queues_per_port)
+                         : 0;
+  mbuf_meta_set(m, MbufMeta{egress, static_cast<uint8_t>(pp.l3_offset), static_cast<uint8_t>(q),
+                            (pp.tos & 3) != 0});
+  if (out.owner_slot == w_.slot) {
+    admit(m, now);
+  } else {
+    stage_remote(out.owner_slot, m);
+  }
+}
+
+// Egress admission, on the lcore that owns the egress port: L2 rewrite, then
+// the traffic manager decides (enqueue, mark, or drop).
+void Worker::admit(rte_mbuf* m, uint64_t now) {
+  const MbufMeta meta = mbuf_meta_get(m);
+  PortRuntime& out = *rt_.ports[meta.egress_port];
+  PortCounters& c = counters(out.index);
+  c.forwarded_packets.add();
+  const uint64_t peer = out.peer_mac.load(std::memory_order_relaxed);
+  if ((peer & kPeerKnown) == 0) return drop(out.index, m, DropReason::kNoNeighbor);
+  // VLAN tags and shims do not survive a routed hop: a fresh Ethernet header
+  // goes right before the IP header.
+  if (meta.l3_offset > kEthHeaderLen) rte_pktmbuf_adj(m, meta.l3_offset - kEthHeaderLen);
+  uint8_t* eth = rte_pktmbuf_mtod(m, uint8_t*);
+  write_mac(eth, peer);
+  std::memcpy(eth + 6, out.mac.data(), 6);
+  eth[12] = kEtherTypeIpv4 >> 8;
+  eth[13] = kEtherTypeIpv4 & 0xFF;
+  TmPacket tp;
+  tp.handle = m;
+  tp.bytes = m->pkt_len;
+  const EnqueueResult r = out.tm->enqueue(now, meta.queue, tp, meta.ecn_capable);
+  if (r.verdict == EnqueueVerdict::kDropped) return drop(out.index, m, r.reason);
+  if (r.verdict == EnqueueVerdict::kEnqueuedMarked) {
+    uint8_t* ip = eth + kEthHeaderLen;
+    if (ipv4_ecn(ip) != kEcnCe) ipv4_set_ecn(ip, kEcnCe);
+    c.ecn_marks.add();
+  }
+}
+
+void Worker::stage_remote(unsigned slot, rte_mbuf* m) {
+  Stage& s = staged_[slot];
+  s.pkts[s.count++] = m;
+  if (s.count == kBurst) flush_staged();
+}
+
+void Worker::flush_staged() {
+  for (unsigned slot = 0; slot < staged_.size(); ++slot) {
+    Stage& s = staged_[slot];
+    if (s.count == 0) continue;
+    const unsigned sent =
+        rte_ring_sp_enqueue_burst(w_.to[slot], reinterpret_cast<void**>(s.pkts), s.count, nullptr);
+    for (unsigned i = sent; i < s.count; ++i) {
+      drop(mbuf_meta_get(s.pkts[i]).egress_port, s.pkts[i], DropReason::kRingFull);
+    }
+    s.count = 0;
+  }
+}
+
+bool Worker::drain_rings(uint64_t now) {
+  bool any = false;
+  for (rte_ring* r : w_.from) {
+    if (r == nullptr) continue;
+    rte_mbuf* pkts[kBurst];
+    const unsigned n = rte_ring_sc_dequeue_burst(r, reinterpret_cast<void**>(pkts), kBurst, nullptr);
+    for (unsigned i = 0; i < n; ++i) admit(pkts[i], now);
+    any |= n > 0;
+  }
+  return any;
+}
+
+bool Worker::transmit(PortRuntime& port, uint64_t now) {
+  if (port.eth_port == kNoEthPort) return false;
+  PortCounters& c = counters(port.index);
+  if (port.tx_pending_count == 0) {
+    TmPacket out[kBurst];
+    const unsigned n = port.tm->dequeue_burst(now, out, kBurst);
+    if (n == 0) return false;
+    for (unsigned i = 0; i < n; ++i) {
+      port.tx_pending[i] = static_cast<rte_mbuf*>(out[i].handle);
+      if (out[i].aux & kAuxGenerated) c.tx_generated_packets.add();
+    }
+    port.tx_pending_count = n;
+  }
+  const uint16_t sent = rte_eth_tx_burst(port.eth_port, 0, port.tx_pending,
+                                         static_cast<uint16_t>(port.tx_pending_count));
+  if (sent == 0) return true;
+  uint64_t bytes = 0;
+  for (uint16_t i = 0; i < sent; ++i) bytes += port.tx_pending[i]->pkt_len;
+  c.tx_packets.add(sent);
+  c.tx_bytes.add(bytes);
+  if (port.first_tx_ns.load(std::memory_order_relaxed) == 0) port.first_tx_ns.store(now);
+  port.last_tx_ns.store(now, std::memory_order_relaxed);
+  port.tx_pending_count -= sent;
+  if (port.tx_pending_count > 0) {
+    std::memmove(port.tx_pending, port.tx_pending + sent, port.tx_pending_count * sizeof(rte_mbuf*));
+  }
+  return true;
+}
+
+void Worker::handle_arp(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now) {
+  ArpMessage a;
+  const uint8_t* l3 = rte_pktmbuf_mtod(m, const uint8_t*) + pp.l3_offset;
+  if (!parse_arp(l3, m->data_len - pp.l3_offset, &a)) return drop(in.index, m, DropReason::kBadArp);
+  const PortConfig& pc = *in.cfg;
+  const bool from_peer = !pc.peer_ipv4 || a.spa == *pc.peer_ipv4;
+  if (!pc.peer_mac && from_peer && a.spa != 0) {
+    uint64_t packed = 0;
+    for (int i = 0; i < 6; ++i) packed |= uint64_t{a.sha[i]} << (8 * i);
+    in.peer_mac.store(packed | kPeerKnown, std::memory_order_relaxed);
+  }
+  counters(in.index).rx_consumed_packets.add();
+  const bool for_us = pc.ipv4 && a.tpa == pc.ipv4->addr;
+  if (a.op == 1 && for_us) {
+    // Reuse the request's mbuf for the reply.
+    rte_pktmbuf_reset(m);
+    uint8_t* frame = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, 60));
+    const uint32_t len =
+        frame ? build_arp_frame(frame, 60, 2, in.mac, a.sha, pc.ipv4->addr, a.sha, a.spa) : 0;
+    if (len == 0) {
+      rte_pktmbuf_free(m);
+      return;
+    }
+    send_control(in, now, m);
+    return;
+  }
+  rte_pktmbuf_free(m);
+}
+
+void Worker::send_control(PortRuntime& port, uint64_t now, rte_mbuf* m) {
+  TmPacket tp;
+  tp.handle = m;
+  tp.bytes = m->pkt_len;
+  tp.aux = kAuxGenerated;
+  if (!port.tm->enqueue_control(now, tp)) drop(port.index, m, DropReason::kQueueFull);
+}
+
+// Asks for the peer's MAC while it is unknown and its address is configured.
+void Worker::send_arp_requests(PortRuntime& port, uint64_t now) {
+  const PortConfig& pc = *port.cfg;
+  if (!pc.peer_ipv4 || !pc.ipv4 || now < port.next_arp_request_ns) return;
+  if (port.peer_mac.load(std::memory_order_relaxed) & kPeerKnown) return;
+  port.next_arp_request_ns = now + kArpRetryNs;
+  rte_mbuf* m = rte_pktmbuf_alloc(rt_.pool);
+  if (m == nullptr) return;
+  uint8_t* frame = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, 60));
+  const MacAddr zero{};
+  if (frame == nullptr ||
+      build_arp_frame(frame, 60, 1, port.mac, kBroadcastMac, pc.ipv4->addr, zero, *pc.peer_ipv4) == 0) {
+    rte_pktmbuf_free(m);
+    return;
+  }
+  send_control(port, now, m);
+}
+
+void Worker::drop(uint16_t port, rte_mbuf* m, DropReason why) {
+  counters(port).drop(why);
+  rte_pktmbuf_free(m);
+}
+
+}  // namespace sluice

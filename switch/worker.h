@@ -1,0 +1,50 @@
+#pragma once
+// One worker lcore's run-to-completion loop: receive on owned ports, parse,
+// route, hand each packet to its egress port's traffic manager (directly, or
+// over the ring to the lcore that owns that port), then transmit what the
+// traffic managers release.
+
+#include <rte_mbuf.h>
+
+#include <cstdint>
+
+#include "lib/net/packet_parser.h"
+#include "switch/runtime.h"
+
+namespace sluice {
+
+class Worker {
+ public:
+  Worker(Runtime& rt, WorkerRuntime& w);
+  // Runs until rt.stop is set.
+  void run();
+
+ private:
+  bool poll_port(PortRuntime& port, uint64_t now);
+  void handle_packet(PortRuntime& in, rte_mbuf* m, uint64_t now);
+  void route_ipv4(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now);
+  void handle_arp(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now);
+  void admit(rte_mbuf* m, uint64_t now);
+  void stage_remote(unsigned slot, rte_mbuf* m);
+  void flush_staged();
+  bool drain_rings(uint64_t now);
+  bool transmit(PortRuntime& port, uint64_t now);
+  void send_arp_requests(PortRuntime& port, uint64_t now);
+  void send_control(PortRuntime& port, uint64_t now, rte_mbuf* m);
+  void drop(uint16_t port, rte_mbuf* m, DropReason why);
+  PortCounters& counters(uint16_t port) { return w_.counters[port]; }
+
+  Runtime& rt_;
+  WorkerRuntime& w_;
+  TscClock clock_;
+  struct Stage {
+    rte_mbuf* pkts[kBurst];
+    unsigned count = 0;
+  };
+  std::vector<Stage> staged_;  // per destination worker
+};
+
+// rte_eal_remote_launch entry point; arg is a Worker*.
+int worker_main(void* arg);
+
+}  // namespace sluice
