@@ -5,6 +5,7 @@
 // lcore, and on SIGINT/SIGTERM (or --duration) stops, drains and summarises.
 
 #include <rte_eal.h>
+#include <rte_errno.h>
 #include <rte_cycles.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>

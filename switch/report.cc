@@ -29,7 +29,8 @@ double tx_l1_bits_per_second(const PortRuntime& p, const PortTotals& t) {
 LiveTable::LiveTable(const Runtime& rt) : prev_(rt.ports.size()) {}
 
 void LiveTable::print(const Runtime& rt, uint64_t now_ns) {
-  const double dt = prev_ns_ == 0 ? 0 : (now_ns - prev_ns_) * 1e-9;
+  if (prev_ns_ == 0) prev_ns_ = rt.start_ns;
+  const double dt = (now_ns - prev_ns_) * 1e-9;
   std::printf("[%8.1fs] %-14s %10s %9s %10s %9s %11s %12s\n", (now_ns - rt.start_ns) * 1e-9,
               "port", "rx Mpps", "rx Gbps", "tx Mpps", "tx Gbps", "queue KB", "drops");
   for (const auto& p : rt.ports) {

@@ -210,8 +210,11 @@ std::string create_routes(Runtime& rt, SwitchRuntime& sw) {
   return "";
 }
 
+// A software loop serves a port every few microseconds, not every frame time,
+// so the bucket holds 50 us of line rate: enough to cover one loop iteration
+// without losing rate, small against the queues the mechanisms build.
 uint64_t default_burst(uint64_t rate_bps) {
-  return std::max<uint64_t>(16 * 1024, rate_bps / 8 / 100000);  // 10 us at line rate
+  return std::max<uint64_t>(32 * 1024, rate_bps / 8 / 20000);
 }
 
 // One shared buffer per (worker, switch), sized in proportion to the ports of

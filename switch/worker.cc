@@ -23,7 +23,6 @@ constexpr uint64_t kArpRetryNs = 1'000'000'000;
 constexpr unsigned kIdleSpinsBeforeYield = 256;
 constexpr unsigned kTimerEveryIterations = 1024;
 constexpr uint16_t kAuxGenerated = 1;  // TmPacket::aux flag: built by sluice
-constexpr uint8_t kEcnCe = 3;
 
 void write_mac(uint8_t* dst, uint64_t packed) {
   for (int i = 0; i < 6; ++i) dst[i] = static_cast<uint8_t>(packed >> (8 * i));
