@@ -1,0 +1,271 @@
+#include "lib/tm/egress_port.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <vector>
+
+namespace sluice {
+namespace {
+
+TmPacket packet(uint32_t bytes, uint16_t aux = 0) {
+  TmPacket p;
+  p.bytes = bytes;
+  p.aux = aux;
+  return p;
+}
+
+EgressPortConfig small_config() {
+  EgressPortConfig cfg;
+  cfg.num_queues = 4;
+  cfg.queue_capacity = 64;
+  cfg.control_capacity = 4;
+  return cfg;
+}
+
+std::vector<TmPacket> take(EgressPort& port, uint64_t now, unsigned max = 64) {
+  std::vector<TmPacket> out(max);
+  out.resize(port.dequeue_burst(now, out.data(), max));
+  return out;
+}
+
+TEST(EgressPort, RejectsBadQueueCounts) {
+  SharedBuffer buffer(1 << 20, 1.0);
+  EgressPortConfig cfg;
+  cfg.num_queues = 0;
+  EXPECT_THROW(EgressPort(cfg, &buffer), std::invalid_argument);
+  cfg.num_queues = 65;
+  EXPECT_THROW(EgressPort(cfg, &buffer), std::invalid_argument);
+  cfg.num_queues = 64;
+  EgressPort ok(cfg, &buffer);
+  EXPECT_EQ(ok.num_queues(), 64u);
+}
+
+TEST(EgressPort, EnqueueSetsQueueAndTimeAndCarriesAux) {
+  SharedBuffer buffer(1 << 20, 1.0);
+  EgressPort port(small_config(), &buffer);
+  EnqueueResult r = port.enqueue(1234, 2, packet(500, 77), false);
+  EXPECT_EQ(r.verdict, EnqueueVerdict::kEnqueued);
+  EXPECT_EQ(buffer.used(), 500u);
+  EXPECT_EQ(port.queue_bytes(2), 500u);
+  auto out = take(port, 2000);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].queue, 2);
+  EXPECT_EQ(out[0].aux, 77);
+  EXPECT_EQ(out[0].enqueue_ns, 1234u);
+  EXPECT_EQ(buffer.used(), 0u);
+  EXPECT_EQ(port.queue_stats(2).enqueued_packets.get(), 1u);
+  EXPECT_EQ(port.queue_stats(2).dequeued_bytes.get(), 500u);
+}
+
+TEST(EgressPort, QueueFullAfterRoundedCapacity) {
+  SharedBuffer buffer(1 << 20, 64.0);
+  EgressPortConfig cfg = small_config();
+  cfg.queue_capacity = 5;  // rounds up to 8
+  EgressPort port(cfg, &buffer);
+  for (int i = 0; i < 8; ++i)
+    ASSERT_EQ(port.enqueue(0, 1, packet(100), false).verdict, EnqueueVerdict::kEnqueued);
+  EnqueueResult r = port.enqueue(0, 1, packet(100), false);
+  EXPECT_EQ(r.verdict, EnqueueVerdict::kDropped);
+  EXPECT_EQ(r.reason, DropReason::kQueueFull);
+  EXPECT_EQ(port.queue_stats(1).drops[static_cast<unsigned>(DropReason::kQueueFull)].get(), 1u);
+  EXPECT_EQ(buffer.used(), 800u);  // the refused packet was not charged
+}
+
+TEST(EgressPort, BufferAdmissionReasonsAreCounted) {
+  SharedBuffer buffer(1000, 1.0);
+  EgressPort port(small_config(), &buffer);
+  // q0: 400 + 100 > 1 x (1000 - 400) is false, 500 + 100 > 500 is true.
+  for (int i = 0; i < 5; ++i)
+    ASSERT_EQ(port.enqueue(0, 0, packet(100), false).verdict, EnqueueVerdict::kEnqueued);
+  EXPECT_EQ(port.enqueue(0, 0, packet(100), false).reason, DropReason::kQueueThreshold);
+  // q1 may take 250 (threshold 500); then 250 left, and a 300-byte frame cannot fit.
+  EXPECT_EQ(port.enqueue(0, 1, packet(250), false).verdict, EnqueueVerdict::kEnqueued);
+  EXPECT_EQ(port.enqueue(0, 2, packet(300), false).reason, DropReason::kBufferFull);
+  EXPECT_EQ(port.queue_stats(0).drops[static_cast<unsigned>(DropReason::kQueueThreshold)].get(),
+            1u);
+  EXPECT_EQ(port.queue_stats(2).drops[static_cast<unsigned>(DropReason::kBufferFull)].get(), 1u);
+}
+
+TEST(EgressPort, EcnStepMarksOnArrivalQueue) {
+  SharedBuffer buffer(1 << 20, 8.0);
+  EgressPortConfig cfg = small_config();
+  cfg.ecn.mode = EcnMode::kStep;
+  cfg.ecn.step_k_bytes = 3000;
+  EgressPort port(cfg, &buffer);
+  // Arrivals find 0, 1000, 2000, 3000, 4000, 5000 bytes: the 5th and 6th are marked.
+  std::vector<EnqueueVerdict> v;
+  for (int i = 0; i < 6; ++i) v.push_back(port.enqueue(0, 3, packet(1000), true).verdict);
+  EXPECT_EQ(v, (std::vector<EnqueueVerdict>{EnqueueVerdict::kEnqueued, EnqueueVerdict::kEnqueued,
+                                            EnqueueVerdict::kEnqueued, EnqueueVerdict::kEnqueued,
+                                            EnqueueVerdict::kEnqueuedMarked,
+                                            EnqueueVerdict::kEnqueuedMarked}));
+  EXPECT_EQ(port.enqueue(0, 3, packet(1000), false).verdict, EnqueueVerdict::kEnqueued);  // not ECT
+  EXPECT_EQ(port.queue_stats(3).ecn_marks.get(), 2u);
+  EXPECT_EQ(port.ecn_marks(), 2u);
+  // The per-queue length counts: another queue is below K.
+  EXPECT_EQ(port.enqueue(0, 0, packet(1000), true).verdict, EnqueueVerdict::kEnqueued);
+}
+
+TEST(EgressPort, ResidenceTimeIsDequeueMinusEnqueue) {
+  SharedBuffer buffer(1 << 20, 1.0);
+  EgressPort port(small_config(), &buffer);
+  port.enqueue(1000, 0, packet(100), false);
+  port.enqueue(1100, 0, packet(100), false);
+  auto out = take(port, 1350);
+  ASSERT_EQ(out.size(), 2u);
+  const LatencyHistogram& h = port.residence();
+  EXPECT_EQ(h.total(), 2u);
+  EXPECT_EQ(h.sum_ns(), 350u + 250u);
+  EXPECT_EQ(h.count(2), 2u);  // 350 and 250 are both in (200, 400]
+}
+
+TEST(EgressPort, ControlFirstNotChargedAndBounded) {
+  SharedBuffer buffer(1 << 20, 1.0);
+  EgressPort port(small_config(), &buffer);
+  port.enqueue(0, 3, packet(1000), false);
+  for (int i = 0; i < 4; ++i) EXPECT_TRUE(port.enqueue_control(0, packet(64, i)));
+  EXPECT_FALSE(port.enqueue_control(0, packet(64)));
+  EXPECT_EQ(port.control_dropped.get(), 1u);
+  EXPECT_EQ(buffer.used(), 1000u);
+  EXPECT_EQ(port.queued_bytes(), 1000u + 4 * 64);
+  EXPECT_EQ(port.queued_packets(), 5u);
+  auto out = take(port, 10);
+  ASSERT_EQ(out.size(), 5u);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(out[i].queue, kControlQueue);
+    EXPECT_EQ(out[i].aux, i);
+  }
+  EXPECT_EQ(out[4].queue, 3);
+  EXPECT_EQ(port.control_sent.get(), 4u);
+  EXPECT_EQ(port.residence().total(), 1u);  // only data is measured
+}
+
+TEST(EgressPort, PausedQueueKeepsPacketsAndIsSkipped) {
+  SharedBuffer buffer(1 << 20, 1.0);
+  EgressPort port(small_config(), &buffer);
+  for (int i = 0; i < 3; ++i) {
+    port.enqueue(0, 0, packet(100), false);
+    port.enqueue(0, 1, packet(100), false);
+  }
+  port.pause_queue(1, UINT64_MAX);
+  EXPECT_TRUE(port.queue_paused(1, 1'000'000));
+  auto out = take(port, 10);
+  ASSERT_EQ(out.size(), 3u);
+  for (const TmPacket& p : out) EXPECT_EQ(p.queue, 0);
+  EXPECT_EQ(port.queue_bytes(1), 300u);
+  EXPECT_TRUE(take(port, 20).empty());
+  EXPECT_EQ(port.next_event_ns(20), UINT64_MAX);
+  port.resume_queue(1);
+  EXPECT_FALSE(port.queue_paused(1, 30));
+  EXPECT_EQ(port.next_event_ns(30), 30u);
+  EXPECT_EQ(take(port, 30).size(), 3u);
+  EXPECT_EQ(port.queued_packets(), 0u);
+  EXPECT_EQ(port.next_event_ns(40), UINT64_MAX);
+}
+
+TEST(EgressPort, PauseExpires) {
+  SharedBuffer buffer(1 << 20, 1.0);
+  EgressPort port(small_config(), &buffer);
+  port.enqueue(0, 2, packet(100), false);
+  port.pause_queue(2, 5000);
+  EXPECT_TRUE(take(port, 1000).empty());
+  EXPECT_EQ(port.next_event_ns(1000), 5000u);
+  EXPECT_TRUE(take(port, 4999).empty());
+  EXPECT_FALSE(port.queue_paused(2, 5000));
+  EXPECT_EQ(take(port, 5000).size(), 1u);
+  // A refreshed pause replaces the end time.
+  port.enqueue(6000, 2, packet(100), false);
+  port.pause_queue(2, 7000);
+  port.pause_queue(2, 9000);
+  EXPECT_TRUE(take(port, 8000).empty());
+  EXPECT_EQ(port.next_event_ns(8000), 9000u);
+  EXPECT_EQ(take(port, 9000).size(), 1u);
+}
+
+TEST(EgressPort, PortPauseStopsDataButNotControl) {
+  SharedBuffer buffer(1 << 20, 1.0);
+  EgressPort port(small_config(), &buffer);
+  port.enqueue(0, 0, packet(100), false);
+  port.enqueue_control(0, packet(64));
+  port.pause_port(10'000);
+  EXPECT_TRUE(port.port_paused(9'999));
+  auto out = take(port, 100);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].queue, kControlQueue);
+  EXPECT_EQ(port.next_event_ns(100), 10'000u);
+  EXPECT_TRUE(take(port, 9'999).empty());
+  EXPECT_EQ(take(port, 10'000).size(), 1u);
+
+  port.enqueue(20'000, 0, packet(100), false);
+  port.pause_port(UINT64_MAX);
+  EXPECT_TRUE(take(port, 30'000).empty());
+  EXPECT_EQ(port.next_event_ns(30'000), UINT64_MAX);
+  port.resume_port();
+  EXPECT_FALSE(port.port_paused(30'000));
+  EXPECT_EQ(take(port, 30'000).size(), 1u);
+}
+
+TEST(EgressPort, ShaperPacesTheBurst) {
+  SharedBuffer buffer(1 << 20, 8.0);
+  EgressPortConfig cfg = small_config();
+  cfg.rate_bps = 10'000'000'000;  // 0.8 ns per byte
+  cfg.burst_bytes = 16384;
+  EgressPort port(cfg, &buffer);
+  for (int i = 0; i < 40; ++i) port.enqueue(0, 0, packet(1000), false);  // 1024 wire bytes each
+  // A full bucket lets 16 frames reach 0 tokens, then a 17th go.
+  EXPECT_EQ(take(port, 0).size(), 17u);
+  // 1024 bytes owed = 819.2 ns.
+  EXPECT_EQ(port.next_event_ns(0), 820u);
+  EXPECT_TRUE(take(port, 819).empty());
+  EXPECT_EQ(take(port, 820).size(), 1u);
+  EXPECT_EQ(port.shaper().burst_bytes(), 16384u);
+}
+
+TEST(EgressPort, DefaultBurstIsTenMicroseconds) {
+  EXPECT_EQ(default_burst_bytes(1'000'000'000), 16384u);      // 1250 B < 16 KiB
+  EXPECT_EQ(default_burst_bytes(100'000'000'000), 125'000u);  // 100 Gb/s x 10 us / 8
+}
+
+TEST(EgressPort, DrainReturnsEverythingAndReleasesBuffer) {
+  SharedBuffer buffer(1 << 20, 1.0);
+  EgressPort port(small_config(), &buffer);
+  uint64_t total = 0;
+  for (uint16_t q = 0; q < 4; ++q) {
+    for (int i = 0; i < 3; ++i) {
+      port.enqueue(0, q, packet(100 + q), false);
+      total += 100 + q;
+    }
+  }
+  port.enqueue_control(0, packet(64));
+  port.pause_queue(2, UINT64_MAX);
+  uint64_t seen_bytes = 0;
+  int seen = 0;
+  port.drain([&](const TmPacket& p) {
+    seen_bytes += p.bytes;
+    ++seen;
+  });
+  EXPECT_EQ(seen, 13);
+  EXPECT_EQ(seen_bytes, total + 64);
+  EXPECT_EQ(buffer.used(), 0u);
+  EXPECT_EQ(port.queued_bytes(), 0u);
+  EXPECT_EQ(port.queued_packets(), 0u);
+  EXPECT_EQ(port.next_event_ns(0), UINT64_MAX);
+  // Still usable afterwards.
+  port.enqueue(1, 0, packet(100), false);
+  EXPECT_EQ(take(port, 2).size(), 1u);
+}
+
+TEST(EgressPort, SharedBufferAcrossPorts) {
+  SharedBuffer buffer(1000, 1.0);
+  EgressPort a(small_config(), &buffer);
+  EgressPort b(small_config(), &buffer);
+  EXPECT_EQ(a.enqueue(0, 0, packet(400), false).verdict, EnqueueVerdict::kEnqueued);
+  // b's queue: threshold is 1 x (1000 - 400) = 600.
+  EXPECT_EQ(b.enqueue(0, 0, packet(500), false).verdict, EnqueueVerdict::kEnqueued);
+  EXPECT_EQ(buffer.used(), 900u);
+  EXPECT_EQ(b.enqueue(0, 1, packet(200), false).reason, DropReason::kBufferFull);
+}
+
+}  // namespace
+}  // namespace sluice
