@@ -8,7 +8,8 @@
 
 namespace sluice {
 
-// Levenshtein distance (insertions, deletions, substitutions all cost 1).
+// Edit distance counting insertions, deletions, substitutions and swaps of
+// two adjacent characters as 1 each ("rtae" is 1 away from "rate").
 size_t edit_distance(std::string_view a, std::string_view b);
 
 // The allowed key closest to `key` if its distance is at most `max_distance`
