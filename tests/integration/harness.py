@@ -13,6 +13,7 @@ import os
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -239,6 +240,42 @@ def run_to_end(binary, workdir, config, name, duration, **kw):
     s.wait(timeout=duration + 30)
     s.expect_clean_exit()
     return s, s.summary()
+
+
+# ---------------------------------------------------------------- pcap
+
+def write_pcap(path, frames, start=1700000000.0, gap=1e-6):
+    """Writes raw frames (bytes) to a classic pcap file, Ethernet link type.
+    Raw, so runts and other broken frames are written exactly as given."""
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+        for i, frame in enumerate(frames):
+            t = start + i * gap
+            sec, usec = int(t), int(round((t - int(t)) * 1e6))
+            f.write(struct.pack("<IIII", sec, usec, len(frame), len(frame)))
+            f.write(frame)
+
+
+def read_pcap(path):
+    """Frames (bytes) of a classic pcap file, in order."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) < 24:
+        raise TestFailure(f"{path}: not a pcap file ({len(data)} bytes)")
+    magic = struct.unpack("<I", data[:4])[0]
+    if magic in (0xA1B2C3D4, 0xA1B23C4D):
+        endian = "<"
+    elif magic in (0xD4C3B2A1, 0x4D3CB2A1):
+        endian = ">"
+    else:
+        raise TestFailure(f"{path}: bad pcap magic {magic:#x}")
+    frames, off = [], 24
+    while off + 16 <= len(data):
+        _, _, caplen, _ = struct.unpack(endian + "IIII", data[off:off + 16])
+        off += 16
+        frames.append(data[off:off + caplen])
+        off += caplen
+    return frames
 
 
 # ---------------------------------------------------------------- summary
