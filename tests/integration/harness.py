@@ -278,6 +278,39 @@ def read_pcap(path):
     return frames
 
 
+def udp_frames(src_mac, dst_mac, src_net, dst_net, count, sizes=(64, 512, 1514), flows=32,
+               tos=0):
+    """`count` valid UDP frames from hosts in src_net (e.g. "10.0.0.") to hosts
+    in dst_net, over `flows` flows, frame sizes cycling through `sizes`."""
+    from scapy.layers.inet import IP, UDP
+    from scapy.layers.l2 import Ether
+    frames = []
+    for i in range(count):
+        f = i % flows
+        pkt = (Ether(src=src_mac, dst=dst_mac) /
+               IP(src=f"{src_net}{2 + f}", dst=f"{dst_net}{100 + f}", ttl=64, tos=tos,
+                  id=i & 0xFFFF) /
+               UDP(sport=20000 + f, dport=5000 + f % 4))
+        size = sizes[i % len(sizes)]
+        frames.append(bytes(pkt) + bytes(max(0, size - len(pkt))))
+    return frames
+
+
+def bad_checksum_frame(src_mac, dst_mac, src, dst):
+    from scapy.layers.inet import IP, UDP
+    from scapy.layers.l2 import Ether
+    pkt = bytearray(bytes(Ether(src=src_mac, dst=dst_mac) / IP(src=src, dst=dst) /
+                          UDP(sport=1, dport=2) / bytes(32)))
+    pkt[24] ^= 0xFF  # checksum high byte
+    return bytes(pkt)
+
+
+def arp_request(src_mac, src_ip, target_ip):
+    from scapy.layers.l2 import ARP, Ether
+    return bytes(Ether(src=src_mac, dst="ff:ff:ff:ff:ff:ff") /
+                 ARP(op=1, hwsrc=src_mac, psrc=src_ip, pdst=target_ip)) + bytes(18)
+
+
 # ---------------------------------------------------------------- summary
 
 def find_port(summary, switch_name, port_name):
