@@ -19,7 +19,7 @@ struct MbufMeta {
 
 inline void mbuf_meta_set(rte_mbuf* m, const MbufMeta& meta) {
   m->hash.usr = uint32_t{meta.egress_port} | (uint32_t{meta.l3_offset} << 16) |
-                (uint32_t{meta.queue & 0x7F} << 24) | (uint32_t{meta.ecn_capable} << 31);
+                (uint32_t{meta.queue} & 0x7F) << 24 | (uint32_t{meta.ecn_capable} << 31);
 }
 
 inline MbufMeta mbuf_meta_get(const rte_mbuf* m) {

@@ -128,9 +128,10 @@ void SluiceCollector::collect_queues(std::vector<MetricFamily>& out) const {
     uint64_t cumulative = 0;
     for (size_t b = 0; b < h.bucket_count(); ++b) {
       cumulative += h.count(b);
+      if (h.upper_bound_ns(b) == UINT64_MAX) continue;  // the serializer adds +Inf
       ClientMetric::Bucket bucket;
       bucket.cumulative_count = cumulative;
-      bucket.upper_bound = h.upper_bound_ns(b) * 1e-9;
+      bucket.upper_bound = h.upper_bound_ns(b) / 1e9;
       m.histogram.bucket.push_back(bucket);
     }
     m.histogram.sample_count = cumulative;

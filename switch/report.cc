@@ -106,8 +106,10 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
         if (t.drops[r] == 0) continue;
         if (!first_drop) j += ", ";
         first_drop = false;
-        j += "\"" + std::string(drop_reason_name(static_cast<DropReason>(r))) +
-             "\": " + std::to_string(t.drops[r]);
+        j += '"';
+        j += drop_reason_name(static_cast<DropReason>(r));
+        j += "\": ";
+        j += std::to_string(t.drops[r]);
       }
       j += "}, \"tx_l1_bits_per_second\": " +
            std::to_string(tx_l1_bits_per_second(*rt.ports[pi], t)) + "}";

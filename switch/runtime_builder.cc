@@ -167,7 +167,7 @@ std::string create_rings(Runtime& rt) {
 // Routes of one switch: connected subnets of port addresses, the ports' own
 // addresses (delivered locally), then the configured routes, which win over a
 // connected route with the same prefix.
-std::string create_routes(Runtime& rt, SwitchRuntime& sw) {
+std::string create_routes(SwitchRuntime& sw) {
   const SwitchConfig& sc = *sw.cfg;
   rte_lpm_config lc{};
   lc.max_rules = static_cast<uint32_t>(sc.routes.size() + 2 * sc.ports.size() + 16);
@@ -264,7 +264,7 @@ std::string build_runtime(Runtime& rt) {
   if (err.empty()) err = assign_workers(rt);
   if (err.empty()) err = create_rings(rt);
   for (SwitchRuntime& sw : rt.switches) {
-    if (err.empty()) err = create_routes(rt, sw);
+    if (err.empty()) err = create_routes(sw);
   }
   if (err.empty()) create_traffic_managers(rt);
   return err;
