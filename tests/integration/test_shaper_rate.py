@@ -1,0 +1,62 @@
+#!/usr/bin/python3
+"""The shaper makes a device behave like a link of the configured speed: a
+port at 10 Gbps on net_null (which takes every frame at once) is fed far
+above 10 Gbps by a net_pcap device replaying 1500-byte frames forever, and
+over a run of several seconds it transmits at
+
+  tx_l1_bits_per_second = (tx_bytes + 24 · tx_packets) · 8 / (last − first transmit)
+
+within ±1% of 1e10. The expected L1 rate is also recomputed here from the
+summary's counters and duration, and the feed is checked to have exceeded the
+port rate (else the test would prove nothing)."""
+
+import os
+
+import harness
+from harness import check
+
+P0_MAC, P0_PEER = "02:00:00:00:00:01", "02:00:00:00:00:a1"
+P1_MAC, P1_PEER = "02:00:00:00:00:02", "02:00:00:00:00:a2"
+RATE = 10e9
+FRAME = 1500
+DURATION = 4
+
+
+def test(binary, srcdir):
+    with harness.TempDir("shaper") as tmp:
+        frames = harness.udp_frames(P0_PEER, P0_MAC, "10.0.0.", "10.0.1.", 256, sizes=(FRAME,),
+                                    flows=64)
+        pa = os.path.join(tmp, "feed.pcap")
+        harness.write_pcap(pa, frames)
+        ports = [
+            harness.port("p0", f"net_pcap0,rx_pcap={pa},infinite_rx=1", P0_MAC, P0_PEER,
+                         "10.0.0.1/24", rate="0"),
+            harness.port("p1", "net_null0,no-rx=1", P1_MAC, P1_PEER, "10.0.1.1/24",
+                         rate="10Gbps"),
+        ]
+        cfg = harness.write_config(os.path.join(tmp, "shaper.yaml"),
+                                   [harness.switch("s1", ports, [], queues_per_port=1)])
+        _, summary = harness.run_to_end(binary, tmp, cfg, "shaper", duration=DURATION)
+        p0 = harness.find_port(summary, "s1", "p0")
+        p1 = harness.find_port(summary, "s1", "p1")
+        seconds = summary["duration_seconds"]
+        fed = p0["rx_packets"] * (FRAME + 24) * 8 / seconds
+        check(fed > 1.2 * RATE, f"feed only {fed / 1e9:.2f} Gbps (L1) over {seconds:.2f} s;"
+                                f" cannot test a 10 Gbps shaper with it")
+        check(sum(p1["drops"].values()) > 0, f"p1 never overflowed: {p1['drops']}")
+        l1 = p1["tx_l1_bits_per_second"]
+        # The counters bound it independently: the transmit interval is at most
+        # the run, so the rate over the run is a lower bound.
+        over_run = (p1["tx_bytes"] + 24 * p1["tx_packets"]) * 8 / seconds
+        check(over_run <= l1 * 1.0001,
+              f"tx_l1_bits_per_second {l1:.4g} below the rate over the whole run {over_run:.4g}")
+        check(abs(l1 - RATE) <= 0.01 * RATE,
+              f"p1 transmitted at {l1 / 1e9:.4f} Gbps (L1), expected 10 Gbps ± 1%"
+              f" (fed {fed / 1e9:.1f} Gbps, {p1['tx_packets']} frames in {seconds:.2f} s)")
+        check(p1["tx_bytes"] == p1["tx_packets"] * FRAME,
+              f"p1 tx_bytes {p1['tx_bytes']} != {p1['tx_packets']} frames x {FRAME}")
+        print(f"p1 at {l1 / 1e9:.4f} Gbps L1 (fed {fed / 1e9:.1f} Gbps)")
+
+
+if __name__ == "__main__":
+    harness.main(test)
