@@ -43,7 +43,9 @@ std::string YamlReader::describe(const YAML::Node& n) {
 }
 
 void YamlReader::error(const YAML::Node& at, const std::string& path, std::string message) {
-  int line = line_of(at);
+  // An empty value's mark points at the next token, often on a later line;
+  // the line of its key is the one to report.
+  int line = is_empty(at) ? 0 : line_of(at);
   if (line == 0) line = line_for(*lines_, path);
   errors_->push_back(ConfigError{file_, line, path, std::move(message)});
 }

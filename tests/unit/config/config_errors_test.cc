@@ -66,6 +66,27 @@ TEST(ConfigErrors, WrongType) {
   EXPECT_EQ(errors_of("switches: s1\n"), Lines{"t.yaml:1: switches: expected a list, got \"s1\""});
 }
 
+TEST(ConfigErrors, EmptyValuesReportTheLineOfTheirKey) {
+  EXPECT_EQ(errors_of(R"(switches:
+  - name: s1
+    ports:
+  - name: s2
+    ecn:
+    ports:
+      - name: p0
+        device: net_null0
+        role:
+        rate:
+)"),
+            (Lines{
+                "t.yaml:3: switches[0].ports: expected at least one port",
+                "t.yaml:5: switches[1].ecn.mode: missing required key \"mode\"",
+                "t.yaml:9: switches[1].ports[0].role: expected one of host, switch, got nothing",
+                "t.yaml:10: switches[1].ports[0].rate: expected a rate such as 10Gbps or "
+                "100Mbps, got nothing",
+            }));
+}
+
 TEST(ConfigErrors, UnknownKeyWithSuggestion) {
   EXPECT_EQ(errors_of(R"(switches:
   - name: s1
