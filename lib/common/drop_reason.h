@@ -24,7 +24,6 @@ enum class DropReason : uint8_t {
   // Forwarding.
   kNoRoute,           // LPM miss
   kNoNeighbor,        // egress peer MAC not known yet (ARP pending)
-  kSamePort,          // route points back out of the ingress port
   kLocalDelivery,     // addressed to the switch itself (not ARP)
   kControlUnsupported,  // MAC control / sluice control not handled by this build
   // Traffic manager (egress).
@@ -32,8 +31,6 @@ enum class DropReason : uint8_t {
   kQueueThreshold,    // dynamic threshold of the queue exceeded
   kQueueFull,         // queue descriptor ring full
   kRingFull,          // inter-lcore ring full
-  kTxFailed,          // the device refused the packet after retries
-  kShutdown,          // still queued when sluice stopped
   kCount
 };
 
@@ -53,15 +50,12 @@ constexpr std::string_view drop_reason_name(DropReason r) {
     case DropReason::kTooBig: return "too_big";
     case DropReason::kNoRoute: return "no_route";
     case DropReason::kNoNeighbor: return "no_neighbor";
-    case DropReason::kSamePort: return "same_port";
     case DropReason::kLocalDelivery: return "local_delivery";
     case DropReason::kControlUnsupported: return "control_unsupported";
     case DropReason::kBufferFull: return "buffer_full";
     case DropReason::kQueueThreshold: return "queue_threshold";
     case DropReason::kQueueFull: return "queue_full";
     case DropReason::kRingFull: return "ring_full";
-    case DropReason::kTxFailed: return "tx_failed";
-    case DropReason::kShutdown: return "shutdown";
     case DropReason::kCount: break;
   }
   return "unknown";

@@ -152,7 +152,7 @@ class EgressPort {
 
   // Removes every queued packet (shutdown), control first, calling
   // fn(const TmPacket&) for each and releasing data packets' buffer. Drops are
-  // not counted here: the caller counts them (DropReason::kShutdown).
+  // not counted here: the caller reports them (sluice: queued_at_stop).
   template <class F>
   void drain(F&& fn) {
     while (!control_.empty()) fn(static_cast<const TmPacket&>(control_.pop()));
