@@ -201,6 +201,10 @@ std::string create_routes(SwitchRuntime& sw) {
       for (size_t i = 0; i < sc.ports.size(); ++i)
         if (sc.ports[i].name == pn) members.push_back(sw.ports[i]);
     }
+    // Members in ascending port order, as RouteTable and docs/packet-processing.md
+    // define them, so ECMP choices do not depend on how the route lists them.
+    std::sort(members.begin(), members.end());
+    members.erase(std::unique(members.begin(), members.end()), members.end());
     if (members.size() > kMaxEcmp)
       return "switch " + sc.name + ": a route has more than " + std::to_string(kMaxEcmp) +
              " ECMP members";
