@@ -37,6 +37,7 @@ struct PortRuntime {
   uint16_t switch_index = 0;  // owning switch instance
   const PortConfig* cfg = nullptr;
   uint16_t eth_port = kNoEthPort;  // DPDK port id
+  uint32_t mtu = 1500;             // copy of cfg->mtu, read per packet
   MacAddr mac{};
   // Peer MAC packed in the low 48 bits, bit 48 set when known. Written only by
   // the owner lcore (ARP learning); read by telemetry.

@@ -85,6 +85,7 @@ std::string create_ports(Runtime& rt) {
       p->index = static_cast<uint16_t>(rt.ports.size());
       p->switch_index = static_cast<uint16_t>(si);
       p->cfg = &pc;
+      p->mtu = pc.mtu;
       if (pc.peer_mac) p->peer_mac.store(pack_mac(*pc.peer_mac));
       if (!pc.link_peer.empty())
         return port_ref(sc, pc) + ": internal links are not supported by this build yet";

@@ -31,7 +31,9 @@ void write_mac(uint8_t* dst, uint64_t packed) {
 }  // namespace
 
 Worker::Worker(Runtime& rt, WorkerRuntime& w)
-    : rt_(rt), w_(w), clock_(rt.tsc_hz), staged_(rt.workers.size()) {}
+    : rt_(rt), w_(w), clock_(rt.tsc_hz), staged_(rt.workers.size()) {
+  for (const auto& p : rt.ports) ports_.push_back(p.get());
+}
 
 int worker_main(void* arg) {
   static_cast<Worker*>(arg)->run();
@@ -45,12 +47,12 @@ void Worker::run() {
   while (!rt_.stop.load(std::memory_order_relaxed)) {
     const uint64_t now = clock_.to_ns(last);
     bool busy = false;
-    for (uint16_t p : w_.ports) busy |= poll_port(*rt_.ports[p], now);
+    for (uint16_t p : w_.ports) busy |= poll_port(*ports_[p], now);
     flush_staged();
     busy |= drain_rings(now);
-    for (uint16_t p : w_.ports) busy |= transmit(*rt_.ports[p], now);
+    for (uint16_t p : w_.ports) busy |= transmit(*ports_[p], now);
     if (++iteration % kTimerEveryIterations == 0) {
-      for (uint16_t p : w_.ports) send_arp_requests(*rt_.ports[p], now);
+      for (uint16_t p : w_.ports) send_arp_requests(*ports_[p], now);
     }
     const uint64_t end = rte_rdtsc();
     w_.total_cycles.add(end - last);
@@ -121,8 +123,8 @@ void Worker::route_ipv4(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, ui
     const uint32_t h = flow_hash(pp.src_ip, pp.dst_ip, pp.proto, pp.src_port, pp.dst_port);
     egress = g.ports[ecmp_pick(h, g.size)];
   }
-  const PortRuntime& out = *rt_.ports[egress];
-  if (pp.ip_total_len > out.cfg->mtu) return drop(in.index, m, DropReason::kTooBig);
+  const PortRuntime& out = *ports_[egress];
+  if (pp.ip_total_len > out.mtu) return drop(in.index, m, DropReason::kTooBig);
   uint8_t* ip = rte_pktmbuf_mtod(m, uint8_t*) + pp.l3_offset;
   ipv4_decrement_ttl(ip);
   const TrafficManagerConfig& tm = sw.cfg->tm;
@@ -142,7 +144,7 @@ void Worker::route_ipv4(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, ui
 // the traffic manager decides (enqueue, mark, or drop).
 void Worker::admit(rte_mbuf* m, uint64_t now) {
   const MbufMeta meta = mbuf_meta_get(m);
-  PortRuntime& out = *rt_.ports[meta.egress_port];
+  PortRuntime& out = *ports_[meta.egress_port];
   PortCounters& c = counters(out.index);
   c.forwarded_packets.add();
   const uint64_t peer = out.peer_mac.load(std::memory_order_relaxed);
@@ -202,7 +204,7 @@ bool Worker::transmit(PortRuntime& port, uint64_t now) {
   if (port.eth_port == kNoEthPort) return false;
   PortCounters& c = counters(port.index);
   if (port.tx_pending_count == 0) {
-    TmPacket out[kBurst];
+    TmPacket* out = dequeued_;
     const unsigned n = port.tm->dequeue_burst(now, out, kBurst);
     if (n == 0) return false;
     for (unsigned i = 0; i < n; ++i) {

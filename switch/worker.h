@@ -42,6 +42,8 @@ class Worker {
     unsigned count = 0;
   };
   std::vector<Stage> staged_;  // per destination worker
+  std::vector<PortRuntime*> ports_;  // rt_.ports without the unique_ptr hop
+  TmPacket dequeued_[kBurst];        // scratch for transmit(), not re-initialised per call
 };
 
 // rte_eal_remote_launch entry point; arg is a Worker*.
