@@ -37,11 +37,26 @@ struct BufferConfig {
   double dt_alpha = 1.0;              // dynamic threshold: q <= alpha * free
 };
 
+enum class PcapReplayMode { kPaced, kFast };
+
+// A port that is a capture file instead of a device: what it receives comes
+// from rx_path (paced by the capture's timestamps, or as fast as possible),
+// what it transmits is written to tx_path. Either path may be empty.
+struct PcapPortConfig {
+  std::string rx_path;
+  std::string tx_path;
+  PcapReplayMode mode = PcapReplayMode::kPaced;
+  bool loop = false;    // start again at the end of the file
+  double speed = 1.0;   // paced mode: capture time is divided by this
+};
+
 struct PortConfig {
   std::string name;           // unique within its switch
   std::string device;         // DPDK device: "net_null0", "0000:01:00.0", "net_pcap0,rx_pcap=x"
   std::string link_peer;      // internal link: "switch/port" (device is empty then)
   uint64_t link_delay_ns = 0; // internal link one-way propagation delay
+  double link_loss = 0.0;     // internal link: probability a frame is lost (fault tests)
+  std::optional<PcapPortConfig> pcap;  // capture-file port (device and link empty then)
   PortRole role = PortRole::kHost;
   uint64_t rate_bps = 0;            // 0: unshaped (line rate of the device)
   uint32_t mtu = 1500;              // largest IP packet forwarded out of this port
