@@ -188,7 +188,7 @@ class Loader {
 
   void load_port(const Field& p, PortConfig* out) {
     out->line = YamlReader::line_of(p.node);
-    if (!r_.expect_map(p, {"name", "device", "link", "delay", "role", "rate", "mtu",
+    if (!r_.expect_map(p, {"name", "device", "link", "pcap", "delay", "loss", "role", "rate", "mtu",
                            "wire_overhead", "mac", "peer_mac", "peer_ip", "ipv4", "hop_rtt"})) {
       return;
     }
@@ -212,33 +212,89 @@ class Loader {
     }
   }
 
-  // Exactly one of device / link; delay only with link.
+  // Exactly one of device / link / pcap; delay and loss only with link.
   void load_attachment(const Field& p, PortConfig* out) {
     const auto device = r_.field(p, "device", Need::kOptional);
     const auto link = r_.field(p, "link", Need::kOptional);
-    const auto delay = r_.field(p, "delay", Need::kOptional);
+    const auto pcap = r_.field(p, "pcap", Need::kOptional);
     if (device) set(r_.string(*device), &out->device);
-    if (link) {
-      if (auto text = r_.string(*link)) {
-        if (parse_port_ref(*text)) {
-          out->link_peer = *text;
-        } else {
-          r_.error(link->node, link->path,
-                   "expected switch/port such as s2/p1, got " + YamlReader::describe(link->node));
-        }
-      }
+    if (link) load_link_peer(*link, out);
+    if (pcap) load_pcap(*pcap, &out->pcap.emplace());
+    const int given = int(device.has_value()) + int(link.has_value()) + int(pcap.has_value());
+    if (given == 0) {
+      r_.error(p.node, p.path + ".device", "missing required key \"device\", \"link\" or \"pcap\"");
+    } else if (given > 1) {
+      const Field& second = link && device ? *link : *pcap;
+      // At the key's line: a map value's own mark is the line below it.
+      r_.error(YAML::Node(), second.path, "give only one of device, link or pcap");
     }
-    if (device && link) {
-      r_.error(link->node, link->path, "give either device or link, not both");
-    } else if (!device && !link) {
-      r_.error(p.node, p.path + ".device", "missing required key \"device\" or \"link\"");
-    }
-    if (delay) {
+    if (auto delay = r_.field(p, "delay", Need::kOptional)) {
       if (link)
         set(r_.duration(*delay, 0, UINT64_MAX), &out->link_delay_ns);
       else
         r_.error(delay->node, delay->path, "\"delay\" applies only to internal links (link:)");
     }
+    if (auto loss = r_.field(p, "loss", Need::kOptional)) {
+      if (link)
+        set(r_.probability(*loss), &out->link_loss);
+      else
+        r_.error(loss->node, loss->path, "\"loss\" applies only to internal links (link:)");
+    }
+  }
+
+  void load_link_peer(const Field& link, PortConfig* out) {
+    const auto text = r_.string(link);
+    if (!text) return;
+    if (parse_port_ref(*text)) {
+      out->link_peer = *text;
+    } else {
+      r_.error(link.node, link.path,
+               "expected switch/port such as s2/p1, got " + YamlReader::describe(link.node));
+    }
+  }
+
+  // A capture-file port: rx and/or tx file, and how rx is replayed.
+  void load_pcap(const Field& pc, PcapPortConfig* out) {
+    if (!r_.expect_map(pc, {"rx", "tx", "mode", "loop", "speed"})) return;
+    const auto rx = r_.field(pc, "rx", Need::kOptional);
+    const auto tx = r_.field(pc, "tx", Need::kOptional);
+    if (rx) set(file_path(*rx), &out->rx_path);
+    if (tx) set(file_path(*tx), &out->tx_path);
+    if (!rx && !tx) {
+      r_.error(YAML::Node(), pc.path,
+               "expected rx (a capture to replay), tx (a capture to write) or both");
+    }
+    const auto mode = r_.field(pc, "mode", Need::kOptional);
+    const auto loop = r_.field(pc, "loop", Need::kOptional);
+    const auto speed = r_.field(pc, "speed", Need::kOptional);
+    if (!rx && tx) {
+      for (const auto* f : {&mode, &loop, &speed}) {
+        if (*f)
+          r_.error((*f)->node, (*f)->path, "this key applies only to a replayed capture (rx)");
+      }
+      return;
+    }
+    if (mode) {
+      set(r_.choice<PcapReplayMode>(
+              *mode, {{"paced", PcapReplayMode::kPaced}, {"fast", PcapReplayMode::kFast}}),
+          &out->mode);
+    }
+    if (loop) set(r_.boolean(*loop), &out->loop);
+    if (speed) {
+      if (out->mode == PcapReplayMode::kPaced)
+        set(r_.real(*speed, 0.0, INFINITY), &out->speed);
+      else
+        r_.error(speed->node, speed->path, "\"speed\" applies only to mode paced");
+    }
+  }
+
+  std::optional<std::string> file_path(const Field& f) {
+    auto text = r_.string(f);
+    if (text && text->empty()) {
+      r_.error(f.node, f.path, "expected a file path, got \"\"");
+      return std::nullopt;
+    }
+    return text;
   }
 
   std::optional<MacAddr> mac(const Field& f) {

@@ -34,6 +34,7 @@ class Validator {
       check_routes(s);
     }
     check_workers();
+    check_capture_files();
   }
 
  private:
@@ -209,6 +210,38 @@ class Validator {
                   " is assigned to no worker (when workers are given, every port needs one)");
       }
     }
+  }
+
+  // A file may be written by one port only, and a file that is written may not
+  // also be replayed: opening it for writing would truncate it. Paths are
+  // compared as written, so "a.pcap" and "./a.pcap" are not recognised as one.
+  void check_capture_files() {
+    std::map<std::string, std::string> writer;  // tx path -> key of its first writer
+    for (const auto& [path, key] : capture_files(&PcapPortConfig::tx_path, ".pcap.tx")) {
+      const auto [it, fresh] = writer.emplace(path, key);
+      if (!fresh) error(key, "\"" + path + "\" is already written by " + it->second);
+    }
+    for (const auto& [path, key] : capture_files(&PcapPortConfig::rx_path, ".pcap.rx")) {
+      const auto it = writer.find(path);
+      if (it != writer.end()) {
+        error(key, "\"" + path + "\" is also written by " + it->second +
+                       ", which would truncate it before it is replayed");
+      }
+    }
+  }
+
+  // (path, key) of every non-empty rx_path or tx_path, in file order.
+  std::vector<std::pair<std::string, std::string>> capture_files(
+      std::string PcapPortConfig::*member, const char* suffix) const {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (size_t s = 0; s < c_.switches.size(); ++s) {
+      for (size_t p = 0; p < c_.switches[s].ports.size(); ++p) {
+        const auto& pcap = c_.switches[s].ports[p].pcap;
+        if (!pcap || ((*pcap).*member).empty()) continue;
+        out.emplace_back((*pcap).*member, at(at("", "switches", s), "ports", p) + suffix);
+      }
+    }
+    return out;
   }
 
   const Config& c_;

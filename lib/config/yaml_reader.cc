@@ -157,6 +157,20 @@ std::optional<double> YamlReader::real(const Field& f, double min_exclusive, dou
   return value;
 }
 
+std::optional<double> YamlReader::probability(const Field& f) {
+  const std::string what = "a probability between 0 and 1";
+  const auto text = scalar_text(f, what);
+  if (!text) return std::nullopt;
+  char* end = nullptr;
+  const double value = text->empty() ? NAN : std::strtod(text->c_str(), &end);
+  const bool whole = end != nullptr && *end == '\0';
+  if (!whole || !(value >= 0.0) || !(value <= 1.0)) {
+    error(f.node, f.path, "expected " + what + ", got " + describe(f.node));
+    return std::nullopt;
+  }
+  return value;
+}
+
 std::optional<bool> YamlReader::boolean(const Field& f) {
   const auto text = scalar_text(f, "true or false");
   if (!text) return std::nullopt;

@@ -47,6 +47,8 @@ class YamlReader {
   std::optional<std::string> string(const Field& f);
   std::optional<uint64_t> integer(const Field& f, uint64_t min, uint64_t max);
   std::optional<double> real(const Field& f, double min_exclusive, double max_inclusive);
+  // A number in [0, 1], both ends included.
+  std::optional<double> probability(const Field& f);
   std::optional<bool> boolean(const Field& f);
   std::optional<uint64_t> rate(const Field& f);
   std::optional<uint64_t> size(const Field& f, uint64_t min, uint64_t max);

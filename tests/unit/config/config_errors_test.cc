@@ -343,13 +343,234 @@ TEST(ConfigErrors, DeviceAndLinkExclusive) {
         rate: 0
 )"),
             (Lines{
-                "t.yaml:4: switches[0].ports[0].device: missing required key \"device\" or "
-                "\"link\"",
-                "t.yaml:9: switches[0].ports[1].link: give either device or link, not both",
+                "t.yaml:4: switches[0].ports[0].device: missing required key \"device\", "
+                "\"link\" or \"pcap\"",
+                "t.yaml:9: switches[0].ports[1].link: give only one of device, link or pcap",
                 "t.yaml:9: switches[0].ports[1].link: link peer \"s1/p0\" does not link back: it "
                 "should say link: s1/p1",
                 "t.yaml:14: switches[0].ports[2].delay: \"delay\" applies only to internal links "
                 "(link:)",
+            }));
+}
+
+TEST(ConfigErrors, PcapCombinedWithDeviceOrLink) {
+  EXPECT_EQ(errors_of(R"(switches:
+  - name: s1
+    ports:
+      - name: p0
+        device: net_null0
+        pcap:
+          rx: a.pcap
+        role: host
+        rate: 0
+      - name: p1
+        link: s1/p0
+        pcap:
+          tx: b.pcap
+        role: host
+        rate: 0
+)"),
+            (Lines{
+                "t.yaml:6: switches[0].ports[0].pcap: give only one of device, link or pcap",
+                "t.yaml:11: switches[0].ports[1].link: link peer \"s1/p0\" does not link back: "
+                "it should say link: s1/p1",
+                "t.yaml:12: switches[0].ports[1].pcap: give only one of device, link or pcap",
+            }));
+}
+
+TEST(ConfigErrors, PcapNeedsRxOrTx) {
+  EXPECT_EQ(errors_of(R"(switches:
+  - name: s1
+    ports:
+      - name: p0
+        pcap:
+          mode: fast
+        role: host
+        rate: 0
+      - name: p1
+        pcap:
+        role: host
+        rate: 0
+      - name: p2
+        pcap:
+          rx: ""
+        role: host
+        rate: 0
+)"),
+            (Lines{
+                "t.yaml:5: switches[0].ports[0].pcap: expected rx (a capture to replay), tx (a "
+                "capture to write) or both",
+                "t.yaml:10: switches[0].ports[1].pcap: expected rx (a capture to replay), tx (a "
+                "capture to write) or both",
+                "t.yaml:15: switches[0].ports[2].pcap.rx: expected a file path, got \"\"",
+            }));
+}
+
+TEST(ConfigErrors, PcapKeysAndTypes) {
+  EXPECT_EQ(errors_of(R"(switches:
+  - name: s1
+    ports:
+      - name: p0
+        pcap:
+          rx: [a.pcap]
+          tx: {file: b.pcap}
+          mdoe: fast
+          file: c.pcap
+        role: host
+        rate: 0
+      - name: p1
+        pcap: h1.pcap
+        role: host
+        rate: 0
+)"),
+            (Lines{
+                "t.yaml:6: switches[0].ports[0].pcap.rx: expected a string, got a list",
+                "t.yaml:7: switches[0].ports[0].pcap.tx: expected a string, got a map",
+                "t.yaml:8: switches[0].ports[0].pcap.mdoe: unknown key \"mdoe\"; did you mean "
+                "\"mode\"?",
+                "t.yaml:9: switches[0].ports[0].pcap.file: unknown key \"file\"; allowed keys: rx, "
+                "tx, mode, loop, speed",
+                "t.yaml:13: switches[0].ports[1].pcap: expected a map, got \"h1.pcap\"",
+            }));
+}
+
+TEST(ConfigErrors, PcapModeLoopSpeed) {
+  EXPECT_EQ(errors_of(R"(switches:
+  - name: s1
+    ports:
+      - name: p0
+        role: host
+        rate: 0
+        pcap:
+          rx: a.pcap
+          mode: realtime
+          loop: sometimes
+          speed: 0
+      - name: p1
+        role: host
+        rate: 0
+        pcap:
+          rx: b.pcap
+          speed: -2
+      - name: p2
+        role: host
+        rate: 0
+        pcap:
+          rx: c.pcap
+          mode: fast
+          speed: 2
+      - name: p3
+        role: host
+        rate: 0
+        pcap:
+          tx: d.pcap
+          mode: fast
+          loop: true
+)"),
+            (Lines{
+                "t.yaml:9: switches[0].ports[0].pcap.mode: expected one of paced, fast, got "
+                "\"realtime\"",
+                "t.yaml:10: switches[0].ports[0].pcap.loop: expected true or false, got "
+                "\"sometimes\"",
+                "t.yaml:11: switches[0].ports[0].pcap.speed: expected a number greater than "
+                "0.000000, got \"0\"",
+                "t.yaml:17: switches[0].ports[1].pcap.speed: expected a number greater than "
+                "0.000000, got \"-2\"",
+                "t.yaml:24: switches[0].ports[2].pcap.speed: \"speed\" applies only to mode paced",
+                "t.yaml:30: switches[0].ports[3].pcap.mode: this key applies only to a replayed "
+                "capture (rx)",
+                "t.yaml:31: switches[0].ports[3].pcap.loop: this key applies only to a replayed "
+                "capture (rx)",
+            }));
+}
+
+TEST(ConfigErrors, CaptureFileConflicts) {
+  EXPECT_EQ(errors_of(R"(switches:
+  - name: s1
+    ports:
+      - name: p0
+        pcap:
+          rx: same.pcap
+          tx: same.pcap
+        role: host
+        rate: 0
+      - name: p1
+        pcap:
+          tx: out.pcap
+        role: host
+        rate: 0
+  - name: s2
+    ports:
+      - name: p0
+        pcap:
+          rx: out.pcap
+          tx: out.pcap
+        role: host
+        rate: 0
+)"),
+            (Lines{
+                "t.yaml:6: switches[0].ports[0].pcap.rx: \"same.pcap\" is also written by "
+                "switches[0].ports[0].pcap.tx, which would truncate it before it is replayed",
+                "t.yaml:19: switches[1].ports[0].pcap.rx: \"out.pcap\" is also written by "
+                "switches[0].ports[1].pcap.tx, which would truncate it before it is replayed",
+                "t.yaml:20: switches[1].ports[0].pcap.tx: \"out.pcap\" is already written by "
+                "switches[0].ports[1].pcap.tx",
+            }));
+}
+
+TEST(ConfigErrors, LinkLoss) {
+  EXPECT_EQ(errors_of(R"(switches:
+  - name: a
+    ports:
+      - name: x
+        link: b/y
+        loss: 1.5
+        role: switch
+        rate: 1Gbps
+      - name: h
+        device: net_null0
+        loss: 0.1
+        role: host
+        rate: 1Gbps
+  - name: b
+    ports:
+      - name: y
+        link: a/x
+        loss: -0.1
+        role: switch
+        rate: 1Gbps
+      - name: h
+        pcap:
+          rx: h.pcap
+        loss: 0
+        role: host
+        rate: 1Gbps
+      - name: z
+        link: c/z
+        loss: lots
+        role: switch
+        rate: 1Gbps
+  - name: c
+    ports:
+      - name: z
+        link: b/z
+        loss: 0.5%
+        role: switch
+        rate: 1Gbps
+)"),
+            (Lines{
+                "t.yaml:6: switches[0].ports[0].loss: expected a probability between 0 and 1, "
+                "got \"1.5\"",
+                "t.yaml:11: switches[0].ports[1].loss: \"loss\" applies only to internal links "
+                "(link:)",
+                "t.yaml:18: switches[1].ports[0].loss: expected a probability between 0 and 1, "
+                "got \"-0.1\"",
+                "t.yaml:24: switches[1].ports[1].loss: \"loss\" applies only to internal links "
+                "(link:)",
+                "t.yaml:29: switches[1].ports[2].loss: expected a probability between 0 and 1, "
+                "got \"lots\"",
+                "t.yaml:36: switches[2].ports[0].loss: expected a probability between 0 and 1, "
+                "got \"0.5%\"",
             }));
 }
 

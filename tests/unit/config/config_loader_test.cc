@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace sluice {
@@ -183,6 +185,102 @@ TEST(ConfigLoader, MinimalConfigTakesDefaults) {
   EXPECT_TRUE(r.config.workers.empty());
   EXPECT_EQ(r.config.switches[0].tm.ecn.mode, EcnMode::kOff);
   EXPECT_EQ(r.config.switches[0].ports[0].rate_bps, 0u);
+}
+
+TEST(ConfigLoader, PcapPortsAndLinkLoss) {
+  const ConfigResult r = load_config_string(R"(switches:
+  - name: s1
+    ports:
+      - name: h0
+        role: host
+        rate: 10Gbps
+        pcap:
+          rx: runs/x/h0.pcap
+          tx: runs/x/rx_h0.pcap
+          mode: paced
+          loop: true
+          speed: 2.5
+      - name: h1
+        role: host
+        rate: 10Gbps
+        pcap:
+          rx: in.pcap
+          mode: fast
+      - name: h2
+        role: host
+        rate: 10Gbps
+        pcap:
+          tx: out.pcap
+      - name: up
+        link: s2/down
+        loss: 0.001
+        role: switch
+        rate: 10Gbps
+  - name: s2
+    ports:
+      - name: down
+        link: s1/up
+        loss: 0
+        role: switch
+        rate: 10Gbps
+)",
+                                            kFile);
+  for (const ConfigError& e : r.errors) ADD_FAILURE() << e.to_string();
+  ASSERT_TRUE(r.ok());
+  const auto& ports = r.config.switches[0].ports;
+  ASSERT_EQ(ports.size(), 4u);
+  ASSERT_TRUE(ports[0].pcap.has_value());
+  EXPECT_EQ(ports[0].device, "");
+  EXPECT_EQ(ports[0].link_peer, "");
+  EXPECT_EQ(ports[0].pcap->rx_path, "runs/x/h0.pcap");
+  EXPECT_EQ(ports[0].pcap->tx_path, "runs/x/rx_h0.pcap");
+  EXPECT_EQ(ports[0].pcap->mode, PcapReplayMode::kPaced);
+  EXPECT_TRUE(ports[0].pcap->loop);
+  EXPECT_DOUBLE_EQ(ports[0].pcap->speed, 2.5);
+  ASSERT_TRUE(ports[1].pcap.has_value());
+  EXPECT_EQ(ports[1].pcap->rx_path, "in.pcap");
+  EXPECT_EQ(ports[1].pcap->tx_path, "");
+  EXPECT_EQ(ports[1].pcap->mode, PcapReplayMode::kFast);
+  EXPECT_FALSE(ports[1].pcap->loop);
+  ASSERT_TRUE(ports[2].pcap.has_value());
+  EXPECT_EQ(ports[2].pcap->rx_path, "");
+  EXPECT_EQ(ports[2].pcap->tx_path, "out.pcap");
+  EXPECT_EQ(ports[2].pcap->mode, PcapReplayMode::kPaced);  // defaults
+  EXPECT_FALSE(ports[2].pcap->loop);
+  EXPECT_DOUBLE_EQ(ports[2].pcap->speed, 1.0);
+  EXPECT_FALSE(ports[3].pcap.has_value());
+  EXPECT_DOUBLE_EQ(ports[3].link_loss, 0.001);
+  EXPECT_DOUBLE_EQ(r.config.switches[1].ports[0].link_loss, 0.0);
+}
+
+TEST(ConfigLoader, LinkLossBounds) {
+  const char* kTemplate = R"(switches:
+  - name: a
+    ports:
+      - name: x
+        link: b/y
+        loss: %s
+        role: switch
+        rate: 1Gbps
+  - name: b
+    ports:
+      - name: y
+        link: a/x
+        role: switch
+        rate: 1Gbps
+)";
+  for (const char* loss : {"0", "1", "0.25", "1e-6"}) {
+    char yaml[512];
+    std::snprintf(yaml, sizeof yaml, kTemplate, loss);
+    const ConfigResult r = load_config_string(yaml, kFile);
+    ASSERT_TRUE(r.ok()) << loss << ": " << r.errors[0].to_string();
+    EXPECT_DOUBLE_EQ(r.config.switches[0].ports[0].link_loss, std::strtod(loss, nullptr));
+  }
+  for (const char* loss : {"1.0001", "-1e-9", "nan", "inf", ""}) {
+    char yaml[512];
+    std::snprintf(yaml, sizeof yaml, kTemplate, loss);
+    EXPECT_FALSE(load_config_string(yaml, kFile).ok()) << loss;
+  }
 }
 
 TEST(ConfigError, ToStringFormat) {
