@@ -25,6 +25,7 @@ DEFAULT_MTU = 1500
 DEFAULT_DST_PORT = 9000
 ETHERTYPE_IPV4, ETHERTYPE_VLAN = 0x0800, 0x8100
 ECN_ECT0 = 0b10
+PARSE_BYTES = 128  # enough for Eth + VLAN + IPv4 with options + UDP + SLW1
 
 _ETH = struct.Struct("!6s6sH")
 _IP_UDP_SLW = struct.Struct("!BBHHHBBH4s4sHHHH4sIIIII")
