@@ -14,7 +14,7 @@ import unittest
 import common
 from sluicepy import workload_gen as wg
 from sluicepy.cdf import FlowSizeCdf
-from sluicepy.hosts import Host, load_hosts
+from sluicepy.hosts import Host, hosts_from_config, load_hosts
 
 RATE = 10**10
 APP = 1500 - 20 - 8 - 24          # application bytes in a full packet
@@ -152,14 +152,22 @@ class GeneratorCli(unittest.TestCase):
         for name, records in self.pcaps.items():
             for (t0, f0), (t1, _) in zip(records, records[1:]):
                 wire_ns = (len(f0) + 24) * 8 * 1e9 / RATE
-                self.assertGreaterEqual(t1 - t0, wire_ns, name)
+                # Stamps are the exact schedule rounded up to whole ns.
+                self.assertGreater(t1 - t0, wire_ns - 1, name)
 
     def test_flow_packets_back_to_back(self):
         for name, records in self.pcaps.items():
+            first = {}
             for (t0, f0), (t1, f1) in zip(records, records[1:]):
                 if f0[46:50] == f1[46:50]:  # same flow id
                     wire_ns = (len(f0) + 24) * 8 * 1e9 / RATE
                     self.assertLess(t1 - t0, wire_ns + 1, name)
+            # and no drift: packet k of a flow leaves k full wire times after
+            # the first (all but the last packet are full, 1538 B on the wire).
+            for t, f in records:
+                fid, seq = struct.unpack_from("!II", f, 46)
+                first.setdefault(fid, t)
+                self.assertEqual(t, first[fid] + math.ceil(seq * 1538 * 8 * 1e9 / RATE - 1e-6))
 
     def test_flow_starts_respect_arrivals_and_fifo(self):
         last_end = {}
@@ -254,6 +262,29 @@ class GeneratorModel(unittest.TestCase):
             self.assertEqual(f.start_ns, f.arrival_ns)
             self.assertEqual(f.start_ns % 5_000_000, 0)
             self.assertEqual(f.size, 100_000)
+
+    def test_hosts_from_sluice_config(self):
+        conf = """
+switches:
+  - name: leaf1
+    ports:
+      - {name: p0, device: net_null0, role: host, rate: 10Gbps, mac: "02:00:00:00:01:00",
+         peer_mac: "02:00:00:00:00:10", peer_ip: 10.0.0.2, ipv4: 10.0.0.1/24}
+      - {name: up0, link: leaf2/up0, role: switch, rate: 10Gbps, mac: "02:00:00:00:01:09"}
+  - name: leaf2
+    ports:
+      - {name: p0, device: net_null1, role: host, rate: 10Gbps, mac: "02:00:00:00:02:00",
+         peer_mac: "02:00:00:00:00:20", peer_ip: 10.1.0.2, ipv4: 10.1.0.1/24}
+      - {name: up0, link: leaf1/up0, role: switch, rate: 10Gbps, mac: "02:00:00:00:02:09"}
+"""
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "fabric.yaml")
+            with open(path, "w") as f:
+                f.write(conf)
+            hosts = hosts_from_config(path)
+        self.assertEqual([(h.name, h.ip, h.mac, h.gateway_mac, h.index) for h in hosts],
+                         [("leaf1-p0", "10.0.0.2", "02:00:00:00:00:10", "02:00:00:00:01:00", 0),
+                          ("leaf2-p0", "10.1.0.2", "02:00:00:00:00:20", "02:00:00:00:02:00", 1)])
 
     def test_hosts_file_errors(self):
         with tempfile.TemporaryDirectory() as d:

@@ -50,7 +50,8 @@ class FlowRx:
     reordered: int = 0
     ce: int = 0
     max_seq: int = -1
-    last_ns: int = 0
+    last_ts: int | None = None  # stamp of the packet whose last byte came last
+    last_wire: float = 0.0      # its wire time, added when stamps mark the first bit
 
 
 @dataclass
@@ -175,8 +176,11 @@ def collect_rx(paths, flows, link_rate_bps, rx_stamp="first-bit"):
             rx.max_seq = max(rx.max_seq, r.seq)
             if r.ecn == 3:
                 rx.ce += 1
+            # Integer stamp and fractional wire time kept apart: a float of
+            # epoch nanoseconds has a 256 ns resolution.
             wire_ns = 0.0 if last_bit else payload.wire_len(r.app) * 8e9 / link_rate_bps
-            rx.last_ns = max(rx.last_ns, ts + wire_ns)
+            if rx.last_ts is None or (ts - rx.last_ts) + (wire_ns - rx.last_wire) > 0:
+                rx.last_ts, rx.last_wire = ts, wire_ns
     return st
 
 
@@ -196,8 +200,8 @@ def analyse(flows, rx_stats, link_rate_bps, base_rtt_ns=0, start_offset_ns=0, ti
         finish = fct = slowdown = None
         clamped = False
         if received == spec.packets:
-            finish = rx.last_ns
-            fct = finish - start
+            finish = rx.last_ts + round(rx.last_wire)  # whole ns, for display
+            fct = (rx.last_ts - start) + rx.last_wire
             slowdown = fct / ideal
             if slowdown < 1.0:
                 slowdown, clamped = 1.0, True

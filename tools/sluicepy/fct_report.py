@@ -76,7 +76,7 @@ def write_fct_csv(results, bins, path):
             s = r.spec
             w.writerow([s.flow_id, s.src, s.dst, s.size, s.packets, int(s.is_incast),
                         fa.BUCKETS[fa.bucket_of(s.size)][2], b, format_ns(r.start_ns),
-                        "" if r.finish_ns is None else format_ns(round(r.finish_ns)),
+                        "" if r.finish_ns is None else format_ns(r.finish_ns),
                         "" if r.fct_ns is None else "%.9f" % (r.fct_ns / 1e9),
                         "%.9f" % (r.ideal_ns / 1e9),
                         "" if r.slowdown is None else "%.6f" % r.slowdown,

@@ -62,3 +62,28 @@ def load_hosts(path):
                 raise ValueError("%s:%d: expected 'name ip mac gateway_mac'" % (path, lineno))
             hosts.append(Host(fields[0], fields[1], fields[2], fields[3], len(hosts)))
     return _check(hosts, path)
+
+
+def hosts_from_config(path):
+    """Hosts of a sluice configuration: every `role: host` port that has a
+    `peer_ip` is a host with that address, MAC `peer_mac` and gateway MAC the
+    port's `mac` (both must be given). The host is named after the port, or
+    `<switch>-<port>` when port names repeat across switches."""
+    import yaml
+    with open(path) as f:
+        doc = yaml.safe_load(f) or {}
+    found = []
+    for sw in doc.get("switches") or []:
+        for port in sw.get("ports") or []:
+            if port.get("role") != "host" or "peer_ip" not in port:
+                continue
+            where = "%s/%s" % (sw.get("name"), port.get("name"))
+            if "peer_mac" not in port or "mac" not in port:
+                raise ValueError("%s: host port %s needs mac and peer_mac" % (path, where))
+            found.append((str(sw.get("name")), str(port.get("name")), str(port["peer_ip"]),
+                          str(port["peer_mac"]), str(port["mac"])))
+    names = [p for _, p, _, _, _ in found]
+    unique = len(set(names)) == len(names)
+    hosts = [Host(p if unique else "%s-%s" % (s, p), ip, mac, gw, i)
+             for i, (s, p, ip, mac, gw) in enumerate(found)]
+    return _check(hosts, path)

@@ -63,7 +63,7 @@ def flow_wire_bytes(size, mtu=DEFAULT_MTU):
 
 
 def serialisation_ns(wire_bytes, rate_bps):
-    """Whole nanoseconds a frame occupies the link, rounded up."""
+    """Whole nanoseconds `wire_bytes` occupy the link, rounded up."""
     return -(-wire_bytes * 8 * 10**9 // rate_bps)
 
 

@@ -8,8 +8,10 @@ comes on top of that.
 
 Scheduling: a host is one FIFO serialisation queue at its link rate. A flow is
 queued at its arrival time and sent when the host is free, its packets back to
-back (each lasting its wire time, rounded up to whole ns). So a host's packets
-never overlap and a flow's start time is when its first packet leaves.
+back at the exact line rate (each stamp rounded up to a whole ns, without
+drift). So a host's packets never overlap (beyond that sub-ns rounding) and a
+flow's start time is when its first packet leaves; the host is free again at
+start + the flow's wire time, rounded up.
 """
 
 import csv
@@ -141,15 +143,12 @@ def make_flows(cdf, hosts, params):
 
 def schedule(flows, params):
     """Per-host FIFO at line rate (flows must be in arrival order)."""
-    full_app = payload.app_per_packet(params.mtu)
-    full_ns = payload.serialisation_ns(payload.wire_len(full_app), params.link_rate_bps)
     free = {}
     for f in flows:
         f.packets = payload.packet_count(f.size, params.mtu)
-        last_ns = payload.serialisation_ns(
-            payload.wire_len(payload.last_app(f.size, params.mtu)), params.link_rate_bps)
         f.start_ns = max(f.arrival_ns, free.get(f.src, 0))
-        f.end_ns = f.start_ns + (f.packets - 1) * full_ns + last_ns
+        f.end_ns = f.start_ns + payload.serialisation_ns(
+            payload.flow_wire_bytes(f.size, params.mtu), params.link_rate_bps)
         free[f.src] = f.end_ns
 
 
@@ -157,7 +156,8 @@ def write_pcaps(flows, hosts, params, out_dir):
     """DIR/<host>.pcap for every host (empty if it sends nothing). Returns the
     number of packets written per host name."""
     full_app = payload.app_per_packet(params.mtu)
-    full_ns = payload.serialisation_ns(payload.wire_len(full_app), params.link_rate_bps)
+    full_wire = payload.wire_len(full_app)
+    rate = params.link_rate_bps
     tos = (params.dscp << 2) | (payload.ECN_ECT0 if params.ecn else 0)
     per_host = {h.index: [] for h in hosts}
     for f in flows:
@@ -170,12 +170,14 @@ def write_pcaps(flows, hosts, params, out_dir):
                 dst = hosts[f.dst]
                 b = payload.FrameBuilder(h.mac, h.gateway_mac, h.ip, dst.ip, f.flow_id,
                                          f.size, h.index, params.dst_port, tos)
-                t = f.start_ns
+                # Packet k leaves when k full packets have been sent at the
+                # exact line rate, rounded up to whole ns (no drift).
                 for seq in range(f.packets - 1):
+                    t = f.start_ns + payload.serialisation_ns(seq * full_wire, rate)
                     w.write(t, b.frame(seq, seq * full_app, full_app, ip_id))
                     ip_id = (ip_id + 1) & 0xFFFF
-                    t += full_ns
                 seq = f.packets - 1
+                t = f.start_ns + payload.serialisation_ns(seq * full_wire, rate)
                 w.write(t, b.frame(seq, seq * full_app, f.size - seq * full_app, ip_id))
                 ip_id = (ip_id + 1) & 0xFFFF
         counts[h.name] = sum(f.packets for f in per_host[h.index])
