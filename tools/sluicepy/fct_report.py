@@ -127,6 +127,8 @@ def plot_runs(summaries, by_size_path, buckets_path):
     ax.set_xticks([b["bin"] for b in ref])
     ax.set_xticklabels([_size_text(b["max_size"]) for b in ref], rotation=45, ha="right")
     ax.set_xlabel("flow size (upper edge of equal-count bin, %d bins)" % len(ref))
+    ax.set_title("finished flows only; unfinished: " + ", ".join(
+        "%s %d" % (s["label"], s["unfinished"]) for s in summaries), fontsize=9)
     _finish(ax, fig, by_size_path)
 
     fig, ax = plt.subplots(figsize=(8, 4.5))
