@@ -56,6 +56,8 @@ void PfcReaction::apply_pfc(const MacControlFrame& f, uint64_t now_ns, EgressPor
 // A queue shared by several classes (fewer than 8 queues) stays paused until
 // the last of their pauses ends.
 void PfcReaction::sync_queues(uint64_t queues, uint64_t now_ns, EgressPort* port) const {
+  const uint32_t n = port->num_queues();
+  if (n < 64) queues &= (uint64_t{1} << n) - 1;  // a mapping for more queues than the port has
   for (uint64_t m = queues; m != 0; m &= m - 1) {
     const unsigned q = static_cast<unsigned>(std::countr_zero(m));
     uint64_t until = 0;

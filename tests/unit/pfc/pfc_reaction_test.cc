@@ -208,6 +208,14 @@ TEST(PfcReaction, OtherKindAndUnhonouredClassesAreIgnored) {
   EXPECT_EQ(only3.stats().received[0].get(), 0u);
 }
 
+TEST(PfcReaction, MappingBeyondThePortsQueuesIsClipped) {
+  Port p(4);
+  PfcReaction r(config(PfcMode::kPfc, 32));  // class 7 = queues 28..31
+  r.apply(pfc(0x81, {100, 0, 0, 0, 0, 0, 0, 100}), 0, &p.port);
+  EXPECT_EQ(p.paused(0), 0xFu);  // class 0 = queues 0..3, all of this port
+  EXPECT_TRUE(r.paused(7, 0));   // still accounted
+}
+
 TEST(PfcReaction, ReceiveParsesAndCountsInvalid) {
   Port p;
   PfcReaction r(config());
