@@ -11,6 +11,7 @@ summary's counters and duration, and the feed is checked to have exceeded the
 port rate (else the test would prove nothing)."""
 
 import os
+import time
 
 import harness
 from harness import check
@@ -20,6 +21,20 @@ P1_MAC, P1_PEER = "02:00:00:00:00:02", "02:00:00:00:00:a2"
 RATE = 10e9
 FRAME = 1500
 DURATION = 4
+
+
+def cpu_gaps(seconds=1.0, cap_ns=50_000):
+    """Share of wall time a busy thread spends descheduled in gaps longer than
+    the shaper's 50 us burst (time a shaper cannot make up). Printed when the
+    test fails: a loaded machine explains a low rate, it does not excuse it."""
+    t0 = last = time.monotonic_ns()
+    lost = 0
+    while last - t0 < seconds * 1e9:
+        now = time.monotonic_ns()
+        if now - last > cap_ns:
+            lost += now - last - cap_ns
+        last = now
+    return lost / (last - t0)
 
 
 def test(binary, srcdir):
@@ -50,9 +65,12 @@ def test(binary, srcdir):
         over_run = (p1["tx_bytes"] + 24 * p1["tx_packets"]) * 8 / seconds
         check(over_run <= l1 * 1.0001,
               f"tx_l1_bits_per_second {l1:.4g} below the rate over the whole run {over_run:.4g}")
-        check(abs(l1 - RATE) <= 0.01 * RATE,
-              f"p1 transmitted at {l1 / 1e9:.4f} Gbps (L1), expected 10 Gbps ± 1%"
-              f" (fed {fed / 1e9:.1f} Gbps, {p1['tx_packets']} frames in {seconds:.2f} s)")
+        if abs(l1 - RATE) > 0.01 * RATE:
+            raise harness.TestFailure(
+                f"p1 transmitted at {l1 / 1e9:.4f} Gbps (L1), expected 10 Gbps ± 1% (fed"
+                f" {fed / 1e9:.1f} Gbps, {p1['tx_packets']} frames in {seconds:.2f} s); a busy"
+                f" thread on this machine now loses {100 * cpu_gaps():.1f}% of its time in"
+                f" gaps over 50 us")
         check(p1["tx_bytes"] == p1["tx_packets"] * FRAME,
               f"p1 tx_bytes {p1['tx_bytes']} != {p1['tx_packets']} frames x {FRAME}")
         print(f"p1 at {l1 / 1e9:.4f} Gbps L1 (fed {fed / 1e9:.1f} Gbps)")
