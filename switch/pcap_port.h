@@ -1,0 +1,110 @@
+#pragma once
+// A port backed by capture files instead of a device: what it receives is
+// replayed from an rx pcap (paced by the capture's timestamps, or as fast as
+// possible, optionally looped), what it transmits is written to a tx pcap with
+// nanosecond timestamps on the CLOCK_REALTIME scale. The rx capture is loaded
+// whole at open, so the data path does no file reads; tx writes go through a
+// 4 MB stdio buffer. Owned and driven by one worker lcore; the counters may be
+// read from any thread. docs/pcap-ports.md describes the behaviour.
+
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <time.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lib/common/relaxed_counter.h"
+#include "lib/config/config.h"
+#include "lib/replay/pcap_reader.h"
+#include "lib/replay/pcap_writer.h"
+#include "lib/replay/replay_schedule.h"
+
+namespace sluice {
+
+class PcapPort {
+ public:
+  // Loads the rx capture into memory and creates the tx file. nullptr with
+  // *error set ("cannot open X: ...", "X is not a pcap file", "X: unsupported
+  // link type 113 ...", "cannot open Y for writing: ..."). Frames longer than
+  // the pool's mbuf data room are left out of the replay (oversize_skipped()).
+  static std::unique_ptr<PcapPort> open(const PcapPortConfig& cfg, rte_mempool* pool,
+                                        std::string* error);
+
+  // Capture time 0 (the first frame) maps to start_ns on the data path's
+  // clock; every replay port of a process is given the same start_ns.
+  void start(uint64_t start_ns) { schedule_.start(start_ns); }
+  // Added to now_ns to stamp written frames: CLOCK_REALTIME ns minus clock ns.
+  void set_clock_offset(int64_t realtime_minus_tsc_ns) { clock_offset_ns_ = realtime_minus_tsc_ns; }
+
+  // Up to n frames that are due at now_ns (paced) or up to n frames (fast),
+  // copied into fresh mbufs from the pool. 0 before start() and once a
+  // non-looping replay is done. If the pool runs dry, returns what it has and
+  // carries on from the same frame on the next call.
+  uint16_t rx_burst(uint64_t now_ns, rte_mbuf** pkts, uint16_t n);
+  // Writes every frame stamped now_ns + offset (if there is a tx file) and
+  // frees it. Always takes all n.
+  uint16_t tx_burst(uint64_t now_ns, rte_mbuf** pkts, uint16_t n);
+  // As tx_burst, with a time per frame (e.g. each frame's shaper departure).
+  uint16_t tx_burst_at(const uint64_t* times_ns, rte_mbuf** pkts, uint16_t n);
+
+  // Hands buffered tx records to the kernel (call at stop). False with *error
+  // if a write to the tx file failed at any point.
+  bool flush(std::string* error = nullptr);
+
+  bool has_rx() const { return !cfg_.rx_path.empty(); }
+  bool has_tx() const { return writer_.is_open(); }
+  bool rx_done() const { return schedule_.done(); }  // also true without an rx file
+  const PcapPortConfig& config() const { return cfg_; }
+
+  uint64_t rx_frames() const { return rx_frames_.get(); }
+  uint64_t rx_bytes() const { return rx_bytes_.get(); }
+  uint64_t tx_frames() const { return tx_frames_.get(); }
+  uint64_t tx_bytes() const { return tx_bytes_.get(); }
+  uint64_t alloc_failures() const { return alloc_failures_.get(); }  // rx calls cut short
+  uint64_t oversize_skipped() const { return oversize_skipped_; }    // frames, counted at open
+  uint64_t replay_frames() const { return schedule_.size(); }        // frames per pass
+  uint64_t passes() const { return passes_.get(); }                  // completed passes
+  // Paced mode: the worst (now - due) of any delivered frame; 0 in fast mode.
+  uint64_t max_lateness_ns() const { return max_lateness_ns_.get(); }
+
+ private:
+  PcapPort(const PcapPortConfig& cfg, rte_mempool* pool, PcapCapture capture,
+           std::vector<uint32_t> replayed, uint64_t oversize);
+  void write(uint64_t realtime_ns, rte_mbuf* m);
+  void release(rte_mbuf** pkts, uint16_t n);  // counts and frees transmitted frames
+
+  PcapPortConfig cfg_;
+  rte_mempool* pool_;
+  PcapCapture capture_;
+  std::vector<uint32_t> replayed_;  // schedule frame -> capture record
+  ReplaySchedule schedule_;
+  PcapWriter writer_;
+  int64_t clock_offset_ns_ = 0;
+  uint64_t oversize_skipped_ = 0;
+  RelaxedCounter rx_frames_, rx_bytes_, tx_frames_, tx_bytes_, alloc_failures_, passes_,
+      max_lateness_ns_;
+};
+
+// CLOCK_REALTIME minus clock.now_ns(), for PcapPort::set_clock_offset():
+// the tightest of a few samples bracketing one clock_gettime call.
+template <typename Clock>
+int64_t realtime_minus_clock_ns(const Clock& clock) {
+  int64_t best = 0;
+  uint64_t best_width = UINT64_MAX;
+  for (int i = 0; i < 5; ++i) {
+    timespec ts;
+    const uint64_t before = clock.now_ns();
+    clock_gettime(CLOCK_REALTIME, &ts);
+    const uint64_t after = clock.now_ns();
+    if (after - before >= best_width) continue;
+    best_width = after - before;
+    const uint64_t realtime = uint64_t(ts.tv_sec) * 1'000'000'000 + uint64_t(ts.tv_nsec);
+    best = int64_t(realtime - (before + (after - before) / 2));
+  }
+  return best;
+}
+
+}  // namespace sluice
