@@ -142,6 +142,11 @@ TEST(PfcReaction, ClassesSharingAQueueKeepItPausedUntilTheLastEnds) {
   r.apply(pfc_one(0, 0), 3'000, &p.port);  // class 1 holds it to 7,120
   EXPECT_EQ(p.paused(7'119), 0b1u);
   EXPECT_EQ(p.paused(7'120), 0u);
+  // The later end wins whichever class index holds it.
+  r.apply(pfc_one(0, 200), 20'000, &p.port);  // until 30,240
+  r.apply(pfc_one(1, 100), 20'000, &p.port);  // until 25,120
+  EXPECT_EQ(p.paused(30'239), 0b1u);
+  EXPECT_EQ(p.paused(30'240), 0u);
 }
 
 TEST(PfcReaction, PausedTimeExactOverSeveralIntervals) {
