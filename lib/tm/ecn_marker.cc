@@ -10,7 +10,7 @@ EcnMarker::EcnMarker(const EcnConfig& cfg, uint64_t seed)
       step_k_(cfg.step_k_bytes),
       red_min_(cfg.red_min_bytes),
       red_max_(cfg.red_max_bytes),
-      rng_(seed == 0 ? 0x9E3779B97F4A7C15ull : seed) {  // xorshift must not start at 0
+      rng_(seed) {
   if (mode_ != EcnMode::kRed) return;
   if (red_max_ <= red_min_) throw std::invalid_argument("ecn red: max must exceed min");
   if (!(cfg.red_pmax >= 0.0 && cfg.red_pmax <= 1.0)) {

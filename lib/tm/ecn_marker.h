@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "lib/common/relaxed_counter.h"
+#include "lib/common/xorshift.h"
 #include "lib/config/config.h"
 
 namespace sluice {
@@ -57,19 +58,14 @@ class EcnMarker {
  private:
   static constexpr unsigned kSlopeFracBits = 24;
 
-  uint64_t next_random() {
-    rng_ ^= rng_ >> 12;
-    rng_ ^= rng_ << 25;
-    rng_ ^= rng_ >> 27;
-    return rng_ * 0x2545F4914F6CDD1Dull;
-  }
+  uint64_t next_random() { return rng_.next(); }
 
   EcnMode mode_;
   uint64_t step_k_;
   uint64_t red_min_;
   uint64_t red_max_;
   uint64_t red_slope_ = 0;  // pmax * 2^(32 + kSlopeFracBits) / (max - min)
-  uint64_t rng_;
+  Xorshift64 rng_;
   RelaxedCounter marks_;
 };
 
