@@ -105,8 +105,21 @@ class EgressPort {
   // the scheduler's choice among unpaused data queues. Records the residence
   // time of data packets and releases their buffer. Returns the count.
   unsigned dequeue_burst(uint64_t now_ns, TmPacket* out, unsigned max) {
-    unsigned n = 0;
+    const uint64_t overflow_before = shaper_.overflow_ns();
     shaper_.advance(now_ns);
+    // Frames the previous call had to leave for lack of tokens or burst room
+    // waited through the whole gap: tokens the bucket could not hold are lost
+    // transmit time. (Frames held back by a pause do not count.)
+    if (backlogged_ && shaper_.overflow_ns() != overflow_before)
+      shaper_lost_ns_.add(shaper_.overflow_ns() - overflow_before);
+    const unsigned n = dequeue_eligible(now_ns, out, max);
+    backlogged_ = queued_packets() != 0 && (n == max || !shaper_.has_tokens());
+    return n;
+  }
+
+ private:
+  unsigned dequeue_eligible(uint64_t now_ns, TmPacket* out, unsigned max) {
+    unsigned n = 0;
     while (n < max && !control_.empty() && shaper_.has_tokens()) {
       TmPacket p = control_.pop();
       shaper_.spend(p.bytes);
@@ -125,6 +138,8 @@ class EgressPort {
     }
     return n;
   }
+
+ public:
 
   // Earliest time something could leave (shaper, pause expiry), not before
   // now_ns; UINT64_MAX if nothing is queued or everything queued is paused
@@ -179,6 +194,9 @@ class EgressPort {
   const PacketQueue& control_queue() const { return control_; }
   const QueueStats& queue_stats(uint16_t q) const { return stats_[q]; }
   const LatencyHistogram& residence() const { return residence_; }
+  // Transmit time lost while frames were waiting, because dequeue_burst was
+  // called too late for the bucket to hold the tokens (emulation fidelity).
+  uint64_t shaper_lost_ns() const { return shaper_lost_ns_.get(); }
   const TokenBucketShaper& shaper() const { return shaper_; }
   const SharedBuffer& buffer() const { return *buffer_; }
   uint64_t ecn_marks() const { return ecn_.marks(); }
@@ -228,6 +246,8 @@ class EgressPort {
   LatencyHistogram residence_;
   RelaxedCounter data_bytes_;
   RelaxedCounter data_packets_;
+  RelaxedCounter shaper_lost_ns_;
+  bool backlogged_ = false;  // frames were left queued by the last dequeue_burst
   uint64_t next_expiry_ns_ = UINT64_MAX;
   uint64_t port_pause_until_ns_ = 0;
   uint64_t pause_until_ns_[kMaxQueues] = {};

@@ -47,17 +47,29 @@ class TokenBucketShaper {
   // The split form used by the egress port's burst loop: advance once, then
   // test and spend per frame.
   void advance(uint64_t now_ns) {
+    if (!started_) {  // the bucket starts full at the first use, whatever the clock says
+      started_ = true;
+      last_ns_ = now_ns;
+      return;
+    }
     if (now_ns <= last_ns_) return;  // same instant, or a caller's clock behind ours
     uint64_t elapsed = now_ns - last_ns_;
     last_ns_ = now_ns;
     if (elapsed >= refill_cap_ns_) {
+      overflow_ns_ += elapsed - static_cast<uint64_t>(burst_fine_ - tokens_) / kFinePerNs;
       tokens_ = burst_fine_;
     } else {
-      tokens_ = std::min(tokens_ + static_cast<int64_t>(elapsed) * kFinePerNs, burst_fine_);
+      const int64_t filled = tokens_ + static_cast<int64_t>(elapsed) * kFinePerNs;
+      if (filled > burst_fine_) overflow_ns_ += static_cast<uint64_t>(filled - burst_fine_) / kFinePerNs;
+      tokens_ = std::min(filled, burst_fine_);
     }
   }
+  // Time whose tokens the full bucket could not keep. While frames wait, that
+  // is transmit time lost because the caller came back too late.
+  uint64_t overflow_ns() const { return overflow_ns_; }
   bool has_tokens() const { return unlimited() || tokens_ >= 0; }
   void spend(uint32_t frame_bytes) {
+    started_ = true;
     uint64_t wire = std::min(frame_bytes, kMaxFrameBytes) + uint64_t{overhead_bytes_};
     tokens_ -= static_cast<int64_t>(wire * fine_per_byte_);
   }
@@ -79,6 +91,8 @@ class TokenBucketShaper {
   uint64_t refill_cap_ns_ = UINT64_MAX;  // idle this long refills the bucket completely
   int64_t tokens_ = 0;
   uint64_t last_ns_ = 0;
+  uint64_t overflow_ns_ = 0;
+  bool started_ = false;
 };
 
 }  // namespace sluice

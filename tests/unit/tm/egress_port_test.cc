@@ -269,3 +269,56 @@ TEST(EgressPort, SharedBufferAcrossPorts) {
 
 }  // namespace
 }  // namespace sluice
+
+namespace sluice {
+namespace {
+
+// A caller that comes back late loses transmit time only beyond the bucket,
+// and only while frames wait; the port reports exactly that loss.
+TEST(EgressPortFidelity, ShaperLostTimeCountsOnlyBackloggedOverflow) {
+  SharedBuffer buf(1 << 30, 8.0);
+  EgressPortConfig c;
+  c.num_queues = 1;
+  c.queue_capacity = 1 << 16;
+  c.rate_bps = 1'000'000'000;  // 1 Gbps: 1 byte = 8 ns
+  c.burst_bytes = 1000;        // 8 us of tokens
+  c.wire_overhead_bytes = 0;
+  EgressPort p(c, &buf);
+  TmPacket t;
+  t.bytes = 1000;
+  TmPacket out[64];
+  // Idle for 1 ms: the bucket overflows but nothing waits, so nothing is lost.
+  EXPECT_EQ(p.dequeue_burst(1'000'000, out, 64), 0u);
+  EXPECT_EQ(p.shaper_lost_ns(), 0u);
+  for (int i = 0; i < 50; ++i) p.enqueue(1'000'000, 0, t, false);
+  // The full bucket sends one frame, and the next may go on the deficit: tokens
+  // go to 8000 ns - 2 x 8000 ns = -8000 ns.
+  EXPECT_EQ(p.dequeue_burst(1'000'000, out, 2), 2u);
+  // Back 100 us later: 8 us repay the deficit, 8 us fill the bucket, the
+  // remaining 84 us are lost while 48 frames wait.
+  p.dequeue_burst(1'100'000, out, 1);
+  EXPECT_EQ(p.shaper_lost_ns(), 84'000u);
+}
+
+}  // namespace
+}  // namespace sluice
+
+namespace sluice {
+namespace {
+
+TEST(EgressPortFidelity, FirstDequeueAtALateClockLosesNothing) {
+  SharedBuffer buf(1 << 20, 1.0);
+  EgressPortConfig c;
+  c.num_queues = 1;
+  c.rate_bps = 10'000'000'000ull;
+  EgressPort p(c, &buf);
+  TmPacket t;
+  t.bytes = 100;
+  p.enqueue(5'000'000'000'000ull, 0, t, false);  // a TSC-based clock is far from 0
+  TmPacket out[4];
+  EXPECT_EQ(p.dequeue_burst(5'000'000'000'000ull, out, 4), 1u);
+  EXPECT_EQ(p.shaper_lost_ns(), 0u);
+}
+
+}  // namespace
+}  // namespace sluice
