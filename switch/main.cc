@@ -21,6 +21,7 @@
 
 #include "lib/config/config_loader.h"
 #include "switch/cli_options.h"
+#include "switch/mbuf_meta.h"
 #include "switch/metrics_exporter.h"
 #include "switch/report.h"
 #include "switch/runtime_builder.h"
@@ -118,7 +119,12 @@ int run(int argc, char** argv) {
   }
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
-  rt->tsc_hz = rte_get_tsc_hz();
+  rt->tsc_hz = calibrate_tsc_hz();
+  if (!register_mbuf_extra(&err)) {
+    std::fprintf(stderr, "sluice: %s\n", err.c_str());
+    rte_eal_cleanup();
+    return 1;
+  }
   err = build_runtime(*rt);
   if (!err.empty()) {
     std::fprintf(stderr, "sluice: %s\n", err.c_str());

@@ -1,12 +1,16 @@
 #pragma once
-// What the ingress lcore learns about a packet and the egress lcore needs,
-// carried in the mbuf's 32-bit hash.usr field across inter-lcore rings:
-// egress port (16 bits), L3 offset (8 bits), data queue (7 bits), ECN-capable
-// (1 bit). RX hash values are not used after parsing, so the field is free.
+// Per-packet metadata that crosses lcores with the mbuf.
+// - MbufMeta, what the ingress lcore decided and the egress lcore needs,
+//   packed in the 32-bit hash.usr field (RX hash values are not used after
+//   parsing): egress port (16 bits), L3 offset (8), data queue (7), ECN-capable (1).
+// - MbufExtra, in a registered mbuf dynamic field: the ingress port (PFC and
+//   BFC account by ingress) and the due time of a frame on an internal link.
 
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 
 #include <cstdint>
+#include <string>
 
 namespace sluice {
 
@@ -19,13 +23,27 @@ struct MbufMeta {
 
 inline void mbuf_meta_set(rte_mbuf* m, const MbufMeta& meta) {
   m->hash.usr = uint32_t{meta.egress_port} | (uint32_t{meta.l3_offset} << 16) |
-                (uint32_t{meta.queue} & 0x7F) << 24 | (uint32_t{meta.ecn_capable} << 31);
+                ((uint32_t{meta.queue} & 0x7F) << 24) | (uint32_t{meta.ecn_capable} << 31);
 }
 
 inline MbufMeta mbuf_meta_get(const rte_mbuf* m) {
   const uint32_t v = m->hash.usr;
   return MbufMeta{static_cast<uint16_t>(v & 0xFFFF), static_cast<uint8_t>((v >> 16) & 0xFF),
                   static_cast<uint8_t>((v >> 24) & 0x7F), (v >> 31) != 0};
+}
+
+struct MbufExtra {
+  uint64_t due_ns;   // internal link: when the last bit reaches the far end
+  uint16_t ingress;  // global index of the port the frame arrived on
+};
+
+extern int g_mbuf_extra_offset;
+
+// Registers the dynamic field; call once after EAL init, before any pool is used.
+bool register_mbuf_extra(std::string* error);
+
+inline MbufExtra* mbuf_extra(rte_mbuf* m) {
+  return RTE_MBUF_DYNFIELD(m, g_mbuf_extra_offset, MbufExtra*);
 }
 
 }  // namespace sluice

@@ -34,6 +34,23 @@ void add_value(MetricFamily& f, Labels labels, double v) {
   f.metric.push_back(std::move(m));
 }
 
+ClientMetric histogram_metric(const LatencyHistogram& h, Labels labels) {
+  ClientMetric m;
+  m.label = std::move(labels);
+  uint64_t cumulative = 0;
+  for (unsigned b = 0; b < h.bucket_count(); ++b) {
+    cumulative += h.count(b);
+    if (h.upper_bound_ns(b) == UINT64_MAX) continue;  // the serializer adds +Inf
+    ClientMetric::Bucket bucket;
+    bucket.cumulative_count = cumulative;
+    bucket.upper_bound = h.upper_bound_ns(b) / 1e9;
+    m.histogram.bucket.push_back(bucket);
+  }
+  m.histogram.sample_count = cumulative;
+  m.histogram.sample_sum = h.sum_ns() * 1e-9;
+  return m;
+}
+
 }  // namespace
 
 class SluiceCollector : public prometheus::Collectable {
@@ -47,6 +64,7 @@ class SluiceCollector : public prometheus::Collectable {
   void collect_queues(std::vector<MetricFamily>& out) const;
   void collect_buffers(std::vector<MetricFamily>& out) const;
   void collect_lcores(std::vector<MetricFamily>& out) const;
+  void collect_fidelity(std::vector<MetricFamily>& out) const;
   Labels port_labels(uint16_t p) const {
     return {{"switch", rt_.switch_label(p)}, {"port", rt_.port_label(p)}};
   }
@@ -63,6 +81,7 @@ std::vector<MetricFamily> SluiceCollector::Collect() const {
   collect_queues(out);
   collect_buffers(out);
   collect_lcores(out);
+  collect_fidelity(out);
   MetricFamily up = family("sluice_uptime_seconds", "Seconds since the data path started.",
                            MetricType::Gauge);
   const uint64_t now_ns = TscClock(rt_.tsc_hz).now_ns();
@@ -87,6 +106,9 @@ void SluiceCollector::collect_ports(std::vector<MetricFamily>& out) const {
                       MetricType::Counter);
   auto marks = family("sluice_port_ecn_marks_total", "Packets marked CE at enqueue.",
                       MetricType::Counter);
+  auto lost = family("sluice_link_lost_packets_total",
+                     "Frames transmitted onto an internal link and lost there (configured loss).",
+                     MetricType::Counter);
   for (const auto& p : rt_.ports) {
     const PortTotals t = rt_.port_totals(p->index);
     const Labels l = port_labels(p->index);
@@ -97,13 +119,14 @@ void SluiceCollector::collect_ports(std::vector<MetricFamily>& out) const {
     add_value(gen, l, double(t.tx_generated_packets));
     add_value(con, l, double(t.rx_consumed_packets));
     add_value(marks, l, double(t.ecn_marks));
+    if (p->kind == PortKind::kLink) add_value(lost, l, double(t.link_lost));
     for (unsigned r = 0; r < kDropReasonCount; ++r) {
       Labels dl = l;
       dl.push_back({"reason", std::string(drop_reason_name(static_cast<DropReason>(r)))});
       add_value(drops, std::move(dl), double(t.drops[r]));
     }
   }
-  for (auto* f : {&rx_p, &rx_b, &tx_p, &tx_b, &gen, &con, &drops, &marks})
+  for (auto* f : {&rx_p, &rx_b, &tx_p, &tx_b, &gen, &con, &drops, &marks, &lost})
     out.push_back(std::move(*f));
 }
 
@@ -122,25 +145,35 @@ void SluiceCollector::collect_queues(std::vector<MetricFamily>& out) const {
       add_value(depth, std::move(l), double(tm.queue_bytes(q)));
     }
     add_value(ctrl, port_labels(p->index), double(tm.queued_bytes()));
-    const LatencyHistogram& h = tm.residence();
-    ClientMetric m;
-    m.label = port_labels(p->index);
-    uint64_t cumulative = 0;
-    for (size_t b = 0; b < h.bucket_count(); ++b) {
-      cumulative += h.count(b);
-      if (h.upper_bound_ns(b) == UINT64_MAX) continue;  // the serializer adds +Inf
-      ClientMetric::Bucket bucket;
-      bucket.cumulative_count = cumulative;
-      bucket.upper_bound = h.upper_bound_ns(b) / 1e9;
-      m.histogram.bucket.push_back(bucket);
-    }
-    m.histogram.sample_count = cumulative;
-    m.histogram.sample_sum = h.sum_ns() * 1e-9;
-    res.metric.push_back(std::move(m));
+    res.metric.push_back(histogram_metric(tm.residence(), port_labels(p->index)));
   }
   out.push_back(std::move(depth));
   out.push_back(std::move(ctrl));
   out.push_back(std::move(res));
+}
+
+void SluiceCollector::collect_fidelity(std::vector<MetricFamily>& out) const {
+  auto shaper = family("sluice_shaper_lateness_seconds",
+                       "How late frames left a shaped port against the time its shaper allowed "
+                       "(first frame of each dequeue burst).",
+                       MetricType::Histogram);
+  auto link = family("sluice_link_lateness_seconds",
+                     "How late internal-link frames were handed to the receiving port against "
+                     "their due time.",
+                     MetricType::Histogram);
+  auto lost = family("sluice_shaper_lost_seconds_total",
+                     "Transmit time a shaped port lost while frames waited, because the loop "
+                     "came back later than its token bucket could cover.",
+                     MetricType::Counter);
+  for (const auto& p : rt_.ports) {
+    add_value(lost, port_labels(p->index), p->tm->shaper_lost_ns() * 1e-9);
+    shaper.metric.push_back(histogram_metric(p->shaper_lateness, port_labels(p->index)));
+    if (p->kind == PortKind::kLink)
+      link.metric.push_back(histogram_metric(p->link_lateness, port_labels(p->index)));
+  }
+  out.push_back(std::move(lost));
+  out.push_back(std::move(shaper));
+  out.push_back(std::move(link));
 }
 
 void SluiceCollector::collect_buffers(std::vector<MetricFamily>& out) const {

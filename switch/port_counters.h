@@ -20,6 +20,7 @@ struct PortCounters {
   RelaxedCounter rx_consumed_packets;   // used by sluice, not forwarded
   RelaxedCounter forwarded_packets;     // handed to this port's egress admission
   RelaxedCounter ecn_marks;
+  RelaxedCounter link_lost;             // internal link: transmitted, lost on the wire
   RelaxedCounter drops[kDropReasonCount];
 
   void drop(DropReason r) { drops[static_cast<unsigned>(r)].add(); }
@@ -30,6 +31,7 @@ struct PortTotals {
   uint64_t rx_packets = 0, rx_bytes = 0, tx_packets = 0, tx_bytes = 0;
   uint64_t tx_generated_packets = 0, rx_consumed_packets = 0, forwarded_packets = 0;
   uint64_t ecn_marks = 0;
+  uint64_t link_lost = 0;
   uint64_t drops[kDropReasonCount] = {};
 
   void add(const PortCounters& c) {
@@ -41,6 +43,7 @@ struct PortTotals {
     rx_consumed_packets += c.rx_consumed_packets.get();
     forwarded_packets += c.forwarded_packets.get();
     ecn_marks += c.ecn_marks.get();
+    link_lost += c.link_lost.get();
     for (unsigned i = 0; i < kDropReasonCount; ++i) drops[i] += c.drops[i].get();
   }
   uint64_t total_drops() const {

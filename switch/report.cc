@@ -50,6 +50,60 @@ void LiveTable::print(const Runtime& rt, uint64_t now_ns) {
   prev_ns_ = now_ns;
 }
 
+// Upper bound of the bucket holding quantile q (0..1); 0 when empty.
+uint64_t quantile_upper_ns(const LatencyHistogram& h, double q) {
+  const uint64_t total = h.total();
+  if (total == 0) return 0;
+  const uint64_t rank = static_cast<uint64_t>(q * double(total - 1)) + 1;
+  uint64_t seen = 0;
+  for (unsigned b = 0; b < h.bucket_count(); ++b) {
+    seen += h.count(b);
+    if (seen >= rank) return h.upper_bound_ns(b);
+  }
+  return UINT64_MAX;
+}
+
+namespace {
+
+std::string format_bound(uint64_t ns) {
+  if (ns == UINT64_MAX) return ">105ms";
+  char buf[32];
+  if (ns < 1000) {
+    std::snprintf(buf, sizeof buf, "<=%" PRIu64 "ns", ns);
+  } else if (ns < 1'000'000) {
+    std::snprintf(buf, sizeof buf, "<=%.1fus", ns / 1e3);
+  } else {
+    std::snprintf(buf, sizeof buf, "<=%.1fms", ns / 1e6);
+  }
+  return buf;
+}
+
+// Emulation fidelity: how late shaped departures and link deliveries were.
+void print_fidelity(const Runtime& rt) {
+  bool header = false;
+  for (const auto& p : rt.ports) {
+    const uint64_t lost = p->tm->shaper_lost_ns();
+    if (lost != 0) {
+      std::printf("    %-16s shaper lost %.3f ms of transmit time while backlogged (loop too late)\n",
+                  port_name(rt, p->index).c_str(), lost * 1e-6);
+    }
+    for (const auto* h : {&p->shaper_lateness, &p->link_lateness}) {
+      if (h->total() == 0) continue;
+      if (!header) {
+        std::printf("fidelity (lateness against due time; bucket upper bounds)\n");
+        header = true;
+      }
+      std::printf("    %-16s %-7s n=%-10" PRIu64 " p50 %-10s p99 %-10s p99.9 %-10s\n",
+                  port_name(rt, p->index).c_str(), h == &p->shaper_lateness ? "shaper" : "link",
+                  h->total(), format_bound(quantile_upper_ns(*h, 0.5)).c_str(),
+                  format_bound(quantile_upper_ns(*h, 0.99)).c_str(),
+                  format_bound(quantile_upper_ns(*h, 0.999)).c_str());
+    }
+  }
+}
+
+}  // namespace
+
 void print_summary(const Runtime& rt, const std::vector<PortFinal>& ports, double seconds) {
   std::printf("sluice summary after %.2f s\n", seconds);
   std::printf("%-16s %14s %14s %12s %10s %10s %12s\n", "port", "rx packets", "tx packets",
@@ -67,7 +121,10 @@ void print_summary(const Runtime& rt, const std::vector<PortFinal>& ports, doubl
                   std::string(drop_reason_name(static_cast<DropReason>(r))).c_str(),
                   f.totals.drops[r]);
     }
+    if (f.totals.link_lost != 0)
+      std::printf("    lost on the link            %12" PRIu64 "\n", f.totals.link_lost);
   }
+  print_fidelity(rt);
   std::fflush(stdout);
 }
 
@@ -100,6 +157,10 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
       field("forwarded_packets", t.forwarded_packets);
       field("ecn_marks", t.ecn_marks);
       field("queued_at_stop", f.queued_at_stop);
+      field("link_lost_packets", t.link_lost);
+      field("shaper_lost_ns", rt.ports[pi]->tm->shaper_lost_ns());
+      field("shaper_lateness_p99_ns", quantile_upper_ns(rt.ports[pi]->shaper_lateness, 0.99));
+      field("link_lateness_p99_ns", quantile_upper_ns(rt.ports[pi]->link_lateness, 0.99));
       j += ", \"drops\": {";
       bool first_drop = true;
       for (unsigned r = 0; r < kDropReasonCount; ++r) {

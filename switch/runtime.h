@@ -15,8 +15,11 @@
 #include <string>
 #include <vector>
 
+#include "lib/common/xorshift.h"
 #include "lib/config/config.h"
+#include "lib/link/link_timing.h"
 #include "lib/tm/egress_port.h"
+#include "lib/tm/latency_histogram.h"
 #include "lib/tm/shared_buffer.h"
 #include "switch/port_counters.h"
 
@@ -32,7 +35,29 @@ struct NextHopGroup16 {
   uint16_t ports[kMaxEcmp] = {};  // global port indices
 };
 
+enum class PortKind : uint8_t { kEthdev, kLink, kPcap };
+
+// One direction of an internal link: frames pushed by the sending port's owner
+// with their due time, taken by the receiving port's owner once due.
+struct LinkDirection {
+  LinkDirection(uint64_t rate_bps, uint32_t overhead, uint64_t delay_ns, double loss,
+                uint64_t seed)
+      : timing(rate_bps, overhead, delay_ns), loss_p32(probability32(loss)), rng(seed) {}
+  rte_ring* ring = nullptr;
+  LinkTiming timing;   // sender-owned
+  uint64_t loss_p32;   // loss probability as a 32-bit threshold
+  Xorshift64 rng;      // sender-owned
+};
+
+// Frames taken off a link ring that are not due yet (receiver side).
+struct LinkRxStage {
+  rte_mbuf* pkts[kBurst] = {};
+  unsigned head = 0;
+  unsigned count = 0;
+};
+
 struct PortRuntime {
+  PortKind kind = PortKind::kEthdev;
   uint16_t index = 0;         // global index
   uint16_t switch_index = 0;  // owning switch instance
   const PortConfig* cfg = nullptr;
@@ -50,6 +75,14 @@ struct PortRuntime {
   uint64_t next_arp_request_ns = 0;
   std::atomic<uint64_t> first_tx_ns{0};
   std::atomic<uint64_t> last_tx_ns{0};
+  // Internal links: tx pushes into link_out, rx takes from link_in.
+  LinkDirection* link_out = nullptr;
+  LinkDirection* link_in = nullptr;
+  LinkRxStage link_stage;
+  // Emulation fidelity: how late frames left the shaper, and how late
+  // internal-link deliveries were, against their due times.
+  LatencyHistogram shaper_lateness;
+  LatencyHistogram link_lateness;
 };
 
 struct SwitchRuntime {
@@ -75,6 +108,7 @@ struct WorkerRuntime {
 
 struct Runtime {
   Config config;
+  std::vector<std::unique_ptr<LinkDirection>> links;
   rte_mempool* pool = nullptr;
   std::vector<SwitchRuntime> switches;
   std::vector<std::unique_ptr<PortRuntime>> ports;
@@ -93,6 +127,9 @@ struct Runtime {
     return t;
   }
 };
+
+// TSC cycles per second, measured against the kernel's monotonic clock.
+uint64_t calibrate_tsc_hz();
 
 // Monotonic nanoseconds from the TSC; the one clock of the data path.
 class TscClock {

@@ -76,6 +76,15 @@ std::string start_ethdev(Runtime& rt, PortRuntime& p) {
   return "";
 }
 
+// A locally administered MAC for a port that has no device to ask: 02:5c:
+// then switch index, and the global port index.
+MacAddr generated_mac(size_t switch_index, size_t port_index) {
+  return MacAddr{0x02, 0x5c, static_cast<uint8_t>(switch_index), 0,
+                 static_cast<uint8_t>(port_index >> 8), static_cast<uint8_t>(port_index)};
+}
+
+int find_port(const Runtime& rt, const PortRef& ref);
+
 std::string create_ports(Runtime& rt) {
   for (size_t si = 0; si < rt.config.switches.size(); ++si) {
     const SwitchConfig& sc = rt.config.switches[si];
@@ -87,10 +96,13 @@ std::string create_ports(Runtime& rt) {
       p->cfg = &pc;
       p->mtu = pc.mtu;
       if (pc.peer_mac) p->peer_mac.store(pack_mac(*pc.peer_mac));
-      if (!pc.link_peer.empty())
-        return port_ref(sc, pc) + ": internal links are not supported by this build yet";
-      std::string err = start_ethdev(rt, *p);
-      if (!err.empty()) return port_ref(sc, pc) + ": " + err;
+      if (!pc.link_peer.empty()) {
+        p->kind = PortKind::kLink;
+        p->mac = pc.mac ? *pc.mac : generated_mac(si, rt.ports.size());
+      } else {
+        std::string err = start_ethdev(rt, *p);
+        if (!err.empty()) return port_ref(sc, pc) + ": " + err;
+      }
       sw.ports.push_back(p->index);
       rt.ports.push_back(std::move(p));
     }
@@ -161,6 +173,42 @@ std::string create_rings(Runtime& rt) {
       rt.workers[a]->to[b] = r;
       rt.workers[b]->from[a] = r;
     }
+  }
+  return "";
+}
+
+unsigned link_ring_size(uint64_t rate_bps, uint64_t delay_ns) {
+  // Room for twice the frames of minimum size in flight over the delay plus
+  // 50 us of slack; a full ring holds frames back at the sender, never drops.
+  const double frames = 2.0 * (rate_bps == 0 ? 100e9 : double(rate_bps)) *
+                        ((delay_ns + 50'000) * 1e-9) / (84 * 8);
+  unsigned size = 1024;
+  while (size < frames && size < (1u << 20)) size <<= 1;
+  return size;
+}
+
+// Each internal link gets one ring per direction, produced by the sender's
+// owner lcore and consumed by the receiver's.
+std::string create_links(Runtime& rt) {
+  for (const auto& p : rt.ports) {
+    if (p->kind != PortKind::kLink) continue;
+    const PortConfig& pc = *p->cfg;
+    const size_t slash = pc.link_peer.find('/');
+    const int peer = find_port(rt, PortRef{pc.link_peer.substr(0, slash),
+                                           pc.link_peer.substr(slash + 1)});
+    if (peer < 0) return rt.switch_label(p->index) + "/" + pc.name + ": no link peer " + pc.link_peer;
+    PortRuntime& q = *rt.ports[peer];
+    p->peer_mac.store(pack_mac(q.mac));
+    auto d = std::make_unique<LinkDirection>(pc.rate_bps, pc.wire_overhead_bytes,
+                                             pc.link_delay_ns, pc.link_loss,
+                                             0x11c0000u + p->index);
+    const std::string name = "sluice_l" + std::to_string(p->index) + "_" + std::to_string(peer);
+    d->ring = rte_ring_create(name.c_str(), link_ring_size(pc.rate_bps, pc.link_delay_ns),
+                              static_cast<int>(rte_socket_id()), RING_F_SP_ENQ | RING_F_SC_DEQ);
+    if (d->ring == nullptr) return "cannot create ring " + name + ": " + rte_strerror(rte_errno);
+    p->link_out = d.get();
+    q.link_in = d.get();
+    rt.links.push_back(std::move(d));
   }
   return "";
 }
@@ -266,6 +314,7 @@ std::string build_runtime(Runtime& rt) {
     rt.switches[i].index = static_cast<uint16_t>(i);
   }
   std::string err = create_ports(rt);
+  if (err.empty()) err = create_links(rt);
   if (err.empty()) err = assign_workers(rt);
   if (err.empty()) err = create_rings(rt);
   for (SwitchRuntime& sw : rt.switches) {
@@ -285,6 +334,7 @@ void release_runtime(Runtime& rt) {
   for (auto& w : rt.workers) {
     for (rte_ring* r : w->to) rte_ring_free(r);
   }
+  for (auto& l : rt.links) rte_ring_free(l->ring);
 }
 
 }  // namespace sluice

@@ -6,6 +6,7 @@
 #include <rte_prefetch.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "lib/net/arp.h"
@@ -13,6 +14,7 @@
 #include "lib/net/flow_hash.h"
 #include "lib/net/ipv4_rewrite.h"
 #include "lib/tm/class_map.h"
+#include "switch/internal_link.h"
 #include "switch/mbuf_meta.h"
 
 namespace sluice {
@@ -69,15 +71,43 @@ void Worker::run() {
   flush_staged();
 }
 
+unsigned Worker::receive(PortRuntime& port, uint64_t now, rte_mbuf** pkts) {
+  switch (port.kind) {
+    case PortKind::kEthdev:
+      return rte_eth_rx_burst(port.eth_port, 0, pkts, kBurst);
+    case PortKind::kLink:
+      return link_receive(*port.link_in, port.link_stage, now, pkts, kBurst, port.link_lateness);
+    case PortKind::kPcap:
+      return 0;
+  }
+  return 0;
+}
+
+// Hands frames to the port's medium; returns how many it took.
+unsigned Worker::send(PortRuntime& port, uint64_t now, rte_mbuf** pkts, unsigned n) {
+  switch (port.kind) {
+    case PortKind::kEthdev:
+      return rte_eth_tx_burst(port.eth_port, 0, pkts, static_cast<uint16_t>(n));
+    case PortKind::kLink: {
+      uint64_t lost = 0;
+      const unsigned taken = link_send(*port.link_out, now, pkts, n, &lost);
+      if (lost != 0) counters(port.index).link_lost.add(lost);
+      return taken;
+    }
+    case PortKind::kPcap:
+      return 0;
+  }
+  return 0;
+}
+
 bool Worker::poll_port(PortRuntime& port, uint64_t now) {
-  if (port.eth_port == kNoEthPort) return false;
   rte_mbuf* pkts[kBurst];
-  const uint16_t n = rte_eth_rx_burst(port.eth_port, 0, pkts, kBurst);
+  const unsigned n = receive(port, now, pkts);
   if (n == 0) return false;
   PortCounters& c = counters(port.index);
   uint64_t bytes = 0;
-  for (uint16_t i = 0; i < n && i < 4; ++i) rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void*));
-  for (uint16_t i = 0; i < n; ++i) {
+  for (unsigned i = 0; i < n && i < 4; ++i) rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void*));
+  for (unsigned i = 0; i < n; ++i) {
     if (i + 4 < n) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void*));
     bytes += pkts[i]->pkt_len;
     handle_packet(port, pkts[i], now);
@@ -201,23 +231,28 @@ bool Worker::drain_rings(uint64_t now) {
 }
 
 bool Worker::transmit(PortRuntime& port, uint64_t now) {
-  if (port.eth_port == kNoEthPort) return false;
   PortCounters& c = counters(port.index);
   if (port.tx_pending_count == 0) {
     TmPacket* out = dequeued_;
+    const uint64_t ready_ns = port.tm->shaper().next_ready_ns();
     const unsigned n = port.tm->dequeue_burst(now, out, kBurst);
     if (n == 0) return false;
+    if (!port.tm->shaper().unlimited()) {
+      // Fidelity: the first frame should have left when both it and the
+      // shaper were ready; anything later is the loop's lateness.
+      const uint64_t ideal = std::max(ready_ns, out[0].enqueue_ns);
+      port.shaper_lateness.record(now > ideal ? now - ideal : 0);
+    }
     for (unsigned i = 0; i < n; ++i) {
       port.tx_pending[i] = static_cast<rte_mbuf*>(out[i].handle);
       if (out[i].aux & kAuxGenerated) c.tx_generated_packets.add();
     }
     port.tx_pending_count = n;
   }
-  const uint16_t sent = rte_eth_tx_burst(port.eth_port, 0, port.tx_pending,
-                                         static_cast<uint16_t>(port.tx_pending_count));
+  const unsigned sent = send(port, now, port.tx_pending, port.tx_pending_count);
   if (sent == 0) return true;
   uint64_t bytes = 0;
-  for (uint16_t i = 0; i < sent; ++i) bytes += port.tx_pending[i]->pkt_len;
+  for (unsigned i = 0; i < sent; ++i) bytes += port.tx_pending[i]->pkt_len;
   c.tx_packets.add(sent);
   c.tx_bytes.add(bytes);
   if (port.first_tx_ns.load(std::memory_order_relaxed) == 0) port.first_tx_ns.store(now);

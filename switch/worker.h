@@ -20,6 +20,8 @@ class Worker {
   void run();
 
  private:
+  unsigned receive(PortRuntime& port, uint64_t now, rte_mbuf** pkts);
+  unsigned send(PortRuntime& port, uint64_t now, rte_mbuf** pkts, unsigned n);
   bool poll_port(PortRuntime& port, uint64_t now);
   void handle_packet(PortRuntime& in, rte_mbuf* m, uint64_t now);
   void route_ipv4(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now);

@@ -1,0 +1,39 @@
+#pragma once
+// When a frame sent onto an emulated point-to-point link arrives at the far
+// end: it starts serialising when the wire is free (or now, if later), takes
+// (bytes + overhead) * 8 / rate to serialise, then the propagation delay.
+// Frames therefore arrive in order and never closer than their serialisation
+// time, whatever bursts the sender hands over. Time in ns; the wire's
+// occupancy is kept in picoseconds so the long-run rate is exact.
+
+#include <cstdint>
+
+namespace sluice {
+
+class LinkTiming {
+ public:
+  // rate_bps 0: no serialisation time (only the delay).
+  LinkTiming(uint64_t rate_bps, uint32_t overhead_bytes, uint64_t delay_ns)
+      : ps_per_byte_x1024_(rate_bps == 0 ? 0 : (8'000'000'000'000ull << 10) / rate_bps),
+        overhead_bytes_(overhead_bytes),
+        delay_ns_(delay_ns) {}
+
+  // Due time (ns) at the far end of a frame of `bytes` handed over at now_ns.
+  uint64_t depart(uint64_t now_ns, uint32_t bytes) {
+    const unsigned __int128 now_ps = static_cast<unsigned __int128>(now_ns) * 1000 << 10;
+    if (wire_free_ps_x1024_ < now_ps) wire_free_ps_x1024_ = now_ps;
+    wire_free_ps_x1024_ += static_cast<unsigned __int128>(bytes + overhead_bytes_) *
+                           ps_per_byte_x1024_;
+    return static_cast<uint64_t>((wire_free_ps_x1024_ >> 10) / 1000) + delay_ns_;
+  }
+
+  uint64_t delay_ns() const { return delay_ns_; }
+
+ private:
+  uint64_t ps_per_byte_x1024_;  // picoseconds per byte, 10 fractional bits
+  uint32_t overhead_bytes_;
+  uint64_t delay_ns_;
+  unsigned __int128 wire_free_ps_x1024_ = 0;  // when the wire finishes its last frame
+};
+
+}  // namespace sluice

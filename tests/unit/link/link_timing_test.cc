@@ -1,0 +1,54 @@
+#include "lib/link/link_timing.h"
+
+#include <gtest/gtest.h>
+
+namespace sluice {
+namespace {
+
+TEST(LinkTiming, LoneFrameArrivesAfterSerialisationAndDelay) {
+  // 10 Gbps, 1500 B + 24 B overhead = 12192 bits = 1219.2 ns, plus 2 us.
+  LinkTiming t(10'000'000'000ull, 24, 2000);
+  EXPECT_EQ(t.depart(1'000'000, 1500), 1'000'000 + 1219 + 2000);
+}
+
+TEST(LinkTiming, BurstIsSpreadAtLineRate) {
+  // 1 Gbps, 100 B + 0 overhead = 800 ns each; four frames handed over at once.
+  LinkTiming t(1'000'000'000ull, 0, 500);
+  EXPECT_EQ(t.depart(0, 100), 800 + 500);
+  EXPECT_EQ(t.depart(0, 100), 1600 + 500);
+  EXPECT_EQ(t.depart(0, 100), 2400 + 500);
+  // Handed over later than the wire frees: starts at its own hand-over time.
+  EXPECT_EQ(t.depart(10'000, 100), 10'800 + 500);
+}
+
+TEST(LinkTiming, LongRunRateIsExact) {
+  // 7 Gbps has no whole number of ps per byte: 1142.857... ps.
+  LinkTiming t(7'000'000'000ull, 24, 0);
+  uint64_t due = 0;
+  const int frames = 1'000'000;
+  for (int i = 0; i < frames; ++i) due = t.depart(0, 1000);
+  const double expected_ns = frames * 1024.0 * 8 / 7.0;  // 1024 wire bytes per frame
+  EXPECT_NEAR(static_cast<double>(due), expected_ns, expected_ns * 1e-6);
+}
+
+TEST(LinkTiming, UnshapedLinkOnlyDelays) {
+  LinkTiming t(0, 24, 750);
+  EXPECT_EQ(t.depart(100, 1500), 850u);
+  EXPECT_EQ(t.depart(100, 1500), 850u);
+}
+
+TEST(LinkTiming, DueTimesNeverDecrease) {
+  LinkTiming t(25'000'000'000ull, 24, 1000);
+  uint64_t last = 0;
+  uint64_t now = 0;
+  for (int i = 0; i < 10000; ++i) {
+    now += (i * 7919) % 300;  // irregular hand-over times
+    const uint64_t due = t.depart(now, 64 + (i * 31) % 1400);
+    EXPECT_GE(due, last);
+    EXPECT_GE(due, now + 1000);
+    last = due;
+  }
+}
+
+}  // namespace
+}  // namespace sluice
