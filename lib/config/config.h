@@ -66,6 +66,7 @@ struct PortConfig {
   std::optional<uint32_t> peer_ipv4;     // asked for by ARP when peer_mac is unknown
   std::optional<Ipv4Prefix> ipv4;        // the port's own address and connected subnet
   uint64_t hop_rtt_ns = 10'000;          // one-hop RTT to the peer
+  bool pfc = true;                       // takes part in the switch's PFC/PAUSE when on
   int line = 0;                          // where it was declared (for messages)
 };
 
@@ -73,6 +74,20 @@ struct RouteConfig {
   Ipv4Prefix prefix;
   std::vector<std::string> ports;  // one port, or several for ECMP
   int line = 0;
+};
+
+enum class PfcGenerationMode { kOff, kPfc, kPause };
+
+// Hop-by-hop lossless baseline (IEEE 802.1Qbb PFC, or 802.3x PAUSE for the
+// whole port); docs/mechanisms/pfc.md.
+struct PfcConfig {
+  PfcGenerationMode mode = PfcGenerationMode::kOff;
+  uint64_t xoff_bytes = 200'000;  // static XOFF threshold per (ingress, priority)
+  bool dynamic = false;           // XOFF at alpha x free buffer instead
+  double alpha = 0.125;
+  uint64_t hysteresis_bytes = 0;  // 0: 2 x (MTU + 14)
+  uint16_t quanta = 0xFFFF;       // pause time asked for on XOFF
+  uint8_t priorities = 0xFF;      // bit p: priority p is lossless
 };
 
 struct TrafficManagerConfig {
@@ -90,6 +105,7 @@ struct SwitchConfig {
   std::vector<RouteConfig> routes;
   BufferConfig buffer;
   TrafficManagerConfig tm;
+  PfcConfig pfc;
   int line = 0;
 };
 
