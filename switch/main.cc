@@ -84,7 +84,7 @@ std::vector<PortFinal> drain_and_total(Runtime& rt) {
     f.queued_at_stop += p->tx_pending_count;  // only data packets are left unsent in practice
     p->tx_pending_count = 0;
     p->tm->drain([&](const TmPacket& tp) {
-      if (tp.aux == 0) ++f.queued_at_stop;
+      if ((tp.aux & kTmAuxGenerated) == 0) ++f.queued_at_stop;
       rte_pktmbuf_free(static_cast<rte_mbuf*>(tp.handle));
     });
     f.totals = rt.port_totals(p->index);

@@ -32,6 +32,11 @@ inline MbufMeta mbuf_meta_get(const rte_mbuf* m) {
                   static_cast<uint8_t>((v >> 24) & 0x7F), (v >> 31) != 0};
 }
 
+// TmPacket::aux as sluice uses it: kTmAuxGenerated for frames sluice built,
+// otherwise 0, or the ingress port index + 1 when the packet is counted
+// against that ingress for PFC (uncounted again when it leaves).
+constexpr uint16_t kTmAuxGenerated = 0x8000;
+
 struct MbufExtra {
   uint64_t due_ns;   // internal link: when the last bit reaches the far end
   uint16_t ingress;  // global index of the port the frame arrived on

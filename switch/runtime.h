@@ -18,6 +18,8 @@
 #include "lib/common/xorshift.h"
 #include "lib/config/config.h"
 #include "lib/link/link_timing.h"
+#include "lib/pfc/pfc_ingress.h"
+#include "lib/pfc/pfc_reaction.h"
 #include "lib/tm/egress_port.h"
 #include "lib/tm/latency_histogram.h"
 #include "lib/tm/shared_buffer.h"
@@ -83,6 +85,10 @@ struct PortRuntime {
   // internal-link deliveries were, against their due times.
   LatencyHistogram shaper_lateness;
   LatencyHistogram link_lateness;
+  // PFC / PAUSE (owner lcore): what arrives here may pause the peer
+  // (pfc_ingress), and what the peer sends pauses this port (pfc_reaction).
+  std::unique_ptr<PfcIngress> pfc_ingress;
+  std::unique_ptr<PfcReaction> pfc_reaction;
 };
 
 struct SwitchRuntime {
@@ -91,6 +97,7 @@ struct SwitchRuntime {
   rte_lpm* lpm = nullptr;
   std::vector<NextHopGroup16> groups;
   std::vector<uint16_t> ports;  // global indices, in configuration order
+  bool pfc_on = false;          // PFC or PAUSE generation configured
 };
 
 struct WorkerRuntime {
@@ -100,6 +107,9 @@ struct WorkerRuntime {
   std::vector<rte_ring*> to;             // to[s]: ring to worker s (nullptr for self)
   std::vector<rte_ring*> from;           // from[s]: ring from worker s
   std::vector<PortCounters> counters;    // per global port
+  // Bytes in this lcore's queues by (ingress port, priority), for PFC: the
+  // ingress port's owner sums these shards over lcores.
+  std::vector<PfcIngressBytes> pfc_bytes;  // per global port
   // One shared buffer per switch for the ports this worker owns (nullptr if none).
   std::vector<std::unique_ptr<SharedBuffer>> buffers;
   RelaxedCounter busy_cycles;

@@ -162,6 +162,7 @@ std::string create_rings(Runtime& rt) {
     w->to.assign(n, nullptr);
     w->from.assign(n, nullptr);
     w->counters = std::vector<PortCounters>(rt.ports.size());
+    w->pfc_bytes = std::vector<PfcIngressBytes>(rt.ports.size());
   }
   for (size_t a = 0; a < n; ++a) {
     for (size_t b = 0; b < n; ++b) {
@@ -300,6 +301,46 @@ void create_traffic_managers(Runtime& rt) {
   }
 }
 
+PfcMode pfc_mode(PfcGenerationMode m) {
+  switch (m) {
+    case PfcGenerationMode::kPfc: return PfcMode::kPfc;
+    case PfcGenerationMode::kPause: return PfcMode::kPause;
+    case PfcGenerationMode::kOff: break;
+  }
+  return PfcMode::kOff;
+}
+
+// PFC state of every port that takes part (switch mode on, port not opted out).
+std::string create_pfc(Runtime& rt) {
+  for (auto& p : rt.ports) {
+    const SwitchConfig& sc = *rt.switches[p->switch_index].cfg;
+    if (sc.pfc.mode == PfcGenerationMode::kOff || !p->cfg->pfc) continue;
+    // An unshaped port still needs a rate to turn quanta into time: assume 100G.
+    const uint64_t rate = p->cfg->rate_bps != 0 ? p->cfg->rate_bps : 100'000'000'000ull;
+    PfcIngressConfig ic;
+    ic.mode = pfc_mode(sc.pfc.mode);
+    ic.priorities = sc.pfc.priorities;
+    ic.xoff_bytes = sc.pfc.xoff_bytes;
+    ic.dynamic_alpha = sc.pfc.dynamic ? sc.pfc.alpha : 0.0;
+    ic.hysteresis_bytes = sc.pfc.hysteresis_bytes != 0 ? sc.pfc.hysteresis_bytes
+                                                        : default_pfc_hysteresis_bytes(p->cfg->mtu);
+    ic.xoff_quanta = sc.pfc.quanta;
+    ic.rate_bps = rate;
+    PfcReactionConfig rc;
+    rc.mode = ic.mode;
+    rc.priorities = sc.pfc.priorities;
+    rc.rate_bps = rate;
+    rc.class_queues = default_class_queues(sc.tm.queues_per_port);
+    try {
+      p->pfc_ingress = std::make_unique<PfcIngress>(ic);
+      p->pfc_reaction = std::make_unique<PfcReaction>(rc);
+    } catch (const std::exception& e) {
+      return sc.name + "/" + p->cfg->name + ": PFC: " + e.what();
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string build_runtime(Runtime& rt) {
@@ -312,6 +353,7 @@ std::string build_runtime(Runtime& rt) {
   for (size_t i = 0; i < rt.switches.size(); ++i) {
     rt.switches[i].cfg = &rt.config.switches[i];
     rt.switches[i].index = static_cast<uint16_t>(i);
+    rt.switches[i].pfc_on = rt.config.switches[i].pfc.mode != PfcGenerationMode::kOff;
   }
   std::string err = create_ports(rt);
   if (err.empty()) err = create_links(rt);
@@ -321,6 +363,7 @@ std::string build_runtime(Runtime& rt) {
     if (err.empty()) err = create_routes(sw);
   }
   if (err.empty()) create_traffic_managers(rt);
+  if (err.empty()) err = create_pfc(rt);
   return err;
 }
 

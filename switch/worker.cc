@@ -13,6 +13,8 @@
 #include "lib/net/ethertypes.h"
 #include "lib/net/flow_hash.h"
 #include "lib/net/ipv4_rewrite.h"
+#include "lib/pfc/pause_frame.h"
+#include "lib/pfc/pfc_classes.h"
 #include "lib/tm/class_map.h"
 #include "switch/internal_link.h"
 #include "switch/mbuf_meta.h"
@@ -24,7 +26,7 @@ constexpr uint64_t kPeerKnown = uint64_t{1} << 48;
 constexpr uint64_t kArpRetryNs = 1'000'000'000;
 constexpr unsigned kIdleSpinsBeforeYield = 256;
 constexpr unsigned kTimerEveryIterations = 1024;
-constexpr uint16_t kAuxGenerated = 1;  // TmPacket::aux flag: built by sluice
+constexpr uint16_t kNoIngress = 0xFFFF;
 
 void write_mac(uint8_t* dst, uint64_t packed) {
   for (int i = 0; i < 6; ++i) dst[i] = static_cast<uint8_t>(packed >> (8 * i));
@@ -53,8 +55,14 @@ void Worker::run() {
     flush_staged();
     busy |= drain_rings(now);
     for (uint16_t p : w_.ports) busy |= transmit(*ports_[p], now);
+    for (uint16_t p : w_.ports) {
+      if (ports_[p]->pfc_ingress) generate_pfc(*ports_[p], now);
+    }
     if (++iteration % kTimerEveryIterations == 0) {
-      for (uint16_t p : w_.ports) send_arp_requests(*ports_[p], now);
+      for (uint16_t p : w_.ports) {
+        send_arp_requests(*ports_[p], now);
+        if (ports_[p]->pfc_reaction) ports_[p]->pfc_reaction->settle(now);
+      }
     }
     const uint64_t end = rte_rdtsc();
     w_.total_cycles.add(end - last);
@@ -133,6 +141,8 @@ void Worker::handle_packet(PortRuntime& in, rte_mbuf* m, uint64_t now) {
       drop(in.index, m, DropReason::kIpv6);
       return;
     case PacketKind::kMacControl:
+      handle_mac_control(in, m, pp, now);
+      return;
     case PacketKind::kSluiceControl:
       drop(in.index, m, DropReason::kControlUnsupported);
       return;
@@ -163,6 +173,7 @@ void Worker::route_ipv4(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, ui
                          : 0;
   mbuf_meta_set(m, MbufMeta{egress, static_cast<uint8_t>(pp.l3_offset), static_cast<uint8_t>(q),
                             (pp.tos & 3) != 0});
+  if (sw.pfc_on) mbuf_extra(m)->ingress = in.index;  // PFC accounts by ingress
   if (out.owner_slot == w_.slot) {
     admit(m, now);
   } else {
@@ -190,8 +201,20 @@ void Worker::admit(rte_mbuf* m, uint64_t now) {
   TmPacket tp;
   tp.handle = m;
   tp.bytes = m->pkt_len;
+  uint16_t ingress = kNoIngress;
+  if (rt_.switches[out.switch_index].pfc_on) {
+    const uint16_t in = mbuf_extra(m)->ingress;
+    if (ports_[in]->pfc_ingress) {
+      ingress = in;
+      tp.aux = static_cast<uint16_t>(in + 1);
+    }
+  }
   const EnqueueResult r = out.tm->enqueue(now, meta.queue, tp, meta.ecn_capable);
   if (r.verdict == EnqueueVerdict::kDropped) return drop(out.index, m, r.reason);
+  if (ingress != kNoIngress) {
+    w_.pfc_bytes[ingress].on_enqueue(priority_of_queue(meta.queue, out.tm->num_queues()),
+                                     tp.bytes);
+  }
   if (r.verdict == EnqueueVerdict::kEnqueuedMarked) {
     uint8_t* ip = eth + kEthHeaderLen;
     if (ipv4_ecn(ip) != kEcnCe) ipv4_set_ecn(ip, kEcnCe);
@@ -245,7 +268,13 @@ bool Worker::transmit(PortRuntime& port, uint64_t now) {
     }
     for (unsigned i = 0; i < n; ++i) {
       port.tx_pending[i] = static_cast<rte_mbuf*>(out[i].handle);
-      if (out[i].aux & kAuxGenerated) c.tx_generated_packets.add();
+      const uint16_t aux = out[i].aux;
+      if (aux & kTmAuxGenerated) {
+        c.tx_generated_packets.add();
+      } else if (aux != 0) {
+        w_.pfc_bytes[aux - 1].on_dequeue(priority_of_queue(out[i].queue, port.tm->num_queues()),
+                                         out[i].bytes);
+      }
     }
     port.tx_pending_count = n;
   }
@@ -293,11 +322,52 @@ void Worker::handle_arp(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, ui
   rte_pktmbuf_free(m);
 }
 
+// A PFC or PAUSE frame from the peer pauses this port's own queues.
+void Worker::handle_mac_control(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp,
+                                uint64_t now) {
+  const uint8_t* frame = rte_pktmbuf_mtod(m, const uint8_t*);
+  if (!in.pfc_reaction || !mac_control_dst_ok(frame, in.mac))
+    return drop(in.index, m, DropReason::kControlUnsupported);
+  in.pfc_reaction->receive(frame + pp.l3_offset, m->data_len - pp.l3_offset, now, in.tm.get());
+  counters(in.index).rx_consumed_packets.add();
+  rte_pktmbuf_free(m);
+}
+
+// XOFF / XON / refresh toward the peer of a port, from the bytes that arrived
+// on it and still wait in this switch (summed over the lcores' shards).
+void Worker::generate_pfc(PortRuntime& port, uint64_t now) {
+  std::array<uint64_t, kPfcClasses> bytes{};
+  for (const auto& w : rt_.workers) {
+    const PfcIngressBytes& shard = w->pfc_bytes[port.index];
+    for (uint32_t c = 0; c < kPfcClasses; ++c) bytes[c] += shard.bytes(static_cast<uint8_t>(c));
+  }
+  const SharedBuffer* buf = w_.buffers[port.switch_index].get();
+  const uint64_t free_bytes = buf->capacity() - std::min(buf->capacity(), buf->used());
+  PfcDecision d;
+  if (!port.pfc_ingress->poll(now, bytes, free_bytes, &d)) return;
+  rte_mbuf* m = rte_pktmbuf_alloc(rt_.pool);
+  if (m == nullptr) return;  // asked again next iteration
+  uint8_t* frame = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, kMacControlFrameLen));
+  if (frame == nullptr || build_decision_frame(d, frame, kMacControlFrameLen, port.mac) == 0) {
+    rte_pktmbuf_free(m);
+    return;
+  }
+  TmPacket tp;
+  tp.handle = m;
+  tp.bytes = m->pkt_len;
+  tp.aux = kTmAuxGenerated;
+  if (!port.tm->enqueue_control(now, tp)) {
+    rte_pktmbuf_free(m);  // control queue full: asked again next iteration
+    return;
+  }
+  port.pfc_ingress->on_sent(d, now);
+}
+
 void Worker::send_control(PortRuntime& port, uint64_t now, rte_mbuf* m) {
   TmPacket tp;
   tp.handle = m;
   tp.bytes = m->pkt_len;
-  tp.aux = kAuxGenerated;
+  tp.aux = kTmAuxGenerated;
   if (!port.tm->enqueue_control(now, tp)) drop(port.index, m, DropReason::kQueueFull);
 }
 

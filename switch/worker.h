@@ -26,6 +26,8 @@ class Worker {
   void handle_packet(PortRuntime& in, rte_mbuf* m, uint64_t now);
   void route_ipv4(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now);
   void handle_arp(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now);
+  void handle_mac_control(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now);
+  void generate_pfc(PortRuntime& port, uint64_t now);
   void admit(rte_mbuf* m, uint64_t now);
   void stage_remote(unsigned slot, rte_mbuf* m);
   void flush_staged();
