@@ -43,7 +43,7 @@ struct Frame {
 std::string write_capture(const std::string& name, const std::vector<Frame>& frames) {
   Bytes img;
   be32(&img, 0xa1b2c3d4);
-  img.insert(img.end(), {0, 2, 0, 4});
+  be32(&img, 0x00020004);  // version 2.4
   be32(&img, 0);
   be32(&img, 0);
   be32(&img, 65535);
