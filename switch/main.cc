@@ -11,6 +11,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_pdump.h>
+#include <rte_ring.h>
 
 #include <csignal>
 #include <cstdio>
@@ -21,6 +22,7 @@
 
 #include "lib/config/config_loader.h"
 #include "switch/cli_options.h"
+#include "switch/internal_link.h"
 #include "switch/mbuf_meta.h"
 #include "switch/metrics_exporter.h"
 #include "switch/report.h"
@@ -78,6 +80,21 @@ void run_main_lcore(Runtime& rt, const CliOptions& opt) {
 // returns the final per-port figures.
 std::vector<PortFinal> drain_and_total(Runtime& rt) {
   std::vector<PortFinal> out(rt.ports.size());
+  // Packets between lcores were admitted nowhere yet: queued at their egress.
+  for (const auto& w : rt.workers) {
+    for (rte_ring* r : w->to) {
+      void* obj;
+      while (r != nullptr && rte_ring_sc_dequeue(r, &obj) == 0) {
+        rte_mbuf* m = static_cast<rte_mbuf*>(obj);
+        ++out[mbuf_meta_get(m).egress_port].queued_at_stop;
+        rte_pktmbuf_free(m);
+      }
+    }
+  }
+  // Frames on internal links left one switch and have not reached the next.
+  for (const auto& p : rt.ports) {
+    if (p->link_in != nullptr) out[p->index].in_flight_at_stop = link_discard(*p->link_in, p->link_stage);
+  }
   for (const auto& p : rt.ports) {
     PortFinal& f = out[p->index];
     for (unsigned i = 0; i < p->tx_pending_count; ++i) rte_pktmbuf_free(p->tx_pending[i]);
@@ -90,6 +107,35 @@ std::vector<PortFinal> drain_and_total(Runtime& rt) {
     f.totals = rt.port_totals(p->index);
   }
   return out;
+}
+
+// Every replaying port starts its capture at the same instant, a little after
+// the workers start, so hosts' traffic keeps its recorded relative timing.
+constexpr uint64_t kReplayLeadNs = 50'000'000;
+
+void start_replay(Runtime& rt, const TscClock& clock) {
+  rt.realtime_offset_ns = realtime_minus_clock_ns(clock);
+  rt.replay_start_ns = rt.start_ns + kReplayLeadNs;
+  for (const auto& p : rt.ports) {
+    if (!p->pcap) continue;
+    p->pcap->set_clock_offset(rt.realtime_offset_ns);
+    p->pcap->start(rt.replay_start_ns);
+  }
+}
+
+// Captures are flushed after the workers stopped; a failed write (disk full)
+// makes the run fail.
+bool flush_captures(const Runtime& rt) {
+  bool ok = true;
+  for (const auto& p : rt.ports) {
+    std::string err;
+    if (p->pcap && !p->pcap->flush(&err)) {
+      std::fprintf(stderr, "sluice: %s/%s: %s\n", rt.switch_label(p->index).c_str(),
+                   p->cfg->name.c_str(), err.c_str());
+      ok = false;
+    }
+  }
+  return ok;
 }
 
 int run(int argc, char** argv) {
@@ -146,7 +192,9 @@ int run(int argc, char** argv) {
               rt->config.metrics.enabled ? rt->config.metrics.address.c_str() : "(off)");
   std::fflush(stdout);
   std::vector<std::unique_ptr<Worker>> workers;
-  rt->start_ns = TscClock(rt->tsc_hz).now_ns();
+  const TscClock clock(rt->tsc_hz);
+  rt->start_ns = clock.now_ns();
+  start_replay(*rt, clock);
   for (auto& w : rt->workers) {
     workers.push_back(std::make_unique<Worker>(*rt, *w));
     rte_eal_remote_launch(worker_main, workers.back().get(), w->lcore);
@@ -157,7 +205,7 @@ int run(int argc, char** argv) {
   const double seconds = (TscClock(rt->tsc_hz).now_ns() - rt->start_ns) * 1e-9;
   const std::vector<PortFinal> finals = drain_and_total(*rt);
   print_summary(*rt, finals, seconds);
-  int rc = 0;
+  int rc = flush_captures(*rt) ? 0 : 1;
   if (!opt.summary_json.empty() &&
       !write_summary_json(*rt, finals, seconds, opt.summary_json, &err)) {
     std::fprintf(stderr, "sluice: %s\n", err.c_str());

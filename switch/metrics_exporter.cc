@@ -106,6 +106,9 @@ void SluiceCollector::collect_ports(std::vector<MetricFamily>& out) const {
                       MetricType::Counter);
   auto marks = family("sluice_port_ecn_marks_total", "Packets marked CE at enqueue.",
                       MetricType::Counter);
+  auto ctrl_drop = family("sluice_port_control_dropped_total",
+                          "Frames sluice built (ARP, PFC) and could not queue: control queue full.",
+                          MetricType::Counter);
   auto lost = family("sluice_link_lost_packets_total",
                      "Frames transmitted onto an internal link and lost there (configured loss).",
                      MetricType::Counter);
@@ -119,6 +122,7 @@ void SluiceCollector::collect_ports(std::vector<MetricFamily>& out) const {
     add_value(gen, l, double(t.tx_generated_packets));
     add_value(con, l, double(t.rx_consumed_packets));
     add_value(marks, l, double(t.ecn_marks));
+    add_value(ctrl_drop, l, double(p->tm->control_dropped.get()));
     if (p->kind == PortKind::kLink) add_value(lost, l, double(t.link_lost));
     for (unsigned r = 0; r < kDropReasonCount; ++r) {
       Labels dl = l;
@@ -126,7 +130,7 @@ void SluiceCollector::collect_ports(std::vector<MetricFamily>& out) const {
       add_value(drops, std::move(dl), double(t.drops[r]));
     }
   }
-  for (auto* f : {&rx_p, &rx_b, &tx_p, &tx_b, &gen, &con, &drops, &marks, &lost})
+  for (auto* f : {&rx_p, &rx_b, &tx_p, &tx_b, &gen, &con, &drops, &marks, &ctrl_drop, &lost})
     out.push_back(std::move(*f));
 }
 

@@ -130,7 +130,14 @@ void print_summary(const Runtime& rt, const std::vector<PortFinal>& ports, doubl
 
 bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, double seconds,
                         const std::string& path, std::string* error) {
-  std::string j = "{\"duration_seconds\": " + std::to_string(seconds) + ", \"switches\": [";
+  // Exact to the nanosecond (a double would round at epoch scale).
+  const int64_t epoch_ns = static_cast<int64_t>(rt.replay_start_ns) + rt.realtime_offset_ns;
+  char epoch[64];
+  std::snprintf(epoch, sizeof epoch, "%lld.%09lld",
+                static_cast<long long>(epoch_ns / 1'000'000'000),
+                static_cast<long long>(epoch_ns % 1'000'000'000));
+  std::string j = "{\"duration_seconds\": " + std::to_string(seconds) +
+                  ", \"replay_start_epoch_seconds\": " + epoch + ", \"switches\": [";
   for (const SwitchRuntime& sw : rt.switches) {
     if (sw.index > 0) j += ", ";
     j += "{\"name\": \"";
@@ -158,6 +165,8 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
       field("ecn_marks", t.ecn_marks);
       field("queued_at_stop", f.queued_at_stop);
       field("link_lost_packets", t.link_lost);
+      field("link_in_flight_at_stop", f.in_flight_at_stop);
+      field("control_dropped_packets", rt.ports[pi]->tm->control_dropped.get());
       field("shaper_lost_ns", rt.ports[pi]->tm->shaper_lost_ns());
       field("shaper_lateness_p99_ns", quantile_upper_ns(rt.ports[pi]->shaper_lateness, 0.99));
       field("link_lateness_p99_ns", quantile_upper_ns(rt.ports[pi]->link_lateness, 0.99));

@@ -14,6 +14,7 @@ namespace sluice {
 struct PortFinal {
   PortTotals totals;
   uint64_t queued_at_stop = 0;
+  uint64_t in_flight_at_stop = 0;  // on the internal link into this port
 };
 
 class LiveTable {

@@ -23,6 +23,7 @@
 #include "lib/tm/egress_port.h"
 #include "lib/tm/latency_histogram.h"
 #include "lib/tm/shared_buffer.h"
+#include "switch/pcap_port.h"
 #include "switch/port_counters.h"
 
 namespace sluice {
@@ -89,6 +90,11 @@ struct PortRuntime {
   // (pfc_ingress), and what the peer sends pauses this port (pfc_reaction).
   std::unique_ptr<PfcIngress> pfc_ingress;
   std::unique_ptr<PfcReaction> pfc_reaction;
+  // Capture-file port: replay source and capture sink; frames written to the
+  // capture are stamped with the time their last bit would leave a real link
+  // of the port's rate (pcap_wire, owner lcore).
+  std::unique_ptr<PcapPort> pcap;
+  std::unique_ptr<LinkTiming> pcap_wire;
 };
 
 struct SwitchRuntime {
@@ -125,6 +131,8 @@ struct Runtime {
   std::vector<std::unique_ptr<WorkerRuntime>> workers;
   uint64_t tsc_hz = 0;
   uint64_t start_ns = 0;
+  uint64_t replay_start_ns = 0;        // capture time 0 of every replaying port
+  int64_t realtime_offset_ns = 0;      // CLOCK_REALTIME minus the data-path clock
   std::atomic<bool> stop{false};
 
   const std::string& port_label(uint16_t p) const { return ports[p]->cfg->name; }

@@ -99,6 +99,13 @@ std::string create_ports(Runtime& rt) {
       if (!pc.link_peer.empty()) {
         p->kind = PortKind::kLink;
         p->mac = pc.mac ? *pc.mac : generated_mac(si, rt.ports.size());
+      } else if (pc.pcap) {
+        p->kind = PortKind::kPcap;
+        p->mac = pc.mac ? *pc.mac : generated_mac(si, rt.ports.size());
+        std::string err;
+        p->pcap = PcapPort::open(*pc.pcap, rt.pool, &err);
+        if (!p->pcap) return port_ref(sc, pc) + ": " + err;
+        p->pcap_wire = std::make_unique<LinkTiming>(pc.rate_bps, pc.wire_overhead_bytes, 0);
       } else {
         std::string err = start_ethdev(rt, *p);
         if (!err.empty()) return port_ref(sc, pc) + ": " + err;

@@ -32,6 +32,17 @@ void write_mac(uint8_t* dst, uint64_t packed) {
   for (int i = 0; i < 6; ++i) dst[i] = static_cast<uint8_t>(packed >> (8 * i));
 }
 
+// Headers are read from the first segment only. A chained (jumbo) frame is
+// judged by its whole length, which is safe while every header the parser may
+// read (at most 14 + 2x4 VLAN + 6 shim + 60 IP + 4 ports = 92 bytes) lies in
+// the first segment; otherwise only the first segment counts, and a header
+// that spans segments is reported truncated.
+constexpr uint32_t kMaxParsedHeaderBytes = 92;
+
+uint32_t parse_length(const rte_mbuf* m) {
+  return m->nb_segs == 1 || m->data_len >= kMaxParsedHeaderBytes ? m->pkt_len : m->data_len;
+}
+
 }  // namespace
 
 Worker::Worker(Runtime& rt, WorkerRuntime& w)
@@ -86,7 +97,7 @@ unsigned Worker::receive(PortRuntime& port, uint64_t now, rte_mbuf** pkts) {
     case PortKind::kLink:
       return link_receive(*port.link_in, port.link_stage, now, pkts, kBurst, port.link_lateness);
     case PortKind::kPcap:
-      return 0;
+      return port.pcap->rx_burst(now, pkts, static_cast<uint16_t>(kBurst));
   }
   return 0;
 }
@@ -102,8 +113,11 @@ unsigned Worker::send(PortRuntime& port, uint64_t now, rte_mbuf** pkts, unsigned
       if (lost != 0) counters(port.index).link_lost.add(lost);
       return taken;
     }
-    case PortKind::kPcap:
-      return 0;
+    case PortKind::kPcap: {
+      uint64_t stamps[kBurst];
+      for (unsigned i = 0; i < n; ++i) stamps[i] = port.pcap_wire->depart(now, pkts[i]->pkt_len);
+      return port.pcap->tx_burst_at(stamps, pkts, static_cast<uint16_t>(n));
+    }
   }
   return 0;
 }
@@ -127,9 +141,7 @@ bool Worker::poll_port(PortRuntime& port, uint64_t now) {
 
 void Worker::handle_packet(PortRuntime& in, rte_mbuf* m, uint64_t now) {
   ParsedPacket pp;
-  // Only the first segment is parsed: a header that spans segments counts as
-  // truncated, and nothing is ever read past the segment.
-  parse_packet(rte_pktmbuf_mtod(m, const uint8_t*), m->data_len, &pp);
+  parse_packet(rte_pktmbuf_mtod(m, const uint8_t*), parse_length(m), &pp);
   switch (pp.kind) {
     case PacketKind::kIpv4:
       route_ipv4(in, m, pp, now);
@@ -363,12 +375,15 @@ void Worker::generate_pfc(PortRuntime& port, uint64_t now) {
   port.pfc_ingress->on_sent(d, now);
 }
 
+// A frame sluice built goes out ahead of data. If the control queue is full
+// it is freed: the traffic manager counts it (control_dropped); it is not a
+// drop of a received packet.
 void Worker::send_control(PortRuntime& port, uint64_t now, rte_mbuf* m) {
   TmPacket tp;
   tp.handle = m;
   tp.bytes = m->pkt_len;
   tp.aux = kTmAuxGenerated;
-  if (!port.tm->enqueue_control(now, tp)) drop(port.index, m, DropReason::kQueueFull);
+  if (!port.tm->enqueue_control(now, tp)) rte_pktmbuf_free(m);
 }
 
 // Asks for the peer's MAC while it is unknown and its address is configured.
