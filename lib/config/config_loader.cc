@@ -101,12 +101,13 @@ class Loader {
   void load_switch(const Field& s, SwitchConfig* out) {
     out->line = YamlReader::line_of(s.node);
     if (!r_.expect_map(s, {"name", "buffer", "queues_per_port", "queue_capacity", "scheduler",
-                           "class_map", "drr_quantum", "ecn", "ports", "routes"})) {
+                           "class_map", "drr_quantum", "ecn", "pfc", "ports", "routes"})) {
       return;
     }
     if (auto f = r_.field(s, "name", Need::kRequired)) set(r_.string(*f), &out->name);
     if (auto f = r_.field(s, "buffer", Need::kOptional)) load_buffer(*f, &out->buffer);
     load_tm(s, &out->tm);
+    if (auto f = r_.field(s, "pfc", Need::kOptional)) load_pfc(*f, &out->pfc);
     if (auto f = r_.field(s, "ports", Need::kRequired)) {
       if (auto items = r_.list(*f)) {
         if (items->empty()) r_.error(f->node, f->path, "expected at least one port");
@@ -186,10 +187,46 @@ class Loader {
     }
   }
 
+  // PFC / PAUSE generation; xoff is a size, or "dynamic" (alpha x free buffer).
+  void load_pfc(const Field& e, PfcConfig* out) {
+    if (!r_.expect_map(e, {"mode", "xoff", "alpha", "hysteresis", "quanta", "priorities"})) return;
+    if (auto f = r_.field(e, "mode", Need::kRequired)) {
+      set(r_.choice<PfcGenerationMode>(*f, {{"off", PfcGenerationMode::kOff},
+                                            {"pfc", PfcGenerationMode::kPfc},
+                                            {"pause", PfcGenerationMode::kPause}}),
+          &out->mode);
+    }
+    if (auto f = r_.field(e, "xoff", Need::kOptional)) {
+      if (f->node.IsScalar() && f->node.Scalar() == "dynamic") {
+        out->dynamic = true;
+      } else {
+        set(r_.size(*f, 1, UINT64_MAX), &out->xoff_bytes);
+      }
+    }
+    if (auto f = r_.field(e, "alpha", Need::kOptional)) {
+      if (out->dynamic)
+        set(r_.real(*f, 0.0, INFINITY), &out->alpha);
+      else
+        r_.error(f->node, f->path, "\"alpha\" applies only to xoff: dynamic");
+    }
+    if (auto f = r_.field(e, "hysteresis", Need::kOptional))
+      set(r_.size(*f, 0, UINT64_MAX), &out->hysteresis_bytes);
+    if (auto f = r_.field(e, "quanta", Need::kOptional)) set(r_.integer(*f, 1, 65535), &out->quanta);
+    if (auto f = r_.field(e, "priorities", Need::kOptional)) {
+      if (auto items = r_.list(*f)) {
+        out->priorities = 0;
+        for (const Field& item : *items) {
+          if (auto prio = r_.integer(item, 0, 7)) out->priorities |= uint8_t(1u << *prio);
+        }
+      }
+    }
+  }
+
   void load_port(const Field& p, PortConfig* out) {
     out->line = YamlReader::line_of(p.node);
     if (!r_.expect_map(p, {"name", "device", "link", "pcap", "delay", "loss", "role", "rate", "mtu",
-                           "wire_overhead", "mac", "peer_mac", "peer_ip", "ipv4", "hop_rtt"})) {
+                           "wire_overhead", "mac", "peer_mac", "peer_ip", "ipv4", "hop_rtt",
+                           "pfc"})) {
       return;
     }
     if (auto f = r_.field(p, "name", Need::kRequired)) set(r_.string(*f), &out->name);
@@ -210,6 +247,7 @@ class Loader {
     if (auto f = r_.field(p, "hop_rtt", Need::kOptional)) {
       set(r_.duration(*f, 1, UINT64_MAX), &out->hop_rtt_ns);
     }
+    if (auto f = r_.field(p, "pfc", Need::kOptional)) set(r_.boolean(*f), &out->pfc);
   }
 
   // Exactly one of device / link / pcap; delay and loss only with link.

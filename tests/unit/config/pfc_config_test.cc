@@ -1,0 +1,92 @@
+// The pfc: section of a switch and the per-port pfc: opt-out.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "lib/config/config_loader.h"
+
+namespace sluice {
+namespace {
+
+std::string with_pfc(const std::string& pfc_block, const std::string& port_extra = "") {
+  return "switches:\n"
+         "  - name: s1\n" +
+         pfc_block +
+         "    ports:\n"
+         "      - name: p0\n"
+         "        device: net_null0\n"
+         "        role: host\n"
+         "        rate: 10Gbps\n" +
+         port_extra;
+}
+
+std::vector<std::string> errors_of(const std::string& yaml) {
+  std::vector<std::string> out;
+  for (const ConfigError& e : load_config_string(yaml, "t.yaml").errors)
+    out.push_back(e.to_string());
+  return out;
+}
+
+TEST(PfcConfig, DefaultsAreOffWithStaticThreshold) {
+  const ConfigResult r = load_config_string(with_pfc(""), "t.yaml");
+  ASSERT_TRUE(r.ok());
+  const PfcConfig& p = r.config.switches[0].pfc;
+  EXPECT_EQ(p.mode, PfcGenerationMode::kOff);
+  EXPECT_EQ(p.xoff_bytes, 200'000u);
+  EXPECT_FALSE(p.dynamic);
+  EXPECT_EQ(p.quanta, 0xFFFF);
+  EXPECT_EQ(p.priorities, 0xFF);
+  EXPECT_TRUE(r.config.switches[0].ports[0].pfc);
+}
+
+TEST(PfcConfig, EveryKeyIsRead) {
+  const ConfigResult r = load_config_string(with_pfc("    pfc:\n"
+                                                     "      mode: pfc\n"
+                                                     "      xoff: 64KiB\n"
+                                                     "      hysteresis: 4KB\n"
+                                                     "      quanta: 1000\n"
+                                                     "      priorities: [0, 3]\n",
+                                                     "        pfc: false\n"),
+                                            "t.yaml");
+  ASSERT_TRUE(r.ok()) << r.errors[0].to_string();
+  const PfcConfig& p = r.config.switches[0].pfc;
+  EXPECT_EQ(p.mode, PfcGenerationMode::kPfc);
+  EXPECT_EQ(p.xoff_bytes, 65536u);
+  EXPECT_EQ(p.hysteresis_bytes, 4000u);
+  EXPECT_EQ(p.quanta, 1000);
+  EXPECT_EQ(p.priorities, 0b1001);
+  EXPECT_FALSE(r.config.switches[0].ports[0].pfc);
+}
+
+TEST(PfcConfig, DynamicThresholdTakesAlpha) {
+  const ConfigResult r = load_config_string(
+      with_pfc("    pfc:\n      mode: pause\n      xoff: dynamic\n      alpha: 0.25\n"), "t.yaml");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.config.switches[0].pfc.mode, PfcGenerationMode::kPause);
+  EXPECT_TRUE(r.config.switches[0].pfc.dynamic);
+  EXPECT_DOUBLE_EQ(r.config.switches[0].pfc.alpha, 0.25);
+}
+
+TEST(PfcConfig, MistakesNameTheirLineAndKey) {
+  const auto e = errors_of(with_pfc("    pfc:\n"
+                                    "      mode: lossless\n"
+                                    "      xoff: 10 furlongs\n"
+                                    "      alpha: 0.5\n"
+                                    "      quanta: 70000\n"
+                                    "      priorities: [8]\n"
+                                    "      pause: yes\n"));
+  const std::vector<std::string> expected = {
+      "t.yaml:4: switches[0].pfc.mode: expected one of off, pfc, pause, got \"lossless\"",
+      "t.yaml:5: switches[0].pfc.xoff: expected a size such as 100KB, 12MiB or 1500B, got "
+      "\"10 furlongs\"",
+      "t.yaml:6: switches[0].pfc.alpha: \"alpha\" applies only to xoff: dynamic",
+      "t.yaml:7: switches[0].pfc.quanta: expected an integer between 1 and 65535, got \"70000\"",
+      "t.yaml:8: switches[0].pfc.priorities[0]: expected an integer between 0 and 7, got \"8\"",
+      "t.yaml:9: switches[0].pfc.pause: unknown key \"pause\"; allowed keys: mode, xoff, alpha, "
+      "hysteresis, quanta, priorities"};
+  EXPECT_EQ(e, expected);
+}
+
+}  // namespace
+}  // namespace sluice
