@@ -65,6 +65,7 @@ class SluiceCollector : public prometheus::Collectable {
   void collect_buffers(std::vector<MetricFamily>& out) const;
   void collect_lcores(std::vector<MetricFamily>& out) const;
   void collect_fidelity(std::vector<MetricFamily>& out) const;
+  void collect_pfc(std::vector<MetricFamily>& out) const;
   Labels port_labels(uint16_t p) const {
     return {{"switch", rt_.switch_label(p)}, {"port", rt_.port_label(p)}};
   }
@@ -82,6 +83,7 @@ std::vector<MetricFamily> SluiceCollector::Collect() const {
   collect_buffers(out);
   collect_lcores(out);
   collect_fidelity(out);
+  collect_pfc(out);
   MetricFamily up = family("sluice_uptime_seconds", "Seconds since the data path started.",
                            MetricType::Gauge);
   const uint64_t now_ns = TscClock(rt_.tsc_hz).now_ns();
@@ -154,6 +156,36 @@ void SluiceCollector::collect_queues(std::vector<MetricFamily>& out) const {
   out.push_back(std::move(depth));
   out.push_back(std::move(ctrl));
   out.push_back(std::move(res));
+}
+
+void SluiceCollector::collect_pfc(std::vector<MetricFamily>& out) const {
+  auto sent = family("sluice_pfc_frames_sent_total",
+                     "PFC/PAUSE frames sent that carried this priority (XOFF, XON or refresh).",
+                     MetricType::Counter);
+  auto xoff = family("sluice_pfc_xoff_total", "XON to XOFF transitions toward the peer.",
+                     MetricType::Counter);
+  auto recv = family("sluice_pfc_frames_received_total",
+                     "PFC/PAUSE frames received that acted on this priority.", MetricType::Counter);
+  auto paused = family("sluice_pfc_paused_seconds_total",
+                       "Time this port was paused by its peer, per priority.", MetricType::Counter);
+  auto bad = family("sluice_pfc_invalid_frames_total",
+                    "MAC control frames with a short body or an unknown opcode.",
+                    MetricType::Counter);
+  for (const auto& p : rt_.ports) {
+    if (!p->pfc_ingress) continue;
+    const PfcTxStats& tx = p->pfc_ingress->stats();
+    const PfcRxStats& rx = p->pfc_reaction->stats();
+    for (uint32_t slot = 0; slot < kPfcSlots; ++slot) {
+      Labels l = port_labels(p->index);
+      l.push_back({"priority", slot == kAllPriorities ? "all" : std::to_string(slot)});
+      add_value(sent, l, double(tx.sent[slot].get()));
+      add_value(xoff, l, double(tx.xoff[slot].get()));
+      add_value(recv, l, double(rx.received[slot].get()));
+      add_value(paused, l, rx.paused_ns[slot].get() * 1e-9);
+    }
+    add_value(bad, port_labels(p->index), double(rx.invalid.get()));
+  }
+  for (auto* f : {&sent, &xoff, &recv, &paused, &bad}) out.push_back(std::move(*f));
 }
 
 void SluiceCollector::collect_fidelity(std::vector<MetricFamily>& out) const {

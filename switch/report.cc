@@ -166,6 +166,14 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
       field("queued_at_stop", f.queued_at_stop);
       field("link_lost_packets", t.link_lost);
       field("link_in_flight_at_stop", f.in_flight_at_stop);
+      if (const PortRuntime& pr = *rt.ports[pi]; pr.pfc_ingress) {
+        field("pfc_frames_sent", pr.pfc_ingress->stats().frames_sent.get());
+        field("pfc_frames_received", pr.pfc_reaction->stats().frames_received.get());
+        uint64_t paused = 0;
+        for (uint32_t slot = 0; slot < kPfcSlots; ++slot)
+          paused += pr.pfc_reaction->stats().paused_ns[slot].get();
+        field("pfc_paused_ns", paused);
+      }
       field("control_dropped_packets", rt.ports[pi]->tm->control_dropped.get());
       field("shaper_lost_ns", rt.ports[pi]->tm->shaper_lost_ns());
       field("shaper_lateness_p99_ns", quantile_upper_ns(rt.ports[pi]->shaper_lateness, 0.99));

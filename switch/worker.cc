@@ -88,6 +88,10 @@ void Worker::run() {
     last = end;
   }
   flush_staged();
+  const uint64_t end_ns = clock_.to_ns(last);
+  for (uint16_t p : w_.ports) {
+    if (ports_[p]->pfc_reaction) ports_[p]->pfc_reaction->settle(end_ns);
+  }
 }
 
 unsigned Worker::receive(PortRuntime& port, uint64_t now, rte_mbuf** pkts) {
