@@ -271,11 +271,13 @@ std::string create_routes(SwitchRuntime& sw) {
   return "";
 }
 
-// A software loop serves a port every few microseconds, not every frame time,
-// so the bucket holds 50 us of line rate: enough to cover one loop iteration
-// without losing rate, small against the queues the mechanisms build.
+// A software loop serves a port every few microseconds and the OS may
+// preempt it for longer, so the bucket holds 200 us of line rate: a hiccup up
+// to that long costs no rate, and the catch-up burst is re-serialised at line
+// rate by the next link (internal links, capture ports, a NIC at that rate).
+// Longer gaps are counted as shaper_lost_ns.
 uint64_t default_burst(uint64_t rate_bps) {
-  return std::max<uint64_t>(32 * 1024, rate_bps / 8 / 20000);
+  return std::max<uint64_t>(64 * 1024, rate_bps / 8 / 5000);
 }
 
 // One shared buffer per (worker, switch), sized in proportion to the ports of

@@ -44,6 +44,7 @@ ROUTES = [
     ("10.4.0.0/16", ["p4"]),        # the shaped port
 ]
 ECN_K = 4000  # bytes
+ECN_PREFIX = 160  # non-ECT frames that may leave before the queue passes K
 PORT_INDEX = {p[0]: i for i, p in enumerate(PORTS)}
 MAC = {p[0]: p[1] for p in PORTS}
 PEER = {p[0]: p[2] for p in PORTS}
@@ -228,18 +229,18 @@ def craft():
     inp.drop(eth(0x0800) + ipv4_header(dst="10.0.1.9", payload=9000 - 34), "too_big")
 
     # ECN: a burst of 1000-byte frames to the 10 Mbps port p4. The first
-    # finds an empty queue and is not marked. The shaper lets a burst of 32
-    # KiB leave at once (docs/traffic-manager.md) and the ingress reads 32
-    # frames per poll, so the first ~70 may find the queue below K; 96
-    # non-ECT frames go first, and every ECT frame after them must find the
-    # queue above K (10 Mbps drains one frame in 0.8 ms; the whole burst is
-    # read in well under that).
+    # finds an empty queue and is not marked. The shaper lets a burst of 64
+    # KiB (64 frames of 1024 wire bytes) leave at once (docs/traffic-manager.md)
+    # and the ingress reads 32 frames per poll, so the first ~100 may find the
+    # queue below K; ECN_PREFIX non-ECT frames go first, and every ECT frame
+    # after them must find the queue above K (10 Mbps drains one frame in
+    # 0.8 ms; the whole burst is read in well under that).
     ecn_ids = []
-    for i in range(96 + 90):
-        ecn = 0x00 if i < 96 or i % 3 == 2 else 0x02  # then two thirds ECT(0)
+    for i in range(ECN_PREFIX + 90):
+        ecn = 0x00 if i < ECN_PREFIX or i % 3 == 2 else 0x02  # then two thirds ECT(0)
         if i == 0:
             ecn = 0x02
-        elif i >= 96 and i % 15 == 7:
+        elif i >= ECN_PREFIX and i % 15 == 7:
             ecn = 0x01  # some ECT(1)
         inp.ipv4(f"10.4.0.{1 + i % 8}", "p4", proto="udp", sport=6000 + i % 8,
                  dport=6000, tos=0x20 | ecn, size=1000)
@@ -403,11 +404,11 @@ def test(binary, srcdir):
         marked = [i for i in ect if out_tos.get(i, 0) & 3 == 3]
         if ecn_ids[0] in out_tos and out_tos[ecn_ids[0]] & 3 == 3:
             problems.append("ECN: the first packet to p4 (empty queue) was marked CE")
-        late_ect = [i for i in ect if ecn_ids.index(i) >= 96]
+        late_ect = [i for i in ect if ecn_ids.index(i) >= ECN_PREFIX]
         late_marked = [i for i in late_ect if out_tos.get(i, 0) & 3 == 3]
         if len(late_marked) != len(late_ect) or not late_ect:
             problems.append(f"ECN: only {len(late_marked)} of {len(late_ect)} ECT packets after"
-                            f" the first 96 of the burst were marked CE")
+                            f" the first {ECN_PREFIX} of the burst were marked CE")
         if any(out_tos.get(i, 0) & 3 for i in non_ect):
             problems.append("ECN: a non-ECT packet left p4 with ECN bits set")
 
