@@ -71,6 +71,10 @@ struct PortRuntime {
   // the owner lcore (ARP learning); read by telemetry.
   std::atomic<uint64_t> peer_mac{0};
   unsigned owner_slot = 0;  // index into Runtime::workers
+  // The Ethernet header every routed packet leaves with (peer MAC, port MAC,
+  // IPv4), rebuilt by the owner lcore whenever the peer MAC is learned.
+  uint8_t eth_header[14] = {};
+  bool eth_header_ready = false;
   std::unique_ptr<EgressPort> tm;
   // Owner-lcore state.
   rte_mbuf* tx_pending[kBurst] = {};
@@ -145,6 +149,10 @@ struct Runtime {
     return t;
   }
 };
+
+// Sets the peer MAC (owner lcore, or before the workers start) and rebuilds
+// the port's Ethernet header.
+void set_peer_mac(PortRuntime& p, const MacAddr& peer);
 
 // TSC cycles per second, measured against the kernel's monotonic clock.
 uint64_t calibrate_tsc_hz();

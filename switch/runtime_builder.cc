@@ -27,12 +27,6 @@ std::string port_ref(const SwitchConfig& s, const PortConfig& p) {
   return s.name + "/" + p.name;
 }
 
-uint64_t pack_mac(const MacAddr& m) {
-  uint64_t v = 0;
-  for (int i = 0; i < 6; ++i) v |= uint64_t{m[i]} << (8 * i);
-  return v | (uint64_t{1} << 48);
-}
-
 // Finds the ethdev for a device string, probing it if EAL has not already.
 std::string find_or_probe(const std::string& device, uint16_t* port_id) {
   const std::string name = device_name(device);
@@ -95,7 +89,6 @@ std::string create_ports(Runtime& rt) {
       p->switch_index = static_cast<uint16_t>(si);
       p->cfg = &pc;
       p->mtu = pc.mtu;
-      if (pc.peer_mac) p->peer_mac.store(pack_mac(*pc.peer_mac));
       if (!pc.link_peer.empty()) {
         p->kind = PortKind::kLink;
         p->mac = pc.mac ? *pc.mac : generated_mac(si, rt.ports.size());
@@ -110,6 +103,7 @@ std::string create_ports(Runtime& rt) {
         std::string err = start_ethdev(rt, *p);
         if (!err.empty()) return port_ref(sc, pc) + ": " + err;
       }
+      if (pc.peer_mac) set_peer_mac(*p, *pc.peer_mac);
       sw.ports.push_back(p->index);
       rt.ports.push_back(std::move(p));
     }
@@ -206,7 +200,7 @@ std::string create_links(Runtime& rt) {
                                            pc.link_peer.substr(slash + 1)});
     if (peer < 0) return rt.switch_label(p->index) + "/" + pc.name + ": no link peer " + pc.link_peer;
     PortRuntime& q = *rt.ports[peer];
-    p->peer_mac.store(pack_mac(q.mac));
+    set_peer_mac(*p, q.mac);
     auto d = std::make_unique<LinkDirection>(pc.rate_bps, pc.wire_overhead_bytes,
                                              pc.link_delay_ns, pc.link_loss,
                                              0x11c0000u + p->index);

@@ -22,15 +22,10 @@
 namespace sluice {
 namespace {
 
-constexpr uint64_t kPeerKnown = uint64_t{1} << 48;
 constexpr uint64_t kArpRetryNs = 1'000'000'000;
 constexpr unsigned kIdleSpinsBeforeYield = 256;
 constexpr unsigned kTimerEveryIterations = 1024;
 constexpr uint16_t kNoIngress = 0xFFFF;
-
-void write_mac(uint8_t* dst, uint64_t packed) {
-  for (int i = 0; i < 6; ++i) dst[i] = static_cast<uint8_t>(packed >> (8 * i));
-}
 
 // Headers are read from the first segment only. A chained (jumbo) frame is
 // judged by its whole length, which is safe while every header the parser may
@@ -204,16 +199,12 @@ void Worker::admit(rte_mbuf* m, uint64_t now) {
   PortRuntime& out = *ports_[meta.egress_port];
   PortCounters& c = counters(out.index);
   c.forwarded_packets.add();
-  const uint64_t peer = out.peer_mac.load(std::memory_order_relaxed);
-  if ((peer & kPeerKnown) == 0) return drop(out.index, m, DropReason::kNoNeighbor);
+  if (!out.eth_header_ready) return drop(out.index, m, DropReason::kNoNeighbor);
   // VLAN tags and shims do not survive a routed hop: a fresh Ethernet header
   // goes right before the IP header.
   if (meta.l3_offset > kEthHeaderLen) rte_pktmbuf_adj(m, meta.l3_offset - kEthHeaderLen);
   uint8_t* eth = rte_pktmbuf_mtod(m, uint8_t*);
-  write_mac(eth, peer);
-  std::memcpy(eth + 6, out.mac.data(), 6);
-  eth[12] = kEtherTypeIpv4 >> 8;
-  eth[13] = kEtherTypeIpv4 & 0xFF;
+  std::memcpy(eth, out.eth_header, kEthHeaderLen);
   TmPacket tp;
   tp.handle = m;
   tp.bytes = m->pkt_len;
@@ -316,9 +307,7 @@ void Worker::handle_arp(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, ui
   const PortConfig& pc = *in.cfg;
   const bool from_peer = !pc.peer_ipv4 || a.spa == *pc.peer_ipv4;
   if (!pc.peer_mac && from_peer && a.spa != 0) {
-    uint64_t packed = 0;
-    for (int i = 0; i < 6; ++i) packed |= uint64_t{a.sha[i]} << (8 * i);
-    in.peer_mac.store(packed | kPeerKnown, std::memory_order_relaxed);
+    set_peer_mac(in, a.sha);
   }
   counters(in.index).rx_consumed_packets.add();
   const bool for_us = pc.ipv4 && a.tpa == pc.ipv4->addr;
@@ -394,7 +383,7 @@ void Worker::send_control(PortRuntime& port, uint64_t now, rte_mbuf* m) {
 void Worker::send_arp_requests(PortRuntime& port, uint64_t now) {
   const PortConfig& pc = *port.cfg;
   if (!pc.peer_ipv4 || !pc.ipv4 || now < port.next_arp_request_ns) return;
-  if (port.peer_mac.load(std::memory_order_relaxed) & kPeerKnown) return;
+  if (port.eth_header_ready) return;
   port.next_arp_request_ns = now + kArpRetryNs;
   rte_mbuf* m = rte_pktmbuf_alloc(rt_.pool);
   if (m == nullptr) return;
