@@ -32,19 +32,10 @@ class EcnMarker {
   // Decides (and counts) whether a packet arriving at a queue holding
   // queue_bytes is to be marked CE.
   bool should_mark(uint64_t queue_bytes, bool ecn_capable) {
-    if (!ecn_capable || mode_ == EcnMode::kOff) return false;
-    bool mark;
-    if (mode_ == EcnMode::kStep) {
-      mark = queue_bytes > step_k_;
-    } else if (queue_bytes < red_min_) {
-      mark = false;
-    } else if (queue_bytes >= red_max_) {
-      mark = true;
-    } else {
-      mark = (next_random() >> 32) < red_probability32(queue_bytes);
-    }
-    if (mark) marks_.add(1);
-    return mark;
+    // One compare for the common case in every mode: below the lowest queue
+    // that may be marked.
+    if (!ecn_capable || queue_bytes < lowest_marked_) return false;
+    return decide(queue_bytes);
   }
 
   // RED marking probability at queue_bytes (in [min, max)), scaled to 2^32.
@@ -60,11 +51,27 @@ class EcnMarker {
 
   uint64_t next_random() { return rng_.next(); }
 
+  bool decide(uint64_t queue_bytes) {
+    bool mark;
+    if (mode_ == EcnMode::kStep) {
+      mark = queue_bytes > step_k_;
+    } else if (mode_ != EcnMode::kRed || queue_bytes < red_min_) {
+      mark = false;
+    } else if (queue_bytes >= red_max_) {
+      mark = true;
+    } else {
+      mark = (next_random() >> 32) < red_probability32(queue_bytes);
+    }
+    if (mark) marks_.add(1);
+    return mark;
+  }
+
   EcnMode mode_;
   uint64_t step_k_;
   uint64_t red_min_;
   uint64_t red_max_;
-  uint64_t red_slope_ = 0;  // pmax * 2^(32 + kSlopeFracBits) / (max - min)
+  uint64_t red_slope_ = 0;               // pmax * 2^(32 + kSlopeFracBits) / (max - min)
+  uint64_t lowest_marked_ = UINT64_MAX;  // no queue below this is marked
   Xorshift64 rng_;
   RelaxedCounter marks_;
 };

@@ -18,8 +18,7 @@ uint32_t checked_queues(uint32_t n) {
 EgressPort::EgressPort(const EgressPortConfig& cfg, SharedBuffer* buffer)
     : num_queues_(checked_queues(cfg.num_queues)),
       buffer_(buffer),
-      queues_(std::make_unique<PacketQueue[]>(num_queues_)),
-      stats_(std::make_unique<QueueStats[]>(num_queues_)),
+      queues_(std::make_unique<DataQueue[]>(num_queues_)),
       control_(cfg.control_capacity),
       sched_(num_queues_, cfg.drr_quantum_bytes, cfg.scheduler),
       shaper_(cfg.rate_bps,
@@ -27,7 +26,14 @@ EgressPort::EgressPort(const EgressPortConfig& cfg, SharedBuffer* buffer)
               cfg.wire_overhead_bytes),
       ecn_(cfg.ecn, cfg.rng_seed) {
   if (buffer == nullptr) throw std::invalid_argument("egress port: no shared buffer");
-  for (uint32_t q = 0; q < num_queues_; ++q) queues_[q].init(cfg.queue_capacity);
+  for (uint32_t q = 0; q < num_queues_; ++q) queues_[q].ring.init(cfg.queue_capacity);
+}
+
+EnqueueResult EgressPort::refuse(uint16_t queue, uint32_t bytes) {
+  DropReason why;
+  if (buffer_->admits(queues_[queue].ring.bytes(), bytes, &why)) why = DropReason::kQueueFull;
+  queues_[queue].stats.drops[static_cast<unsigned>(why)].add(1);
+  return {EnqueueVerdict::kDropped, why};
 }
 
 void EgressPort::expire_pauses(uint64_t now_ns) {
@@ -65,15 +71,27 @@ uint64_t EgressPort::next_event_ns(uint64_t now_ns) const {
   return std::max(t, shaper_.next_ready_ns());
 }
 
+uint64_t EgressPort::queued_packets() const {
+  uint64_t s = control_.packets();
+  for (uint32_t q = 0; q < num_queues_; ++q) s += queues_[q].ring.packets();
+  return s;
+}
+
+uint64_t EgressPort::data_queued_bytes() const {
+  uint64_t s = 0;
+  for (uint32_t q = 0; q < num_queues_; ++q) s += queues_[q].ring.bytes();
+  return s;
+}
+
 uint64_t EgressPort::data_sent_packets() const {
   uint64_t s = 0;
-  for (uint32_t q = 0; q < num_queues_; ++q) s += stats_[q].dequeued_packets.get();
+  for (uint32_t q = 0; q < num_queues_; ++q) s += queues_[q].stats.dequeued_packets.get();
   return s;
 }
 
 uint64_t EgressPort::data_sent_bytes() const {
   uint64_t s = 0;
-  for (uint32_t q = 0; q < num_queues_; ++q) s += stats_[q].dequeued_bytes.get();
+  for (uint32_t q = 0; q < num_queues_; ++q) s += queues_[q].stats.dequeued_bytes.get();
   return s;
 }
 

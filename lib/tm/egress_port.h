@@ -7,7 +7,14 @@
 //
 // Single writer: the lcore that owns the port. Counters are RelaxedCounters
 // so the metrics scraper may read them. Time is always an argument.
+//
+// Per-packet cost: enqueue touches only the queue it fills (ring, depth,
+// stats), the buffer and the backlog bit; dequeue_burst sends runs of packets
+// from the queue the scheduler picks and tallies them in registers, updating
+// each queue's depth and stats once per run and the buffer and residence
+// histogram once per burst. Port totals are sums over the queues, on read.
 
+#include <algorithm>
 #include <cassert>
 #include <cstdint>
 #include <memory>
@@ -19,6 +26,7 @@
 #include "lib/tm/ecn_marker.h"
 #include "lib/tm/latency_histogram.h"
 #include "lib/tm/packet_queue.h"
+#include "lib/tm/residence_batch.h"
 #include "lib/tm/shared_buffer.h"
 #include "lib/tm/tm_packet.h"
 #include "lib/tm/token_bucket_shaper.h"
@@ -66,24 +74,26 @@ class EgressPort {
   // queue length the packet finds. Counts drops and marks per queue.
   EnqueueResult enqueue(uint64_t now_ns, uint16_t queue, const TmPacket& pkt, bool ecn_capable) {
     assert(queue < num_queues_);
-    PacketQueue& pq = queues_[queue];
-    QueueStats& st = stats_[queue];
-    DropReason why;
-    if (!buffer_->admits(pq.bytes(), pkt.bytes, &why)) return drop(st, why);
-    if (pq.full()) return drop(st, DropReason::kQueueFull);
-    bool mark = ecn_.should_mark(pq.bytes(), ecn_capable);
-    TmPacket p = pkt;
-    p.queue = queue;
-    p.enqueue_ns = now_ns;
-    pq.push(p);
-    buffer_->charge(p.bytes);
+    DataQueue& dq = queues_[queue];
+    PacketQueue& pq = dq.ring;
+    const uint32_t bytes = pkt.bytes;  // read before the ring stores (they may alias pkt)
+    const uint64_t depth = pq.bytes();
+    if (!buffer_->try_charge(depth, bytes)) [[unlikely]]
+      return refuse(queue, bytes);
+    if (!pq.try_push(pkt, bytes, depth, queue, now_ns)) [[unlikely]] {
+      buffer_->release(bytes);
+      return refuse(queue, bytes);
+    }
+    const bool mark = ecn_.should_mark(depth, ecn_capable);
     sched_.set_backlogged(queue);
-    data_bytes_.add(p.bytes);
-    data_packets_.add(1);
+    QueueStats& st = dq.stats;
     st.enqueued_packets.add(1);
-    st.enqueued_bytes.add(p.bytes);
-    if (mark) st.ecn_marks.add(1);
-    return {mark ? EnqueueVerdict::kEnqueuedMarked : EnqueueVerdict::kEnqueued, DropReason::kCount};
+    st.enqueued_bytes.add(bytes);
+    if (mark) [[unlikely]] {
+      st.ecn_marks.add(1);
+      return {EnqueueVerdict::kEnqueuedMarked, DropReason::kCount};
+    }
+    return {EnqueueVerdict::kEnqueued, DropReason::kCount};
   }
 
   // Control frames: strict priority over data, never paused, not charged to
@@ -113,12 +123,24 @@ class EgressPort {
     if (backlogged_ && shaper_.overflow_ns() != overflow_before)
       shaper_lost_ns_.add(shaper_.overflow_ns() - overflow_before);
     const unsigned n = dequeue_eligible(now_ns, out, max);
-    backlogged_ = queued_packets() != 0 && (n == max || !shaper_.has_tokens());
+    const bool queued = !control_.empty() || sched_.backlogged_mask() != 0;
+    backlogged_ = queued && (n == max || !shaper_.has_tokens());
     return n;
   }
 
  private:
   unsigned dequeue_eligible(uint64_t now_ns, TmPacket* out, unsigned max) {
+    unsigned n = 0;
+    if (!control_.empty()) [[unlikely]]
+      n = dequeue_control(out, max);
+    if (n == max || sched_.backlogged_mask() == 0) return n;
+    if (now_ns >= next_expiry_ns_) expire_pauses(now_ns);
+    if (now_ns < port_pause_until_ns_) return n;
+    if (shaper_.unlimited()) return dequeue_data<false>(now_ns, out, n, max);
+    return dequeue_data<true>(now_ns, out, n, max);
+  }
+
+  unsigned dequeue_control(TmPacket* out, unsigned max) {
     unsigned n = 0;
     while (n < max && !control_.empty() && shaper_.has_tokens()) {
       TmPacket p = control_.pop();
@@ -127,20 +149,93 @@ class EgressPort {
       control_sent_bytes.add(p.bytes);
       out[n++] = p;
     }
-    if (n == max || data_packets_.get() == 0) return n;
-    if (now_ns >= next_expiry_ns_) expire_pauses(now_ns);
-    if (now_ns < port_pause_until_ns_) return n;
-    auto head_bytes = [this](unsigned q) { return queues_[q].front().bytes; };
-    while (n < max && shaper_.has_tokens()) {
-      int q = sched_.pick(head_bytes);
-      if (q == DrrScheduler::kNone) break;
-      out[n++] = dequeue_from(static_cast<unsigned>(q), now_ns);
-    }
     return n;
   }
 
- public:
+  // Data packets into out[n..max) while the shaper has tokens. Each pick of
+  // the scheduler is followed by the run of packets it would pick again (DRR:
+  // while the head fits the deficit; strict priority: while the queue has
+  // packets), so the scheduler, queue depth and queue stats are updated once
+  // per run, and the shaper, buffer and residence histogram once per call.
+  template <bool kShaped>
+  unsigned dequeue_data(uint64_t now_ns, TmPacket* out, unsigned n, unsigned max) {
+    const int64_t budget = kShaped ? shaper_.wire_budget() : 0;
+    Run run{
+        .budget = budget,
+        .overhead = shaper_.overhead_bytes(),
+        .residence = ResidenceBatch(now_ns),
+    };
+    TmPacket* const first = out + n;
+    TmPacket* dst = first;
+    TmPacket* const dst_end = out + max;
+    const bool strict = sched_.strict_priority();
+    uint64_t released = 0;
+    auto head_bytes = [this](unsigned q) { return queues_[q].ring.front().bytes; };
+    while (dst != dst_end && run.budget >= 0) {
+      const int picked = sched_.pick(head_bytes);
+      if (picked == DrrScheduler::kNone) break;
+      const unsigned q = static_cast<unsigned>(picked);
+      DataQueue& dq = queues_[q];
+      PacketQueue& pq = dq.ring;
+      const uint32_t head = pq.head_index();
+      const uint32_t tail = pq.tail_index();
+      const uint32_t want = std::min<uint32_t>(tail - head, static_cast<uint32_t>(dst_end - dst));
+      // The ring holds the run in at most two pieces: to its end, then from 0.
+      const TmPacket* ring = pq.ring();
+      const uint32_t at = head & pq.mask();
+      const uint32_t piece = std::min(want, pq.capacity() - at);
+      const int64_t deficit = strict ? INT64_MAX : sched_.deficit(q);
+      run.deficit = deficit;
+      TmPacket* const run_first = dst;
+      dst = take<kShaped>(run, ring + at, ring + at + piece, dst, first);
+      if (dst - run_first == piece && piece != want) {
+        dst = take<kShaped>(run, ring, ring + (want - piece), dst, first);
+      }
+      const uint32_t sent = static_cast<uint32_t>(dst - run_first);
+      const uint64_t bytes = static_cast<uint64_t>(deficit - run.deficit);
+      pq.pop_run(head + sent, bytes);
+      sched_.sent(q, static_cast<uint32_t>(bytes));
+      if (head + sent == tail) sched_.set_empty(q);
+      QueueStats& st = dq.stats;
+      st.dequeued_packets.add(sent);
+      st.dequeued_bytes.add(bytes);
+      released += bytes;
+    }
+    if constexpr (kShaped) shaper_.spend_wire(static_cast<uint64_t>(budget - run.budget));
+    buffer_->release(released);
+    const uint64_t total = static_cast<uint64_t>(dst - first);
+    run.residence.publish(residence_, total);
+    return n + static_cast<unsigned>(total);
+  }
 
+  // What dequeue_data keeps in registers across the packets of a burst.
+  struct Run {
+    int64_t deficit = 0;  // the queue's DRR deficit (strict priority: INT64_MAX)
+    int64_t budget;       // shaper wire bytes left (see TokenBucketShaper::wire_budget)
+    uint64_t overhead;    // shaper wire overhead per frame
+    ResidenceBatch residence;
+  };
+
+  // Copies packets [src, src_end) to dst while each fits the deficit and the
+  // shaper budget is not negative; returns the new dst.
+  template <bool kShaped>
+  TmPacket* take(Run& run, const TmPacket* src, const TmPacket* src_end, TmPacket* dst,
+                 const TmPacket* first) {
+    for (; src != src_end; ++src) {
+      const uint32_t bytes = src->bytes;
+      if (run.deficit < static_cast<int64_t>(bytes)) break;
+      if constexpr (kShaped) {
+        if (run.budget < 0) break;
+        run.budget -= static_cast<int64_t>(TokenBucketShaper::wire_bytes(bytes, run.overhead));
+      }
+      run.deficit -= bytes;
+      run.residence.add(residence_, src->enqueue_ns, static_cast<uint64_t>(dst - first));
+      *dst++ = *src;
+    }
+    return dst;
+  }
+
+ public:
   // Earliest time something could leave (shaper, pause expiry), not before
   // now_ns; UINT64_MAX if nothing is queued or everything queued is paused
   // until resumed.
@@ -172,12 +267,10 @@ class EgressPort {
   void drain(F&& fn) {
     while (!control_.empty()) fn(static_cast<const TmPacket&>(control_.pop()));
     for (uint32_t q = 0; q < num_queues_; ++q) {
-      PacketQueue& pq = queues_[q];
+      PacketQueue& pq = queues_[q].ring;
       while (!pq.empty()) {
         TmPacket p = pq.pop();
         buffer_->release(p.bytes);
-        data_bytes_.sub(p.bytes);
-        data_packets_.sub(1);
         fn(static_cast<const TmPacket&>(p));
       }
     }
@@ -185,14 +278,15 @@ class EgressPort {
   }
 
   uint32_t num_queues() const { return num_queues_; }
-  uint64_t queued_bytes() const { return data_bytes_.get() + control_.bytes(); }
-  uint64_t queued_packets() const { return data_packets_.get() + control_.packets(); }
-  uint64_t data_queued_bytes() const { return data_bytes_.get(); }
-  uint64_t queue_bytes(uint16_t q) const { return queues_[q].bytes(); }
-  uint64_t queue_packets(uint16_t q) const { return queues_[q].packets(); }
-  const PacketQueue& queue(uint16_t q) const { return queues_[q]; }
+  // Sums over the queues (for the scraper and reports; not per packet).
+  uint64_t queued_bytes() const { return data_queued_bytes() + control_.bytes(); }
+  uint64_t queued_packets() const;
+  uint64_t data_queued_bytes() const;
+  uint64_t queue_bytes(uint16_t q) const { return queues_[q].ring.bytes(); }
+  uint64_t queue_packets(uint16_t q) const { return queues_[q].ring.packets(); }
+  const PacketQueue& queue(uint16_t q) const { return queues_[q].ring; }
   const PacketQueue& control_queue() const { return control_; }
-  const QueueStats& queue_stats(uint16_t q) const { return stats_[q]; }
+  const QueueStats& queue_stats(uint16_t q) const { return queues_[q].stats; }
   const LatencyHistogram& residence() const { return residence_; }
   // Transmit time lost while frames were waiting, because dequeue_burst was
   // called too late for the bucket to hold the tokens (emulation fidelity).
@@ -210,26 +304,9 @@ class EgressPort {
   RelaxedCounter control_dropped;
 
  private:
-  static EnqueueResult drop(QueueStats& st, DropReason why) {
-    st.drops[static_cast<unsigned>(why)].add(1);
-    return {EnqueueVerdict::kDropped, why};
-  }
-
-  TmPacket dequeue_from(unsigned q, uint64_t now_ns) {
-    PacketQueue& pq = queues_[q];
-    TmPacket p = pq.pop();
-    sched_.sent(q, p.bytes);
-    if (pq.empty()) sched_.set_empty(q);
-    buffer_->release(p.bytes);
-    shaper_.spend(p.bytes);
-    data_bytes_.sub(p.bytes);
-    data_packets_.sub(1);
-    QueueStats& st = stats_[q];
-    st.dequeued_packets.add(1);
-    st.dequeued_bytes.add(p.bytes);
-    residence_.record(now_ns - p.enqueue_ns);
-    return p;
-  }
+  // enqueue()'s refusal: finds and counts the reason (buffer admission
+  // first, then ring capacity). Out of line: the fast path stays short.
+  EnqueueResult refuse(uint16_t queue, uint32_t bytes);
 
   // Ends the pauses due by now_ns and finds the next expiry. Runs only when a
   // pause is due, and visits only the paused queues.
@@ -237,15 +314,17 @@ class EgressPort {
 
   uint32_t num_queues_;
   SharedBuffer* buffer_;
-  std::unique_ptr<PacketQueue[]> queues_;
-  std::unique_ptr<QueueStats[]> stats_;
+  // A data queue and its stats side by side: one base address per packet.
+  struct DataQueue {
+    PacketQueue ring;
+    QueueStats stats;
+  };
+  std::unique_ptr<DataQueue[]> queues_;
   PacketQueue control_;
   DrrScheduler sched_;
   TokenBucketShaper shaper_;
   EcnMarker ecn_;
   LatencyHistogram residence_;
-  RelaxedCounter data_bytes_;
-  RelaxedCounter data_packets_;
   RelaxedCounter shaper_lost_ns_;
   bool backlogged_ = false;  // frames were left queued by the last dequeue_burst
   uint64_t next_expiry_ns_ = UINT64_MAX;

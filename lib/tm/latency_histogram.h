@@ -40,6 +40,13 @@ class LatencyHistogram {
     total_.add(1);
   }
 
+  // Batch form (see ResidenceBatch): n samples in bucket i; then the totals.
+  void add_to_bucket(unsigned i, uint64_t n) { counts_[i].add(n); }
+  void add_totals(uint64_t n, uint64_t sum_ns) {
+    sum_ns_.add(sum_ns);
+    total_.add(n);
+  }
+
   uint64_t count(unsigned i) const { return counts_[i].get(); }
   uint64_t cumulative_count(unsigned i) const {
     uint64_t c = 0;

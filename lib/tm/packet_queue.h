@@ -1,8 +1,9 @@
 #pragma once
 // A FIFO of TmPacket descriptors on a power-of-two ring. Single writer (the
-// owning lcore); depth counters are RelaxedCounters so the metrics scraper can
-// read them from another thread.
+// owning lcore); the depth (bytes, and packets as tail - head) is kept in
+// relaxed atomics so the metrics scraper can read it from another thread.
 
+#include <atomic>
 #include <bit>
 #include <cstdint>
 #include <memory>
@@ -25,40 +26,75 @@ class PacketQueue {
     uint32_t cap = std::bit_ceil(capacity == 0 ? 1u : capacity);
     ring_ = std::make_unique<TmPacket[]>(cap);
     mask_ = cap - 1;
-    head_ = tail_ = 0;
+    head_.store(0, std::memory_order_relaxed);
+    tail_.store(0, std::memory_order_relaxed);
   }
 
   uint32_t capacity() const { return mask_ + 1; }
-  uint32_t size() const { return tail_ - head_; }
-  bool empty() const { return tail_ == head_; }
-  bool full() const { return tail_ - head_ > mask_; }
+  uint32_t size() const { return tail_index() - head_index(); }
+  bool empty() const { return tail_index() == head_index(); }
+  bool full() const { return tail_index() - head_index() > mask_; }
 
   // Scraper-safe depth.
   uint64_t bytes() const { return bytes_.get(); }
-  uint64_t packets() const { return packets_.get(); }
+  // Head first, so a concurrent reader sees head <= tail; clamped all the same.
+  uint64_t packets() const {
+    const uint32_t h = head_index();
+    const uint32_t d = tail_index() - h;
+    return d <= mask_ + uint64_t{1} ? d : 0;
+  }
 
   // Caller checks full() first.
   void push(const TmPacket& p) {
-    ring_[tail_++ & mask_] = p;
+    const uint32_t t = tail_index();
+    ring_[t & mask_] = p;
+    tail_.store(t + 1, std::memory_order_relaxed);
     bytes_.add(p.bytes);
-    packets_.add(1);
   }
-  const TmPacket& front() const { return ring_[head_ & mask_]; }
+  // full() and push() in one for the enqueue fast path: p with its queue and
+  // enqueue time set, written in place. The caller has read p.bytes and
+  // bytes() (depth) already. False, and nothing changed, when full.
+  bool try_push(const TmPacket& p, uint32_t bytes, uint64_t depth, uint16_t queue,
+                uint64_t enqueue_ns) {
+    const uint32_t t = tail_index();
+    if (t - head_index() > mask_) return false;
+    TmPacket& slot = ring_[t & mask_];
+    slot = p;
+    slot.queue = queue;
+    slot.enqueue_ns = enqueue_ns;
+    tail_.store(t + 1, std::memory_order_relaxed);
+    bytes_.set(depth + bytes);
+    return true;
+  }
+  const TmPacket& front() const { return ring_[head_index() & mask_]; }
   // Caller checks empty() first.
   TmPacket pop() {
-    TmPacket p = ring_[head_++ & mask_];
+    const uint32_t h = head_index();
+    TmPacket p = ring_[h & mask_];
+    head_.store(h + 1, std::memory_order_relaxed);
     bytes_.sub(p.bytes);
-    packets_.sub(1);
     return p;
+  }
+
+  // Batch form for the dequeue loop: read packets at(i) for free-running
+  // indices head_index() <= i < tail_index(), then pop_run(i_end, their bytes).
+  uint32_t head_index() const { return head_.load(std::memory_order_relaxed); }
+  uint32_t tail_index() const { return tail_.load(std::memory_order_relaxed); }
+  const TmPacket& at(uint32_t i) const { return ring_[i & mask_]; }
+  // at() as ring + mask the loop can keep in registers.
+  const TmPacket* ring() const { return ring_.get(); }
+  uint32_t mask() const { return mask_; }
+  void pop_run(uint32_t new_head, uint64_t bytes) {
+    head_.store(new_head, std::memory_order_relaxed);
+    bytes_.sub(bytes);
   }
 
  private:
   std::unique_ptr<TmPacket[]> ring_;
   uint32_t mask_ = 0;
-  uint32_t head_ = 0;  // free-running; wrap-around of the difference is fine
-  uint32_t tail_ = 0;
+  std::atomic<uint32_t> head_{0};  // free-running; wrap-around of the difference is fine
+  std::atomic<uint32_t> tail_{0};
   RelaxedCounter bytes_;
-  RelaxedCounter packets_;
 };
 
 }  // namespace sluice

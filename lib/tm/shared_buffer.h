@@ -42,8 +42,19 @@ class SharedBuffer {
     return true;
   }
 
-  void charge(uint32_t bytes) { used_.add(bytes); }
-  void release(uint32_t bytes) { used_.sub(bytes); }
+  // admits() and charge() in one, without the reason (the enqueue fast
+  // path). False charges nothing.
+  bool try_charge(uint64_t queue_bytes, uint32_t bytes) {
+    const uint64_t used = used_.get();
+    if (used + bytes > capacity_) return false;
+    if (queue_bytes + bytes > alpha_times(capacity_ - used)) return false;
+    used_.set(used + bytes);
+    return true;
+  }
+
+  void charge(uint64_t bytes) { used_.add(bytes); }
+  // Bytes of any number of packets (the dequeue loop releases once a burst).
+  void release(uint64_t bytes) { used_.sub(bytes); }
 
   uint64_t used() const { return used_.get(); }
   uint64_t capacity() const { return capacity_; }
@@ -53,7 +64,9 @@ class SharedBuffer {
 
  private:
   uint64_t threshold_for(uint64_t used) const {
-    uint64_t free = used < capacity_ ? capacity_ - used : 0;
+    return alpha_times(used < capacity_ ? capacity_ - used : 0);
+  }
+  uint64_t alpha_times(uint64_t free) const {
     return static_cast<uint64_t>((static_cast<unsigned __int128>(free) * alpha_fp_) >>
                                  kAlphaFracBits);
   }

@@ -60,7 +60,8 @@ class TokenBucketShaper {
       tokens_ = burst_fine_;
     } else {
       const int64_t filled = tokens_ + static_cast<int64_t>(elapsed) * kFinePerNs;
-      if (filled > burst_fine_) overflow_ns_ += static_cast<uint64_t>(filled - burst_fine_) / kFinePerNs;
+      if (filled > burst_fine_)
+        overflow_ns_ += static_cast<uint64_t>(filled - burst_fine_) / kFinePerNs;
       tokens_ = std::min(filled, burst_fine_);
     }
   }
@@ -68,10 +69,21 @@ class TokenBucketShaper {
   // is transmit time lost because the caller came back too late.
   uint64_t overflow_ns() const { return overflow_ns_; }
   bool has_tokens() const { return unlimited() || tokens_ >= 0; }
-  void spend(uint32_t frame_bytes) {
+  void spend(uint32_t frame_bytes) { spend_wire(wire_bytes(frame_bytes, overhead_bytes_)); }
+
+  // The burst loop's form of has_tokens / spend, counted in wire bytes so the
+  // loop needs no multiply: a frame may leave while wire_budget() minus the
+  // wire bytes already sent is >= 0 (exactly when has_tokens() would say so),
+  // and spend_wire() then charges them all at once. Not for unlimited().
+  int64_t wire_budget() const {
+    return tokens_ < 0 ? -1 : tokens_ / static_cast<int64_t>(fine_per_byte_);
+  }
+  static uint64_t wire_bytes(uint32_t frame_bytes, uint64_t overhead_bytes) {
+    return std::min(frame_bytes, kMaxFrameBytes) + overhead_bytes;
+  }
+  void spend_wire(uint64_t wire_bytes) {
     started_ = true;
-    uint64_t wire = std::min(frame_bytes, kMaxFrameBytes) + uint64_t{overhead_bytes_};
-    tokens_ -= static_cast<int64_t>(wire * fine_per_byte_);
+    tokens_ -= static_cast<int64_t>(wire_bytes * fine_per_byte_);
   }
 
   // Earliest time a frame could leave, given what has been charged so far

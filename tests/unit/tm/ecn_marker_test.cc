@@ -75,3 +75,30 @@ TEST(EcnMarker, RejectsBadRed) {
 
 }  // namespace
 }  // namespace sluice
+
+namespace sluice {
+namespace {
+
+TEST(EcnMarker, StepAtTheLargestKNeverMarks) {
+  EcnConfig c;
+  c.mode = EcnMode::kStep;
+  c.step_k_bytes = UINT64_MAX;
+  EcnMarker m(c, 1);
+  EXPECT_FALSE(m.should_mark(UINT64_MAX, true));
+  EXPECT_FALSE(m.should_mark(UINT64_MAX - 1, true));
+}
+
+TEST(EcnMarker, RedFromZeroMarksAtAndAboveMax) {
+  EcnConfig c;
+  c.mode = EcnMode::kRed;
+  c.red_min_bytes = 0;
+  c.red_max_bytes = 10;
+  c.red_pmax = 0.0;
+  EcnMarker m(c, 1);
+  for (uint64_t q = 0; q < 10; ++q) EXPECT_FALSE(m.should_mark(q, true)) << q;
+  EXPECT_TRUE(m.should_mark(10, true));
+  EXPECT_EQ(m.marks(), 1u);
+}
+
+}  // namespace
+}  // namespace sluice

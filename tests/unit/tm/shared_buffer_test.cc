@@ -91,3 +91,25 @@ TEST(SharedBuffer, FourQueuesAlphaHalfTakeASixthEach) {
 
 }  // namespace
 }  // namespace sluice
+
+namespace sluice {
+namespace {
+
+// try_charge is admits + charge: same answer everywhere, charges only on yes.
+TEST(SharedBuffer, TryChargeAgreesWithAdmits) {
+  for (uint64_t used : {0, 300, 999, 1000}) {
+    for (uint64_t queue : {0, 100, 400, 700}) {
+      for (uint32_t bytes : {1, 100, 300, 1000}) {
+        SharedBuffer b(1000, 1.5);
+        if (used != 0) b.charge(used);
+        DropReason why;
+        const bool admits = b.admits(queue, bytes, &why);
+        EXPECT_EQ(b.try_charge(queue, bytes), admits) << used << " " << queue << " " << bytes;
+        EXPECT_EQ(b.used(), admits ? used + bytes : used);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace sluice

@@ -120,3 +120,28 @@ TEST(TokenBucketShaper, RejectsTinyRates) {
 
 }  // namespace
 }  // namespace sluice
+
+namespace sluice {
+namespace {
+
+// 1 Gb/s: 8 ns per byte; a 1000-byte bucket.
+TEST(TokenBucketShaper, WireBudgetIsWhatHasTokensAllows) {
+  TokenBucketShaper s(1'000'000'000, 1000, 24);
+  s.advance(0);
+  EXPECT_EQ(s.wire_budget(), 1000);
+  s.spend_wire(999);
+  EXPECT_EQ(s.wire_budget(), 1);
+  EXPECT_TRUE(s.has_tokens());
+  s.spend_wire(1);
+  EXPECT_EQ(s.wire_budget(), 0);  // exactly 0 tokens: a frame may still leave
+  EXPECT_TRUE(s.has_tokens());
+  s.spend_wire(1);
+  EXPECT_EQ(s.wire_budget(), -1);
+  EXPECT_FALSE(s.has_tokens());
+  EXPECT_EQ(s.next_ready_ns(), 8u);
+  EXPECT_EQ(TokenBucketShaper::wire_bytes(100, 24), 124u);
+  EXPECT_EQ(TokenBucketShaper::wire_bytes(5u << 20, 24), (1u << 20) + 24);
+}
+
+}  // namespace
+}  // namespace sluice
