@@ -3,8 +3,8 @@
 // step marking on, then dequeue_burst(32). Not part of the build; run under
 // callgrind (valgrind cannot run AVX-512, hence x86-64-v3):
 //
-//   g++ -std=c++20 -O2 -DNDEBUG -march=x86-64-v3 -g -I. tests/bench/tm_burst_bench.cc \
-//       lib/tm/*.cc -o /tmp/tm_burst_bench
+//   g++ -std=c++20 -O2 -DNDEBUG -march=x86-64-v3 -g -I. -o /tmp/tm_burst_bench
+//       tests/bench/tm_burst_bench.cc lib/tm/*.cc   (one command line)
 //   valgrind --tool=callgrind --callgrind-out-file=/tmp/tm.cg /tmp/tm_burst_bench 0 20000
 //   callgrind_annotate --inclusive=yes /tmp/tm.cg | grep bench_
 //
