@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """The bundled configurations run as they are. Each conf/*.yaml is run for two
 seconds (metrics on a free port) and must exit 0 with a summary whose counters
-add up. conf/default.yaml, the one tools/run uses, replays the pcaps written by
+add up. Experiment configurations (capture ports replaying workload/*.pcap,
+such as conf/leafspine.yaml) get a short tools/workload workload first, as
+tools/experiment would give them. conf/default.yaml, the one tools/run uses, replays the pcaps written by
 tools/gen-default-pcap: both ports must forward, answer ARP, and count the
 malformed frames those pcaps hold (bad checksum, TTL 1, IPv6, unknown
 ethertype) under their reasons."""
@@ -38,6 +40,26 @@ def lcores_for(conf):
     return ",".join(["0@0"] + [f"{lc}@{1 - i % 2}" for i, lc in enumerate(ids)])
 
 
+def replays_workload(conf):
+    """Whether the file has capture-file ports that replay workload/*.pcap."""
+    with open(conf) as f:
+        data = yaml.safe_load(f)
+    return any(str((p.get("pcap") or {}).get("rx", "")).startswith("workload/")
+               for sw in data["switches"] for p in sw["ports"])
+
+
+def make_workload(srcdir, conf, tmp):
+    """A short workload for an experiment configuration, where it expects it
+    (workload/ and capture/ under the directory sluice runs in)."""
+    out = os.path.join(tmp, "workload")
+    subprocess.run(["/usr/bin/python3", os.path.join(srcdir, "tools", "workload"),
+                    "--cdf", os.path.join(srcdir, "conf", "workloads", "websearch.cdf"),
+                    "--load", "0.3", "--link-rate", "10Gbps", "--hosts-from-config", conf,
+                    "--duration", "0.005", "--seed", "7", "--out", out],
+                   check=True, stdout=subprocess.DEVNULL, timeout=120)
+    os.makedirs(os.path.join(tmp, "capture"), exist_ok=True)
+
+
 def test(binary, srcdir):
     confs = sorted(glob.glob(os.path.join(srcdir, "conf", "*.yaml")))
     check(any(c.endswith("/default.yaml") for c in confs), "conf/default.yaml missing")
@@ -49,6 +71,8 @@ def test(binary, srcdir):
                        check=True, stdout=subprocess.DEVNULL, timeout=120)
         for conf in confs:
             name = os.path.basename(conf).rsplit(".", 1)[0]
+            if replays_workload(conf):
+                make_workload(srcdir, conf, tmp)
             _, summary = harness.run_to_end(binary, tmp, conf, name, duration=2,
                                             lcores=lcores_for(conf))
             harness.check_identity(summary)
