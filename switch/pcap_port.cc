@@ -3,6 +3,7 @@
 #include <rte_mbuf.h>
 
 #include <cstring>
+#include <optional>
 #include <utility>
 
 namespace sluice {
@@ -50,11 +51,18 @@ PcapPort::PcapPort(const PcapPortConfig& cfg, rte_mempool* pool, PcapCapture cap
       oversize_skipped_(oversize) {}
 
 uint16_t PcapPort::rx_burst(uint64_t now_ns, rte_mbuf** pkts, uint16_t n) {
+  if (host_.enabled()) {
+    const bool may_send = host_.poll(now_ns);
+    host_paused_ns_.set(host_.paused_ns(now_ns));
+    if (!may_send) return 0;
+  }
   const bool paced = cfg_.mode == PcapReplayMode::kPaced;
   uint64_t worst = max_lateness_ns_.get();
   uint64_t bytes = 0;
   uint16_t got = 0;
   while (got < n && schedule_.ready(now_ns)) {
+    const uint64_t start_ns = host_.start_ns(schedule_.due_ns());
+    if (start_ns > now_ns) break;  // the host's wire is still busy
     rte_mbuf* m = rte_pktmbuf_alloc(pool_);
     if (m == nullptr) {
       alloc_failures_.add();
@@ -65,7 +73,8 @@ uint16_t PcapPort::rx_burst(uint64_t now_ns, rte_mbuf** pkts, uint16_t n) {
     m->data_len = static_cast<uint16_t>(r.caplen);
     m->pkt_len = r.caplen;
     bytes += r.caplen;
-    if (paced && now_ns - schedule_.due_ns() > worst) worst = now_ns - schedule_.due_ns();
+    host_.sent(start_ns, r.caplen);
+    if (paced && now_ns - start_ns > worst) worst = now_ns - start_ns;
     const uint64_t pass = schedule_.pass();
     schedule_.advance();
     if (schedule_.pass() != pass || schedule_.done()) passes_.add();
@@ -77,6 +86,14 @@ uint16_t PcapPort::rx_burst(uint64_t now_ns, rte_mbuf** pkts, uint16_t n) {
     max_lateness_ns_.set(worst);
   }
   return got;
+}
+
+void PcapPort::to_host(uint64_t time_ns, const rte_mbuf* m) {
+  const auto pause_ns =
+      host_pause_ns(rte_pktmbuf_mtod(m, const uint8_t*), m->data_len, host_.rate_bps());
+  if (!pause_ns) return;
+  host_.pause(time_ns, *pause_ns);
+  host_pause_frames_.add();
 }
 
 void PcapPort::write(uint64_t realtime_ns, rte_mbuf* m) {
@@ -91,6 +108,9 @@ uint16_t PcapPort::tx_burst(uint64_t now_ns, rte_mbuf** pkts, uint16_t n) {
   if (writer_.is_open()) {
     for (uint16_t i = 0; i < n; ++i) write(realtime_ns, pkts[i]);
   }
+  if (host_.enabled()) {
+    for (uint16_t i = 0; i < n; ++i) to_host(now_ns, pkts[i]);
+  }
   release(pkts, n);
   return n;
 }
@@ -99,6 +119,9 @@ uint16_t PcapPort::tx_burst_at(const uint64_t* times_ns, rte_mbuf** pkts, uint16
   if (writer_.is_open()) {
     for (uint16_t i = 0; i < n; ++i)
       write(times_ns[i] + static_cast<uint64_t>(clock_offset_ns_), pkts[i]);
+  }
+  if (host_.enabled()) {
+    for (uint16_t i = 0; i < n; ++i) to_host(times_ns[i], pkts[i]);
   }
   release(pkts, n);
   return n;

@@ -5,7 +5,10 @@
 // nanosecond timestamps on the CLOCK_REALTIME scale. The rx capture is loaded
 // whole at open, so the data path does no file reads; tx writes go through a
 // 4 MB stdio buffer. Owned and driven by one worker lcore; the counters may be
-// read from any thread. docs/pcap-ports.md describes the behaviour.
+// read from any thread. With set_host_link() the replay behaves like a host
+// NIC (lib/replay/host_nic.h): paced at the link's rate and honouring the
+// PAUSE/PFC frames the switch transmits toward it. docs/pcap-ports.md
+// describes the behaviour.
 
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
@@ -18,6 +21,7 @@
 
 #include "lib/common/relaxed_counter.h"
 #include "lib/config/config.h"
+#include "lib/replay/host_nic.h"
 #include "lib/replay/pcap_reader.h"
 #include "lib/replay/pcap_writer.h"
 #include "lib/replay/replay_schedule.h"
@@ -38,14 +42,22 @@ class PcapPort {
   void start(uint64_t start_ns) { schedule_.start(start_ns); }
   // Added to now_ns to stamp written frames: CLOCK_REALTIME ns minus clock ns.
   void set_clock_offset(int64_t realtime_minus_tsc_ns) { clock_offset_ns_ = realtime_minus_tsc_ns; }
+  // The emulated host's link (the port's rate and wire overhead), set before
+  // start(): replayed frames never go in faster than rate_bps, and PAUSE/PFC
+  // frames transmitted to the host stop its sending. rate_bps 0: neither.
+  void set_host_link(uint64_t rate_bps, uint32_t overhead_bytes) {
+    host_ = HostNic(rate_bps, overhead_bytes);
+  }
 
   // Up to n frames that are due at now_ns (paced) or up to n frames (fast),
-  // copied into fresh mbufs from the pool. 0 before start() and once a
+  // copied into fresh mbufs from the pool, no faster than the host link and
+  // none while the host is paused. 0 before start() and once a
   // non-looping replay is done. If the pool runs dry, returns what it has and
   // carries on from the same frame on the next call.
   uint16_t rx_burst(uint64_t now_ns, rte_mbuf** pkts, uint16_t n);
   // Writes every frame stamped now_ns + offset (if there is a tx file) and
-  // frees it. Always takes all n.
+  // frees it; a PAUSE/PFC frame among them pauses (or resumes) the host from
+  // its time on. Always takes all n.
   uint16_t tx_burst(uint64_t now_ns, rte_mbuf** pkts, uint16_t n);
   // As tx_burst, with a time per frame (e.g. each frame's shaper departure).
   uint16_t tx_burst_at(const uint64_t* times_ns, rte_mbuf** pkts, uint16_t n);
@@ -67,25 +79,33 @@ class PcapPort {
   uint64_t oversize_skipped() const { return oversize_skipped_; }    // frames, counted at open
   uint64_t replay_frames() const { return schedule_.size(); }        // frames per pass
   uint64_t passes() const { return passes_.get(); }                  // completed passes
-  // Paced mode: the worst (now - due) of any delivered frame; 0 in fast mode.
+  // Paced mode: the worst (now - start) of any delivered frame, start being
+  // its due time or, with a host link, when the host NIC could send it; 0 in
+  // fast mode.
   uint64_t max_lateness_ns() const { return max_lateness_ns_.get(); }
+  // Host NIC (with a host link): total time the host was paused, exact up to
+  // the last rx_burst; PAUSE/PFC frames transmitted to it that it honoured.
+  uint64_t host_paused_ns() const { return host_paused_ns_.get(); }
+  uint64_t host_pause_frames() const { return host_pause_frames_.get(); }
 
  private:
   PcapPort(const PcapPortConfig& cfg, rte_mempool* pool, PcapCapture capture,
            std::vector<uint32_t> replayed, uint64_t oversize);
   void write(uint64_t realtime_ns, rte_mbuf* m);
-  void release(rte_mbuf** pkts, uint16_t n);  // counts and frees transmitted frames
+  void release(rte_mbuf** pkts, uint16_t n);          // counts and frees transmitted frames
+  void to_host(uint64_t time_ns, const rte_mbuf* m);  // a PAUSE/PFC frame pauses the host
 
   PcapPortConfig cfg_;
   rte_mempool* pool_;
   PcapCapture capture_;
   std::vector<uint32_t> replayed_;  // schedule frame -> capture record
   ReplaySchedule schedule_;
+  HostNic host_;
   PcapWriter writer_;
   int64_t clock_offset_ns_ = 0;
   uint64_t oversize_skipped_ = 0;
   RelaxedCounter rx_frames_, rx_bytes_, tx_frames_, tx_bytes_, alloc_failures_, passes_,
-      max_lateness_ns_;
+      max_lateness_ns_, host_paused_ns_, host_pause_frames_;
 };
 
 // CLOCK_REALTIME minus clock.now_ns(), for PcapPort::set_clock_offset():

@@ -246,6 +246,143 @@ TEST_F(PcapPortTest, WritesWhatItTransmits) {
   std::remove(cfg.tx_path.c_str());
 }
 
+// The host NIC: 1 Gb/s, 24 bytes of overhead, so a 101-byte frame takes 1000 ns
+// of wire and one pause quantum is 512 ns.
+constexpr uint64_t k1G = 1'000'000'000;
+
+// A MAC Control frame as 802.3 Annex 31B / 31D lay it out, padded to 60 bytes.
+Bytes mac_control(uint16_t opcode, uint8_t enable, std::vector<uint16_t> times) {
+  Bytes f = {0x01, 0x80, 0xC2, 0x00, 0x00, 0x01, 0x02, 0, 0, 0, 0, 0x07, 0x88, 0x08};
+  f.push_back(static_cast<uint8_t>(opcode >> 8));
+  f.push_back(static_cast<uint8_t>(opcode));
+  if (opcode == 0x0101) {
+    f.push_back(0);
+    f.push_back(enable);
+  }
+  for (uint16_t t : times) {
+    f.push_back(static_cast<uint8_t>(t >> 8));
+    f.push_back(static_cast<uint8_t>(t));
+  }
+  f.resize(60, 0);
+  return f;
+}
+Bytes pause_frame(uint16_t quanta) { return mac_control(0x0001, 0, {quanta}); }
+Bytes pfc_class3(uint16_t quanta) {
+  return mac_control(0x0101, 0x08, {0, 0, 0, quanta, 0, 0, 0, 0});
+}
+
+class HostNicPortTest : public PcapPortTest {
+ protected:
+  // `count` frames of 101 bytes, all captured at the same instant (all due at start).
+  std::unique_ptr<PcapPort> open_host(int count, const std::string& tx_path = "") {
+    std::vector<Frame> frames;
+    for (int i = 0; i < count; ++i) frames.push_back({1000, 0, frame_of(101, uint8_t(20 + i))});
+    burst_path_ = write_capture("pcap_port_burst.pcap", frames);
+    PcapPortConfig cfg;
+    cfg.rx_path = burst_path_;
+    cfg.tx_path = tx_path;
+    std::string error;
+    auto port = PcapPort::open(cfg, pool_, &error);
+    EXPECT_NE(port, nullptr) << error;
+    if (port != nullptr) port->set_host_link(k1G, 24);
+    return port;
+  }
+  void TearDown() override {
+    std::remove(burst_path_.c_str());
+    PcapPortTest::TearDown();
+  }
+  rte_mbuf* make(const Bytes& data) {
+    rte_mbuf* m = rte_pktmbuf_alloc(pool_);
+    std::memcpy(rte_pktmbuf_append(m, static_cast<uint16_t>(data.size())), data.data(),
+                data.size());
+    return m;
+  }
+  // rx_burst at now_ns; frees what it got and returns how many.
+  uint16_t rx(PcapPort& port, uint64_t now_ns) {
+    rte_mbuf* pkts[8];
+    const uint16_t got = port.rx_burst(now_ns, pkts, 8);
+    rte_pktmbuf_free_bulk(pkts, got);
+    return got;
+  }
+  std::string burst_path_;
+};
+
+TEST_F(HostNicPortTest, FramesDueTogetherLeaveAtLineRate) {
+  auto port = open_host(4);
+  ASSERT_NE(port, nullptr);
+  port->start(0);
+  EXPECT_EQ(rx(*port, 0), 1);
+  EXPECT_EQ(rx(*port, 999), 0);
+  EXPECT_EQ(rx(*port, 1000), 1);
+  EXPECT_EQ(rx(*port, 5000), 2);  // could start at 2000 and 3000
+  EXPECT_TRUE(port->rx_done());
+  EXPECT_EQ(port->max_lateness_ns(), 3000u);  // the third frame, taken 3000 ns after its start
+  EXPECT_EQ(port->host_paused_ns(), 0u);
+}
+
+TEST_F(HostNicPortTest, WithoutHostLinkEverythingDueGoesAtOnce) {
+  auto port = open_host(4);
+  ASSERT_NE(port, nullptr);
+  port->set_host_link(0, 24);
+  port->start(0);
+  EXPECT_EQ(rx(*port, 0), 4);
+}
+
+TEST_F(HostNicPortTest, PauseAndPfcStopTheHost) {
+  const std::string tx_path = testing::TempDir() + "pcap_port_host_tx.pcap";
+  auto port = open_host(8, tx_path);
+  ASSERT_NE(port, nullptr);
+  port->start(0);
+  EXPECT_EQ(rx(*port, 0), 1);
+
+  // PAUSE of 10 quanta (5120 ns) at 500: paused [500, 5620).
+  rte_mbuf* pause1[1] = {make(pause_frame(10))};
+  EXPECT_EQ(port->tx_burst(500, pause1, 1), 1);
+  EXPECT_EQ(rx(*port, 1000), 0);
+  EXPECT_EQ(rx(*port, 5619), 0);
+  EXPECT_EQ(rx(*port, 5620), 1);  // the backlog leaves at line rate from the end
+  EXPECT_EQ(rx(*port, 6619), 0);
+  EXPECT_EQ(rx(*port, 6620), 1);
+  EXPECT_EQ(rx(*port, 7620), 1);  // the wire is busy until 8620
+  EXPECT_EQ(port->host_paused_ns(), 5120u);
+
+  // PFC pausing class 3 for 0xFFFF quanta at 8000, next to a data frame; resumed at 9000.
+  rte_mbuf* pfc[2] = {make(pfc_class3(0xFFFF)), make(frame_of(60, 40))};
+  const uint64_t at_8000[2] = {8000, 8000};
+  EXPECT_EQ(port->tx_burst_at(at_8000, pfc, 2), 2);
+  EXPECT_EQ(rx(*port, 8620), 0);
+  EXPECT_EQ(rx(*port, 8999), 0);
+  rte_mbuf* xon[1] = {make(pfc_class3(0))};
+  const uint64_t at_9000[1] = {9000};
+  EXPECT_EQ(port->tx_burst_at(at_9000, xon, 1), 1);
+  EXPECT_EQ(rx(*port, 9000), 1);
+  EXPECT_EQ(port->host_paused_ns(), 5120u + 1000);
+
+  // A PAUSE stamped ahead of the clock (2 quanta, 1024 ns at 12000) lets the
+  // host send until it arrives.
+  rte_mbuf* pause2[1] = {make(pause_frame(2))};
+  const uint64_t at_12000[1] = {12'000};
+  EXPECT_EQ(port->tx_burst_at(at_12000, pause2, 1), 1);
+  EXPECT_EQ(rx(*port, 11'000), 2);  // starts 10'000 and 11'000
+  EXPECT_EQ(rx(*port, 12'000), 0);
+  EXPECT_EQ(rx(*port, 13'023), 0);
+  EXPECT_EQ(rx(*port, 13'024), 1);
+  EXPECT_TRUE(port->rx_done());
+  EXPECT_EQ(port->rx_frames(), 8u);
+  EXPECT_EQ(port->host_paused_ns(), 5120u + 1000 + 1024);
+  EXPECT_EQ(port->host_pause_frames(), 4u);
+  EXPECT_EQ(port->max_lateness_ns(), 1000u);  // the frame that could start at 10'000
+
+  // Everything sent toward the host is in its capture, control frames included.
+  std::string error;
+  ASSERT_TRUE(port->flush(&error)) << error;
+  EXPECT_EQ(port->tx_frames(), 5u);
+  const Bytes got = slurp(tx_path);
+  ASSERT_EQ(got.size(), 24u + 5 * (16 + 60));
+  EXPECT_TRUE(Bytes(got.begin() + 24 + 16, got.begin() + 24 + 16 + 60) == pause_frame(10));
+  std::remove(tx_path.c_str());
+}
+
 TEST_F(PcapPortTest, OpenErrors) {
   std::string error;
   PcapPortConfig missing;
