@@ -241,7 +241,7 @@ class Terminated(Exception):
 
 
 def on_sigterm(signum, frame):
-    raise Terminated()
+    raise Terminated("terminated by SIGTERM")
 
 
 def main():
