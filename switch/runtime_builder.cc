@@ -98,6 +98,9 @@ std::string create_ports(Runtime& rt) {
         std::string err;
         p->pcap = PcapPort::open(*pc.pcap, rt.pool, &err);
         if (!p->pcap) return port_ref(sc, pc) + ": " + err;
+        // The emulated host sends no faster than its link and honours the
+        // PAUSE/PFC frames sluice sends it.
+        p->pcap->set_host_link(pc.rate_bps, pc.wire_overhead_bytes);
         p->pcap_wire = std::make_unique<LinkTiming>(pc.rate_bps, pc.wire_overhead_bytes, 0);
       } else {
         std::string err = start_ethdev(rt, *p);
