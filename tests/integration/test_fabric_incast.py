@@ -1,0 +1,80 @@
+#!/usr/bin/python3
+"""An incast through the leaf-spine fabric (conf/leafspine.yaml), run by
+tools/experiment under drop-tail and under PFC on the same workload.
+
+- drop-tail loses packets, and the counters say where: at leaf0's queue toward
+  the incast receiver h0;
+- PFC loses none: leaf0 sends PFC frames up to the spines, whose ports toward
+  leaf0 spend time paused, and the spines in turn pause the other leaf's
+  uplinks or its hosts;
+- every summary's counters add up.
+
+Assertions are on counters with wide margins, so they hold on a loaded
+two-core machine (a slower loop only makes the incast queue deeper)."""
+
+import json
+import os
+import subprocess
+
+import harness
+from harness import check
+
+SCHEMES = ("droptail", "pfc")
+
+
+def ports(summary):
+    for sw in summary["switches"]:
+        for p in sw["ports"]:
+            yield sw["name"], p
+
+
+def run_experiment(srcdir, binary, out):
+    cmd = ["/usr/bin/python3", os.path.join(srcdir, "tools", "experiment"),
+           "--config", os.path.join(srcdir, "conf", "leafspine.yaml"),
+           "--schemes", ",".join(SCHEMES),
+           "--cdf", os.path.join(srcdir, "conf", "workloads", "fb_hadoop.cdf"),
+           "--load", "0.1", "--duration", "0.01", "--seed", "3", "--drain", "0.5",
+           "--pfc-xoff", "50KB", "--sluice", binary, "--out", out, "--",
+           "--incast-degree", "7", "--incast-size", "3MB", "--incast-period", "5ms",
+           "--incast-receiver", "h0"]
+    done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          timeout=240)
+    check(done.returncode == 0, f"tools/experiment failed:\n{done.stdout[-3000:]}")
+
+
+def test(binary, srcdir):
+    with harness.TempDir("fabric-incast") as tmp:
+        out = os.path.join(tmp, "run")
+        run_experiment(srcdir, binary, out)
+        summaries = {}
+        for scheme in SCHEMES:
+            with open(os.path.join(out, scheme, "summary.json")) as f:
+                summaries[scheme] = json.load(f)
+            harness.check_identity(summaries[scheme])
+
+        # Drop-tail: the receiver's queue at leaf0 overflows.
+        drops = {(sw, p["name"]): sum(p["drops"].values())
+                 for sw, p in ports(summaries["droptail"])}
+        check(drops[("leaf0", "h0")] > 0,
+              f"drop-tail: no drops at leaf0/h0 under a 7-to-1 incast: {drops}")
+        total = sum(drops.values())
+        check(drops[("leaf0", "h0")] >= total // 2,
+              f"drop-tail: most drops should be at the incast queue leaf0/h0: {drops}")
+
+        # PFC: nothing lost anywhere, pauses flow upstream.
+        pfc = summaries["pfc"]
+        lost = {(sw, p["name"]): p["drops"] for sw, p in ports(pfc) if p["drops"]}
+        check(not lost, f"PFC: packets dropped: {lost}")
+        sent = {(sw, p["name"]): p.get("pfc_frames_sent", 0) for sw, p in ports(pfc)}
+        paused = {(sw, p["name"]): p.get("pfc_paused_ns", 0) for sw, p in ports(pfc)}
+        check(sent[("leaf0", "u0")] + sent[("leaf0", "u1")] > 0,
+              f"PFC: leaf0 sent no PFC frames toward the spines: {sent}")
+        check(paused[("spine0", "d0")] + paused[("spine1", "d0")] > 0,
+              f"PFC: the spines' ports toward leaf0 were never paused: {paused}")
+        print(f"drop-tail drops {total} ({drops[('leaf0', 'h0')]} at leaf0/h0); "
+              f"PFC: 0 drops, {sum(sent.values())} PFC frames, "
+              f"spine->leaf0 paused {(paused[('spine0', 'd0')] + paused[('spine1', 'd0')]) / 1e6:.1f} ms")
+
+
+if __name__ == "__main__":
+    harness.main(test)
