@@ -48,6 +48,7 @@ struct PcapPortConfig {
   PcapReplayMode mode = PcapReplayMode::kPaced;
   bool loop = false;    // start again at the end of the file
   double speed = 1.0;   // paced mode: capture time is divided by this
+  uint32_t snaplen = 65535;  // tx: bytes of each frame written (the record keeps its length)
 };
 
 struct PortConfig {

@@ -293,11 +293,17 @@ class Loader {
 
   // A capture-file port: rx and/or tx file, and how rx is replayed.
   void load_pcap(const Field& pc, PcapPortConfig* out) {
-    if (!r_.expect_map(pc, {"rx", "tx", "mode", "loop", "speed"})) return;
+    if (!r_.expect_map(pc, {"rx", "tx", "mode", "loop", "speed", "snaplen"})) return;
     const auto rx = r_.field(pc, "rx", Need::kOptional);
     const auto tx = r_.field(pc, "tx", Need::kOptional);
     if (rx) set(file_path(*rx), &out->rx_path);
     if (tx) set(file_path(*tx), &out->tx_path);
+    if (const auto snaplen = r_.field(pc, "snaplen", Need::kOptional)) {
+      if (tx)
+        set(r_.integer(*snaplen, 64, 65535), &out->snaplen);
+      else
+        r_.error(snaplen->node, snaplen->path, "\"snaplen\" applies only to a written capture (tx)");
+    }
     if (!rx && !tx) {
       r_.error(YAML::Node(), pc.path,
                "expected rx (a capture to replay), tx (a capture to write) or both");

@@ -13,7 +13,7 @@ struct FileHeader {
   uint16_t version_minor = 4;
   int32_t thiszone = 0;
   uint32_t sigfigs = 0;
-  uint32_t snaplen = kPcapWriteSnaplen;
+  uint32_t snaplen;
   uint32_t link_type = 1;  // Ethernet
 };
 static_assert(sizeof(FileHeader) == 24);
@@ -28,7 +28,8 @@ static_assert(sizeof(RecordHeader) == 16);
 
 }  // namespace
 
-bool PcapWriter::open(const std::string& path, std::string* error, size_t buffer_bytes) {
+bool PcapWriter::open(const std::string& path, std::string* error, size_t buffer_bytes,
+                      uint32_t snaplen) {
   close();
   file_ = std::fopen(path.c_str(), "wb");
   if (file_ == nullptr) {
@@ -40,7 +41,9 @@ bool PcapWriter::open(const std::string& path, std::string* error, size_t buffer
   std::setvbuf(file_, buffer_.get(), _IOFBF, buffer_bytes);
   failed_ = false;
   records_ = 0;
-  const FileHeader h;
+  snaplen_ = std::max<uint32_t>(1, std::min(snaplen, kPcapWriteSnaplen));
+  FileHeader h;
+  h.snaplen = snaplen_;
   put(&h, sizeof h);
   return true;
 }
@@ -54,7 +57,7 @@ void PcapWriter::put(const void* data, size_t len) {
 
 void PcapWriter::begin_record(uint64_t ts_ns, uint32_t frame_len) {
   if (file_ == nullptr) return;
-  capture_left_ = std::min(frame_len, kPcapWriteSnaplen);
+  capture_left_ = std::min(frame_len, snaplen_);
   const RecordHeader h{static_cast<uint32_t>(ts_ns / 1'000'000'000),
                        static_cast<uint32_t>(ts_ns % 1'000'000'000), capture_left_, frame_len};
   put(&h, sizeof h);

@@ -22,7 +22,9 @@ class PcapWriter {
 
   // Creates (truncates) `path` and writes the file header. False with *error
   // ("cannot open x.pcap for writing: Permission denied").
-  bool open(const std::string& path, std::string* error, size_t buffer_bytes = 4u << 20);
+  // Frames are cut to `snaplen` bytes (the record keeps their real length).
+  bool open(const std::string& path, std::string* error, size_t buffer_bytes = 4u << 20,
+            uint32_t snaplen = kPcapWriteSnaplen);
   bool is_open() const { return file_ != nullptr; }
 
   // A record of `frame_len` bytes at `ts_ns` (ns since the Unix epoch); its
@@ -49,6 +51,7 @@ class PcapWriter {
   FILE* file_ = nullptr;
   std::unique_ptr<char[]> buffer_;
   uint32_t capture_left_ = 0;  // bytes of the current record still to be written
+  uint32_t snaplen_ = kPcapWriteSnaplen;
   uint64_t records_ = 0;
   bool failed_ = false;
   int saved_errno_ = 0;

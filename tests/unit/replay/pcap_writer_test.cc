@@ -79,6 +79,38 @@ TEST(PcapWriter, WritesNanosecondPcapExactly) {
   std::remove(path.c_str());
 }
 
+TEST(PcapWriter, SnaplenCutsFramesAndIsInTheHeader) {
+  const std::string path = testing::TempDir() + "pcap_writer_snaplen.pcap";
+  const Bytes a = pattern(1514, 4), b = pattern(60, 5);
+  PcapWriter w;
+  std::string error;
+  ASSERT_TRUE(w.open(path, &error, 64 * 1024, 128)) << error;
+  w.begin_record(7, 1514);  // in two pieces, the cut falling in the first
+  w.append(a.data(), 100);
+  w.append(a.data() + 100, 1414);
+  w.write_record(8, b.data(), 60);  // shorter than the snaplen: whole
+  ASSERT_TRUE(w.flush(&error)) << error;
+
+  Bytes expected = {0x4d, 0x3c, 0xb2, 0xa1, 2, 0, 4, 0};
+  le32(&expected, 0);
+  le32(&expected, 0);
+  le32(&expected, 128);
+  le32(&expected, 1);
+  le32(&expected, 0);
+  le32(&expected, 7);
+  le32(&expected, 128);
+  le32(&expected, 1514);
+  expected.insert(expected.end(), a.begin(), a.begin() + 128);
+  le32(&expected, 0);
+  le32(&expected, 8);
+  le32(&expected, 60);
+  le32(&expected, 60);
+  expected.insert(expected.end(), b.begin(), b.end());
+  EXPECT_EQ(slurp(path), expected);
+  w.close();
+  std::remove(path.c_str());
+}
+
 TEST(PcapWriter, NothingReachesTheFileUntilFlushWithABigBuffer) {
   const std::string path = testing::TempDir() + "pcap_writer_buffered.pcap";
   PcapWriter w;
