@@ -429,7 +429,7 @@ TEST(ConfigErrors, PcapKeysAndTypes) {
                 "t.yaml:8: switches[0].ports[0].pcap.mdoe: unknown key \"mdoe\"; did you mean "
                 "\"mode\"?",
                 "t.yaml:9: switches[0].ports[0].pcap.file: unknown key \"file\"; allowed keys: rx, "
-                "tx, mode, loop, speed",
+                "tx, mode, loop, speed, snaplen",
                 "t.yaml:13: switches[0].ports[1].pcap: expected a map, got \"h1.pcap\"",
             }));
 }
