@@ -1,0 +1,73 @@
+#pragma once
+// BFC flow table: a fixed array of `factor x total queues` entries, indexed by
+// (egress port, flow hash). An entry holds the queue assigned to whatever
+// flows hash onto it, how many of their packets are in the switch, and when
+// one last arrived or left. docs/mechanisms/bfc.md ("Flow table").
+//
+//   index = (hash + egress x kEgressStride) mod size
+//
+// kEgressStride is an odd 32-bit constant, so the same hash on two egress
+// ports lands on unrelated entries. Different flows may share an entry; a
+// 16-bit tag (the hash's high half) and the egress port detect it, and the
+// table counts it as an index collision when the entry still has packets.
+// Two flows of one egress port with equal index and equal tag go unseen
+// (probability 2^-16 per sharing pair).
+//
+// Single writer (the lcore owning the egress ports); no allocation after
+// construction.
+
+#include <cstdint>
+#include <memory>
+
+#include "lib/common/relaxed_counter.h"
+
+namespace sluice {
+
+struct FlowEntry {
+  uint64_t last_active_ns = 0;  // last arrival or departure of a packet
+  uint32_t packets = 0;         // packets of this entry in the switch
+  uint16_t queue = 0;           // assigned queue of the egress port
+  uint16_t egress = 0;          // egress port of the last flow that claimed it
+  uint16_t tag = 0;             // high 16 bits of that flow's hash
+  bool used = false;            // ever claimed (queue and last_active_ns valid)
+};
+
+class FlowTable {
+ public:
+  static constexpr uint32_t kDefaultFactor = 100;
+  static constexpr uint64_t kEgressStride = 0x9E3779B1;
+
+  // Throws std::invalid_argument when total_queues or factor is 0 or the
+  // size does not fit 32 bits.
+  explicit FlowTable(uint32_t total_queues, uint32_t factor = kDefaultFactor);
+
+  uint32_t size() const { return size_; }
+  uint32_t index(uint16_t egress, uint32_t hash) const {
+    return static_cast<uint32_t>((hash + egress * kEgressStride) % size_);
+  }
+  static uint16_t tag_of(uint32_t hash) { return static_cast<uint16_t>(hash >> 16); }
+
+  // The entry of a flow about to be enqueued. If another flow holds it with
+  // packets in the switch, counts an index collision; the entry then carries
+  // the new flow's tag (the entry is shared, its queue is unchanged).
+  FlowEntry& claim(uint16_t egress, uint32_t hash, uint32_t* index_out);
+
+  // A packet of entry `index` entered / left the switch (left: dequeued or
+  // dropped after enqueue). Keeps the occupancy count.
+  void on_enqueue(uint32_t index, uint64_t now_ns);
+  void on_departure(uint32_t index, uint64_t now_ns);
+
+  const FlowEntry& at(uint32_t index) const { return entries_[index]; }
+  FlowEntry& at(uint32_t index) { return entries_[index]; }
+  // Entries with packets in the switch.
+  uint64_t occupied() const { return occupied_.get(); }
+  uint64_t index_collisions() const { return index_collisions_.get(); }
+
+ private:
+  uint32_t size_;
+  std::unique_ptr<FlowEntry[]> entries_;
+  RelaxedCounter occupied_;
+  RelaxedCounter index_collisions_;
+};
+
+}  // namespace sluice

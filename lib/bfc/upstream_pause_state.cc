@@ -1,0 +1,69 @@
+#include "lib/bfc/upstream_pause_state.h"
+
+#include <stdexcept>
+
+namespace sluice {
+
+UpstreamPauseState::UpstreamPauseState(EgressPort* port, uint32_t num_shards)
+    : port_(port), num_queues_(port->num_queues()), num_shards_(num_shards) {
+  if (num_shards == 0 || num_shards > kMaxShards)
+    throw std::invalid_argument("bfc upstream: shards must be 1..64");
+}
+
+bool UpstreamPauseState::on_pause(uint8_t shard, uint16_t q) {
+  if (shard >= num_shards_ || q >= num_queues_) {
+    invalid_frames.add(1);
+    return false;
+  }
+  hold(shard, q);
+  return true;
+}
+
+bool UpstreamPauseState::on_resume(uint8_t shard, uint16_t q) {
+  if (shard >= num_shards_ || q >= num_queues_) {
+    invalid_frames.add(1);
+    return false;
+  }
+  release(shard, q);
+  return true;
+}
+
+bool UpstreamPauseState::on_bitmap(uint8_t shard, const uint8_t* bits, uint16_t count) {
+  if (shard >= num_shards_ || count > kMaxBitmapQueues || !beyond_clear(bits, count)) {
+    invalid_frames.add(1);
+    return false;
+  }
+  for (uint16_t q = 0; q < num_queues_; ++q) {
+    const bool set = q < count && ((bits[q / 8] >> (q % 8)) & 1);
+    if (set)
+      hold(shard, q);
+    else
+      release(shard, q);
+  }
+  return true;
+}
+
+// A peer may describe more queues than this port has, but must not pause them.
+bool UpstreamPauseState::beyond_clear(const uint8_t* bits, uint16_t count) const {
+  for (uint16_t q = static_cast<uint16_t>(num_queues_); q < count; ++q)
+    if ((bits[q / 8] >> (q % 8)) & 1) return false;
+  return true;
+}
+
+void UpstreamPauseState::hold(uint8_t shard, uint16_t q) {
+  const uint64_t before = holders_[q];
+  holders_[q] |= uint64_t{1} << shard;
+  if (before != 0) return;
+  paused_mask_ |= uint64_t{1} << q;
+  port_->pause_queue(q, UINT64_MAX);
+}
+
+void UpstreamPauseState::release(uint8_t shard, uint16_t q) {
+  const uint64_t before = holders_[q];
+  holders_[q] &= ~(uint64_t{1} << shard);
+  if (before == 0 || holders_[q] != 0) return;
+  paused_mask_ &= ~(uint64_t{1} << q);
+  port_->resume_queue(q);
+}
+
+}  // namespace sluice

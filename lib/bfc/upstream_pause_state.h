@@ -1,0 +1,53 @@
+#pragma once
+// The upstream side of BFC for one egress port: which of its data queues
+// downstream shards hold paused. A queue is paused while any shard holds it;
+// BFC_PAUSE / BFC_RESUME change one shard's hold, BFC_BITMAP replaces all of
+// that shard's holds (repairing a lost pause or resume). Transitions drive
+// EgressPort::pause_queue (until resumed) / resume_queue; the paused queues
+// keep their packets. docs/mechanisms/bfc.md ("Upstream side").
+// Single writer (the lcore owning the port); no allocation after construction.
+
+#include <cstdint>
+#include <memory>
+
+#include "lib/common/relaxed_counter.h"
+#include "lib/tm/egress_port.h"
+
+namespace sluice {
+
+class UpstreamPauseState {
+ public:
+  static constexpr uint32_t kMaxShards = 64;
+  static constexpr uint32_t kMaxBitmapQueues = 64;
+
+  // num_shards: downstream shards that may send frames (1..64). Throws
+  // std::invalid_argument otherwise.
+  UpstreamPauseState(EgressPort* port, uint32_t num_shards);
+
+  // Each returns false (and counts invalid_frames, changing nothing) for a
+  // shard or queue out of range. `bits` holds `count` (<= 64) queue bits, bit
+  // q = byte q/8, bit q%8 (LSB first); queues at or beyond `count` are
+  // released by that shard; bits for queues this port lacks must be clear.
+  bool on_pause(uint8_t shard, uint16_t q);
+  bool on_resume(uint8_t shard, uint16_t q);
+  bool on_bitmap(uint8_t shard, const uint8_t* bits, uint16_t count);
+
+  bool paused(uint16_t q) const { return holders_[q] != 0; }
+  // Bit q set = queue q paused (for N_active).
+  uint64_t paused_mask() const { return paused_mask_; }
+
+  RelaxedCounter invalid_frames;
+
+ private:
+  bool beyond_clear(const uint8_t* bits, uint16_t count) const;
+  void hold(uint8_t shard, uint16_t q);
+  void release(uint8_t shard, uint16_t q);
+
+  EgressPort* port_;
+  uint32_t num_queues_;
+  uint32_t num_shards_;
+  uint64_t paused_mask_ = 0;
+  uint64_t holders_[EgressPort::kMaxQueues] = {};  // bit s = shard s holds queue q
+};
+
+}  // namespace sluice
