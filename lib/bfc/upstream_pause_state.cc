@@ -29,7 +29,7 @@ bool UpstreamPauseState::on_resume(uint8_t shard, uint16_t q) {
 }
 
 bool UpstreamPauseState::on_bitmap(uint8_t shard, const uint8_t* bits, uint16_t count) {
-  if (shard >= num_shards_ || count > kMaxBitmapQueues || !beyond_clear(bits, count)) {
+  if (shard >= num_shards_ || !beyond_clear(bits, count)) {
     invalid_frames.add(1);
     return false;
   }

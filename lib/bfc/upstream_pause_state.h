@@ -18,14 +18,13 @@ namespace sluice {
 class UpstreamPauseState {
  public:
   static constexpr uint32_t kMaxShards = 64;
-  static constexpr uint32_t kMaxBitmapQueues = 64;
 
   // num_shards: downstream shards that may send frames (1..64). Throws
   // std::invalid_argument otherwise.
   UpstreamPauseState(EgressPort* port, uint32_t num_shards);
 
   // Each returns false (and counts invalid_frames, changing nothing) for a
-  // shard or queue out of range. `bits` holds `count` (<= 64) queue bits, bit
+  // shard or queue out of range. `bits` holds `count` queue bits, bit
   // q = byte q/8, bit q%8 (LSB first); queues at or beyond `count` are
   // released by that shard; bits for queues this port lacks must be clear.
   bool on_pause(uint8_t shard, uint16_t q);

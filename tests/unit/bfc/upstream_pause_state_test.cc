@@ -81,7 +81,13 @@ TEST(BfcUpstreamPauseState, InvalidFramesChangeNothingAndAreCounted) {
   const uint8_t ok[] = {0x04, 0x00};  // wider than the port, extra bits clear: fine
   EXPECT_TRUE(u.state.on_bitmap(0, ok, 16));
   EXPECT_EQ(u.state.paused_mask(), 0b100u);
-  EXPECT_EQ(u.state.invalid_frames.get(), 4u);
+  uint8_t wide[128] = {};  // a peer with 1024 queues: fine while ours are the only bits set
+  wide[0] = 0x01;
+  EXPECT_TRUE(u.state.on_bitmap(0, wide, 1024));
+  EXPECT_EQ(u.state.paused_mask(), 0b1u);
+  wide[127] = 0x80;  // queue 1023
+  EXPECT_FALSE(u.state.on_bitmap(0, wide, 1024));
+  EXPECT_EQ(u.state.invalid_frames.get(), 5u);
   EXPECT_THROW(UpstreamPauseState(&u.port, 0), std::invalid_argument);
   EXPECT_THROW(UpstreamPauseState(&u.port, 65), std::invalid_argument);
 }
