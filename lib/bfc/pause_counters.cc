@@ -39,6 +39,7 @@ EnqueueDecision PauseCounters::on_enqueue(uint16_t ingress, uint16_t upstream_qu
 BfcSignal PauseCounters::on_flagged_departure(uint16_t ingress, uint16_t upstream_queue) {
   uint32_t& c = counts_[slot(ingress, upstream_queue)];
   assert(c > 0);
+  if (c == 0) return BfcSignal::kNone;  // a caller bug; never wrap to 2^32-1
   if (--c != 0) return BfcSignal::kNone;
   paused_[ingress] &= ~(uint64_t{1} << upstream_queue);
   resumes_requested.add(1);

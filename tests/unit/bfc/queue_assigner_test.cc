@@ -4,6 +4,7 @@
 
 #include <set>
 #include <stdexcept>
+#include <utility>
 
 namespace sluice {
 namespace {
@@ -105,6 +106,33 @@ TEST(BfcQueueAssigner, StickyForTwoHopRttsAfterLastActivity) {
   EXPECT_EQ(a.assign(0, 1, e, 5000 + kSticky - 1), 0);
   // At the threshold the entry is reassigned: rotation continues at 1.
   EXPECT_EQ(a.assign(0, 1, e, 5000 + kSticky), 1);
+}
+
+// Flow table and assigner together on a simulated clock: the entry's last
+// activity is its last departure, and stickiness runs from there.
+TEST(BfcQueueAssigner, WithFlowTableStickinessRunsFromTheLastDeparture) {
+  FlowTable table(2 * 4);
+  QueueAssigner a(cfg(BfcAssignment::kDynamic, 4));
+  const uint32_t hash = 0xABCD1234;
+  auto enqueue = [&](uint64_t now) {
+    uint32_t i = 0;
+    FlowEntry& e = table.claim(1, hash, &i);
+    const uint16_t q = a.assign(1, hash, e, now);
+    table.on_enqueue(i, now);
+    a.on_queue_nonempty(1, q);
+    return std::pair{i, q};
+  };
+  auto [i, q] = enqueue(1000);
+  EXPECT_EQ(q, 0);
+  EXPECT_EQ(enqueue(2000).second, 0);  // packets here: same queue
+  table.on_departure(i, 3000);
+  table.on_departure(i, 4000);
+  a.on_queue_empty(1, 0);
+  EXPECT_EQ(table.at(i).packets, 0u);
+  EXPECT_EQ(enqueue(4000 + kSticky - 1).second, 0);  // sticky
+  table.on_departure(i, 50'000);
+  a.on_queue_empty(1, 0);
+  EXPECT_EQ(enqueue(50'000 + kSticky).second, 1);  // idle 2 HRTT: next empty queue
 }
 
 TEST(BfcQueueAssigner, StochasticIsHashModQueues) {
