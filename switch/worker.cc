@@ -311,12 +311,13 @@ void Worker::handle_arp(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, ui
   }
   counters(in.index).rx_consumed_packets.add();
   const bool for_us = pc.ipv4 && a.tpa == pc.ipv4->addr;
-  if (a.op == 1 && for_us) {
+  if (a.op == kArpOpRequest && for_us) {
     // Reuse the request's mbuf for the reply.
     rte_pktmbuf_reset(m);
-    uint8_t* frame = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, 60));
-    const uint32_t len =
-        frame ? build_arp_frame(frame, 60, 2, in.mac, a.sha, pc.ipv4->addr, a.sha, a.spa) : 0;
+    uint8_t* frame = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, kEthMinFrameLen));
+    const uint32_t len = frame ? build_arp_frame(frame, kEthMinFrameLen, kArpOpReply, in.mac,
+                                                 a.sha, pc.ipv4->addr, a.sha, a.spa)
+                               : 0;
     if (len == 0) {
       rte_pktmbuf_free(m);
       return;
@@ -350,33 +351,41 @@ void Worker::generate_pfc(PortRuntime& port, uint64_t now) {
   const uint64_t free_bytes = buf->capacity() - std::min(buf->capacity(), buf->used());
   PfcDecision d;
   if (!port.pfc_ingress->poll(now, bytes, free_bytes, &d)) return;
-  rte_mbuf* m = rte_pktmbuf_alloc(rt_.pool);
+  uint8_t* frame;
+  rte_mbuf* m = new_frame(kMacControlFrameLen, &frame);
   if (m == nullptr) return;  // asked again next iteration
-  uint8_t* frame = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, kMacControlFrameLen));
-  if (frame == nullptr || build_decision_frame(d, frame, kMacControlFrameLen, port.mac) == 0) {
+  if (build_decision_frame(d, frame, kMacControlFrameLen, port.mac) == 0) {
     rte_pktmbuf_free(m);
     return;
   }
-  TmPacket tp;
-  tp.handle = m;
-  tp.bytes = m->pkt_len;
-  tp.aux = kTmAuxGenerated;
-  if (!port.tm->enqueue_control(now, tp)) {
-    rte_pktmbuf_free(m);  // control queue full: asked again next iteration
-    return;
+  // Committed only once queued: a full control queue means it is asked again.
+  if (send_control(port, now, m)) port.pfc_ingress->on_sent(d, now);
+}
+
+// An mbuf holding `len` bytes for a frame sluice builds, or nullptr when the
+// pool is empty.
+rte_mbuf* Worker::new_frame(uint32_t len, uint8_t** data) {
+  rte_mbuf* m = rte_pktmbuf_alloc(rt_.pool);
+  if (m == nullptr) return nullptr;
+  *data = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, static_cast<uint16_t>(len)));
+  if (*data == nullptr) {
+    rte_pktmbuf_free(m);
+    return nullptr;
   }
-  port.pfc_ingress->on_sent(d, now);
+  return m;
 }
 
 // A frame sluice built goes out ahead of data. If the control queue is full
-// it is freed: the traffic manager counts it (control_dropped); it is not a
-// drop of a received packet.
-void Worker::send_control(PortRuntime& port, uint64_t now, rte_mbuf* m) {
+// it is freed and false returned: the traffic manager counts it
+// (control_dropped); it is not a drop of a received packet.
+bool Worker::send_control(PortRuntime& port, uint64_t now, rte_mbuf* m) {
   TmPacket tp;
   tp.handle = m;
   tp.bytes = m->pkt_len;
   tp.aux = kTmAuxGenerated;
-  if (!port.tm->enqueue_control(now, tp)) rte_pktmbuf_free(m);
+  if (port.tm->enqueue_control(now, tp)) return true;
+  rte_pktmbuf_free(m);
+  return false;
 }
 
 // Asks for the peer's MAC while it is unknown and its address is configured.
@@ -385,12 +394,11 @@ void Worker::send_arp_requests(PortRuntime& port, uint64_t now) {
   if (!pc.peer_ipv4 || !pc.ipv4 || now < port.next_arp_request_ns) return;
   if (port.eth_header_ready) return;
   port.next_arp_request_ns = now + kArpRetryNs;
-  rte_mbuf* m = rte_pktmbuf_alloc(rt_.pool);
+  uint8_t* frame;
+  rte_mbuf* m = new_frame(kEthMinFrameLen, &frame);
   if (m == nullptr) return;
-  uint8_t* frame = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, 60));
-  const MacAddr zero{};
-  if (frame == nullptr ||
-      build_arp_frame(frame, 60, 1, port.mac, kBroadcastMac, pc.ipv4->addr, zero, *pc.peer_ipv4) == 0) {
+  if (build_arp_frame(frame, kEthMinFrameLen, kArpOpRequest, port.mac, kBroadcastMac,
+                      pc.ipv4->addr, kZeroMac, *pc.peer_ipv4) == 0) {
     rte_pktmbuf_free(m);
     return;
   }

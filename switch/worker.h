@@ -34,7 +34,8 @@ class Worker {
   bool drain_rings(uint64_t now);
   bool transmit(PortRuntime& port, uint64_t now);
   void send_arp_requests(PortRuntime& port, uint64_t now);
-  void send_control(PortRuntime& port, uint64_t now, rte_mbuf* m);
+  rte_mbuf* new_frame(uint32_t len, uint8_t** data);
+  bool send_control(PortRuntime& port, uint64_t now, rte_mbuf* m);
   void drop(uint16_t port, rte_mbuf* m, DropReason why);
   PortCounters& counters(uint16_t port) { return w_.counters[port]; }
 
