@@ -1,0 +1,18 @@
+#include "switch/runtime.h"
+
+namespace sluice {
+
+void set_peer_mac(PortRuntime& p, const MacAddr& peer) {
+  uint64_t packed = uint64_t{1} << 48;
+  for (int i = 0; i < 6; ++i) {
+    packed |= uint64_t{peer[i]} << (8 * i);
+    p.eth_header[i] = peer[i];
+    p.eth_header[6 + i] = p.mac[i];
+  }
+  p.eth_header[12] = 0x08;  // IPv4
+  p.eth_header[13] = 0x00;
+  p.eth_header_ready = true;
+  p.peer_mac.store(packed, std::memory_order_relaxed);
+}
+
+}  // namespace sluice
