@@ -91,6 +91,26 @@ struct PfcConfig {
   uint8_t priorities = 0xFF;      // bit p: priority p is lossless
 };
 
+enum class BfcAssignmentKind { kDynamic, kStochastic, kSingle };
+
+// Ports of one switch between which BFC never generates backpressure: every
+// (ingress in `from`, egress in `to`) pair (deadlock avoidance).
+struct BfcElidedPairs {
+  std::vector<std::string> from;
+  std::vector<std::string> to;
+  int line = 0;
+};
+
+// Backpressure Flow Control; docs/mechanisms/bfc.md.
+struct BfcConfig {
+  bool enabled = false;
+  BfcAssignmentKind assignment = BfcAssignmentKind::kDynamic;
+  uint32_t flow_table_factor = 100;  // flow-table entries per data queue of the switch
+  uint64_t sticky_ns = 0;            // 0: 2 x hop RTT
+  uint64_t bitmap_interval_ns = 0;   // 0: 10 x hop RTT
+  std::vector<BfcElidedPairs> no_backpressure;
+};
+
 struct TrafficManagerConfig {
   uint32_t queues_per_port = 32;
   uint32_t queue_capacity_packets = 4096;  // descriptor ring per data queue
@@ -107,6 +127,7 @@ struct SwitchConfig {
   BufferConfig buffer;
   TrafficManagerConfig tm;
   PfcConfig pfc;
+  BfcConfig bfc;
   int line = 0;
 };
 

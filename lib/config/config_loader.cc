@@ -101,13 +101,14 @@ class Loader {
   void load_switch(const Field& s, SwitchConfig* out) {
     out->line = YamlReader::line_of(s.node);
     if (!r_.expect_map(s, {"name", "buffer", "queues_per_port", "queue_capacity", "scheduler",
-                           "class_map", "drr_quantum", "ecn", "pfc", "ports", "routes"})) {
+                           "class_map", "drr_quantum", "ecn", "pfc", "bfc", "ports", "routes"})) {
       return;
     }
     if (auto f = r_.field(s, "name", Need::kRequired)) set(r_.string(*f), &out->name);
     if (auto f = r_.field(s, "buffer", Need::kOptional)) load_buffer(*f, &out->buffer);
     load_tm(s, &out->tm);
     if (auto f = r_.field(s, "pfc", Need::kOptional)) load_pfc(*f, &out->pfc);
+    if (auto f = r_.field(s, "bfc", Need::kOptional)) load_bfc(*f, &out->bfc);
     if (auto f = r_.field(s, "ports", Need::kRequired)) {
       if (auto items = r_.list(*f)) {
         if (items->empty()) r_.error(f->node, f->path, "expected at least one port");
@@ -220,6 +221,55 @@ class Loader {
         }
       }
     }
+  }
+
+  // BFC; the section's presence turns it on unless it says enabled: false.
+  void load_bfc(const Field& e, BfcConfig* out) {
+    if (!r_.expect_map(e, {"enabled", "assignment", "flow_table_factor", "sticky",
+                           "bitmap_interval", "no_backpressure"})) {
+      return;
+    }
+    out->enabled = true;
+    if (auto f = r_.field(e, "enabled", Need::kOptional)) set(r_.boolean(*f), &out->enabled);
+    if (auto f = r_.field(e, "assignment", Need::kOptional)) {
+      set(r_.choice<BfcAssignmentKind>(*f, {{"dynamic", BfcAssignmentKind::kDynamic},
+                                            {"stochastic", BfcAssignmentKind::kStochastic},
+                                            {"single", BfcAssignmentKind::kSingle}}),
+          &out->assignment);
+    }
+    if (auto f = r_.field(e, "flow_table_factor", Need::kOptional))
+      set(r_.integer(*f, 1, 10'000), &out->flow_table_factor);
+    if (auto f = r_.field(e, "sticky", Need::kOptional))
+      set(r_.duration(*f, 1, UINT64_MAX), &out->sticky_ns);
+    if (auto f = r_.field(e, "bitmap_interval", Need::kOptional))
+      set(r_.duration(*f, 1, UINT64_MAX), &out->bitmap_interval_ns);
+    if (auto f = r_.field(e, "no_backpressure", Need::kOptional)) {
+      if (auto items = r_.list(*f)) {
+        for (const Field& item : *items) load_elided(item, &out->no_backpressure.emplace_back());
+      }
+    }
+  }
+
+  // {from: [ports], to: [ports]}; a single name may stand for a list of one.
+  void load_elided(const Field& e, BfcElidedPairs* out) {
+    out->line = YamlReader::line_of(e.node);
+    if (!r_.expect_map(e, {"from", "to"})) return;
+    if (auto f = r_.field(e, "from", Need::kRequired)) out->from = names(*f);
+    if (auto f = r_.field(e, "to", Need::kRequired)) out->to = names(*f);
+  }
+
+  std::vector<std::string> names(const Field& f) {
+    std::vector<std::string> out;
+    if (f.node.IsScalar()) {
+      if (auto s = r_.string(f)) out.push_back(*s);
+      return out;
+    }
+    if (auto items = r_.list(f)) {
+      for (const Field& item : *items) {
+        if (auto s = r_.string(item)) out.push_back(*s);
+      }
+    }
+    return out;
   }
 
   void load_port(const Field& p, PortConfig* out) {

@@ -32,6 +32,7 @@ class Validator {
     for (size_t s = 0; s < c_.switches.size(); ++s) {
       for (size_t p = 0; p < c_.switches[s].ports.size(); ++p) check_link(s, p);
       check_routes(s);
+      check_bfc(s);
     }
     check_workers();
     check_capture_files();
@@ -152,6 +153,36 @@ class Validator {
           error(key, "unknown port \"" + name + "\" in switch \"" + sw.name + "\"");
         } else if (!named.insert(name).second) {
           error(key, "port \"" + name + "\" is listed twice");
+        }
+      }
+    }
+  }
+
+  void check_bfc(size_t s) {
+    const SwitchConfig& sw = c_.switches[s];
+    if (!sw.bfc.enabled) return;
+    const std::string bpath = at("", "switches", s) + ".bfc";
+    if (sw.pfc.mode != PfcGenerationMode::kOff) {
+      error(bpath, "bfc and pfc both pause this switch's queues: enable one of them (pfc.mode: off)");
+    }
+    if (sw.tm.class_mapping == ClassMapping::kDscp) {
+      error(bpath, "bfc assigns flows to queues itself: class_map must be fifo");
+    }
+    for (size_t p = 0; p < sw.ports.size(); ++p) {
+      if (sw.ports[p].rate_bps == 0) {
+        error(at(at("", "switches", s), "ports", p) + ".rate",
+              "bfc needs the port's rate (Th = hop_rtt x rate / active queues): expected a rate "
+              "above 0");
+      }
+    }
+    for (size_t i = 0; i < sw.bfc.no_backpressure.size(); ++i) {
+      const BfcElidedPairs& pairs = sw.bfc.no_backpressure[i];
+      const std::string ipath = at(bpath, "no_backpressure", i);
+      for (const auto* side : {&pairs.from, &pairs.to}) {
+        const char* key = side == &pairs.from ? ".from" : ".to";
+        for (const std::string& name : *side) {
+          if (!find_port(sw.name, name))
+            error(ipath + key, "unknown port \"" + name + "\" in switch \"" + sw.name + "\"");
         }
       }
     }
