@@ -43,6 +43,19 @@ bool UpstreamPauseState::on_bitmap(uint8_t shard, const uint8_t* bits, uint16_t 
   return true;
 }
 
+bool UpstreamPauseState::on_message(const ControlMessage& msg) {
+  switch (msg.type) {
+    case ControlType::kBfcPause:
+      return on_pause(msg.shard, msg.queue());
+    case ControlType::kBfcResume:
+      return on_resume(msg.shard, msg.queue());
+    case ControlType::kBfcBitmap:
+      return on_bitmap(msg.shard, msg.entries, msg.count);
+    default:
+      return false;
+  }
+}
+
 // A peer may describe more queues than this port has, but must not pause them.
 bool UpstreamPauseState::beyond_clear(const uint8_t* bits, uint16_t count) const {
   for (uint16_t q = static_cast<uint16_t>(num_queues_); q < count; ++q)
@@ -54,7 +67,7 @@ void UpstreamPauseState::hold(uint8_t shard, uint16_t q) {
   const uint64_t before = holders_[q];
   holders_[q] |= uint64_t{1} << shard;
   if (before != 0) return;
-  paused_mask_ |= uint64_t{1} << q;
+  paused_mask_.set(paused_mask_.get() | uint64_t{1} << q);
   port_->pause_queue(q, UINT64_MAX);
 }
 
@@ -62,7 +75,7 @@ void UpstreamPauseState::release(uint8_t shard, uint16_t q) {
   const uint64_t before = holders_[q];
   holders_[q] &= ~(uint64_t{1} << shard);
   if (before == 0 || holders_[q] != 0) return;
-  paused_mask_ &= ~(uint64_t{1} << q);
+  paused_mask_.set(paused_mask_.get() & ~(uint64_t{1} << q));
   port_->resume_queue(q);
 }
 

@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "lib/common/relaxed_counter.h"
+#include "lib/control/control_frame.h"
 #include "lib/tm/egress_port.h"
 
 namespace sluice {
@@ -31,9 +32,12 @@ class UpstreamPauseState {
   bool on_resume(uint8_t shard, uint16_t q);
   bool on_bitmap(uint8_t shard, const uint8_t* bits, uint16_t count);
 
+  // A parsed BFC_PAUSE / BFC_RESUME / BFC_BITMAP; false for other types.
+  bool on_message(const ControlMessage& msg);
+
   bool paused(uint16_t q) const { return holders_[q] != 0; }
-  // Bit q set = queue q paused (for N_active).
-  uint64_t paused_mask() const { return paused_mask_; }
+  // Bit q set = queue q paused (for N_active; the scraper may read it).
+  uint64_t paused_mask() const { return paused_mask_.get(); }
 
   RelaxedCounter invalid_frames;
 
@@ -45,7 +49,7 @@ class UpstreamPauseState {
   EgressPort* port_;
   uint32_t num_queues_;
   uint32_t num_shards_;
-  uint64_t paused_mask_ = 0;
+  RelaxedCounter paused_mask_;
   uint64_t holders_[EgressPort::kMaxQueues] = {};  // bit s = shard s holds queue q
 };
 

@@ -1,0 +1,95 @@
+#pragma once
+// One lcore's share of a BFC switch: the rules that run where the egress
+// ports live (SPEC 3, step 3 and 5). It joins the flow table, the queue
+// assigner and the pause counters so that switch/ makes three calls per
+// packet and does only the I/O:
+//
+//   assign()       before the traffic manager: which data queue
+//   on_enqueued()  after the traffic manager accepted it: flag, maybe pause
+//   on_departure() when it left (sent, or drained at stop): maybe resume
+//
+// The shard sees the egress ports its lcore owns, and every ingress port of
+// the switch (any of them may feed those egress ports). docs/mechanisms/bfc.md.
+// Single writer; no allocation after construction.
+
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "lib/bfc/flow_table.h"
+#include "lib/bfc/pause_counters.h"
+#include "lib/bfc/pause_threshold.h"
+#include "lib/bfc/queue_assigner.h"
+#include "lib/common/relaxed_counter.h"
+
+namespace sluice {
+
+struct BfcShardConfig {
+  BfcAssignment mode = BfcAssignment::kDynamic;
+  std::span<const bool> switch_facing;  // per port index (sizes every per-port table)
+  std::span<const uint64_t> rate_bps;   // per port index: the egress rate in Th
+  uint32_t queues_per_port = 32;
+  uint32_t owned_queues = 32;           // data queues of the egress ports of this shard
+  uint32_t flow_table_factor = FlowTable::kDefaultFactor;
+  uint64_t hop_rtt_ns = 10'000;         // the largest one-hop RTT of the switch's ports
+  uint64_t sticky_ns = 20'000;          // 2 x hop RTT by default
+  uint64_t rng_seed = 1;
+};
+
+// What the caller keeps with an enqueued packet until it leaves.
+struct BfcTicket {
+  uint32_t entry = 0;                    // flow-table index
+  uint16_t ingress = 0;
+  uint16_t upstream_queue = kNoUpstreamQueue;
+  bool flagged = false;
+};
+
+class BfcShard {
+ public:
+  // Throws std::invalid_argument for inconsistent sizes (see the parts).
+  explicit BfcShard(const BfcShardConfig& cfg);
+
+  // The queue for a packet of flow `hash` to `egress`; fills ticket->entry.
+  uint16_t assign(uint16_t egress, uint32_t hash, uint64_t now_ns, BfcTicket* ticket);
+
+  // The traffic manager took the packet into queue `q` of `egress`, which
+  // held queue_bytes before it; `paused_mask` is the egress port's queues
+  // paused by its own downstream. kPause: send BFC_PAUSE(ticket->upstream_queue)
+  // out of ticket->ingress.
+  BfcSignal on_enqueued(uint16_t egress, uint16_t q, uint64_t queue_bytes, uint64_t paused_mask,
+                        uint64_t now_ns, BfcTicket* ticket);
+
+  // The packet left (queue_empty: its queue is empty now). kResume: send
+  // BFC_RESUME(ticket.upstream_queue) out of ticket.ingress.
+  BfcSignal on_departure(uint16_t egress, uint16_t q, bool queue_empty, const BfcTicket& ticket,
+                         uint64_t now_ns);
+
+  // Th of `egress` for the given paused set, in bytes.
+  uint64_t threshold(uint16_t egress, uint64_t paused_mask) const {
+    const uint64_t nonempty = ~assigner_.empty_mask(egress) & all_queues_;
+    return pause_threshold_bytes(hop_rtt_ns_, rate_bps_[egress],
+                                 active_queue_count(nonempty, paused_mask));
+  }
+
+  PauseCounters& counters() { return counters_; }
+  const PauseCounters& counters() const { return counters_; }
+  const FlowTable& table() const { return table_; }
+  const QueueAssigner& assigner() const { return assigner_; }
+  uint64_t hop_rtt_ns() const { return hop_rtt_ns_; }
+
+  // Gauges per egress port, as of its last enqueue (for the scraper).
+  uint64_t last_threshold(uint16_t egress) const { return last_th_[egress].get(); }
+  uint64_t last_active_queues(uint16_t egress) const { return last_active_[egress].get(); }
+
+ private:
+  FlowTable table_;
+  QueueAssigner assigner_;
+  PauseCounters counters_;
+  uint64_t hop_rtt_ns_;
+  uint64_t all_queues_;
+  std::unique_ptr<uint64_t[]> rate_bps_;
+  std::unique_ptr<RelaxedCounter[]> last_th_;
+  std::unique_ptr<RelaxedCounter[]> last_active_;
+};
+
+}  // namespace sluice
