@@ -25,7 +25,13 @@ enum class DropReason : uint8_t {
   kNoRoute,           // LPM miss
   kNoNeighbor,        // egress peer MAC not known yet (ARP pending)
   kLocalDelivery,     // addressed to the switch itself (not ARP)
-  kControlUnsupported,  // MAC control / sluice control not handled by this build
+  kControlUnsupported,  // MAC control / sluice control for a mechanism not on here
+  kControlFromHost,     // sluice control frame on a host-facing port (never trusted)
+  kControlBadDestination,  // sluice control frame not addressed to the port's MAC
+  kControlMalformed,    // sluice control frame: short, bad magic, or bad body length
+  kControlBadVersion,   // sluice control frame of a version other than 1
+  kControlUnknownType,  // sluice control frame of an unknown type
+  kControlInvalid,      // well formed, but names a shard or queue this port lacks
   // Traffic manager (egress).
   kBufferFull,        // shared buffer exhausted
   kQueueThreshold,    // dynamic threshold of the queue exceeded
@@ -52,6 +58,12 @@ constexpr std::string_view drop_reason_name(DropReason r) {
     case DropReason::kNoNeighbor: return "no_neighbor";
     case DropReason::kLocalDelivery: return "local_delivery";
     case DropReason::kControlUnsupported: return "control_unsupported";
+    case DropReason::kControlFromHost: return "control_from_host";
+    case DropReason::kControlBadDestination: return "control_bad_destination";
+    case DropReason::kControlMalformed: return "control_malformed";
+    case DropReason::kControlBadVersion: return "control_bad_version";
+    case DropReason::kControlUnknownType: return "control_unknown_type";
+    case DropReason::kControlInvalid: return "control_invalid";
     case DropReason::kBufferFull: return "buffer_full";
     case DropReason::kQueueThreshold: return "queue_threshold";
     case DropReason::kQueueFull: return "queue_full";
