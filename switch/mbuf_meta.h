@@ -4,7 +4,8 @@
 //   packed in the 32-bit hash.usr field (RX hash values are not used after
 //   parsing): egress port (16 bits), L3 offset (8), data queue (7), ECN-capable (1).
 // - MbufExtra, in a registered mbuf dynamic field: the ingress port (PFC and
-//   BFC account by ingress) and the due time of a frame on an internal link.
+//   BFC account by ingress), the due time of a frame on an internal link, and
+//   what BFC keeps with a packet from ingress to departure.
 
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
@@ -38,8 +39,12 @@ inline MbufMeta mbuf_meta_get(const rte_mbuf* m) {
 constexpr uint16_t kTmAuxGenerated = 0x8000;
 
 struct MbufExtra {
-  uint64_t due_ns;   // internal link: when the last bit reaches the far end
-  uint16_t ingress;  // global index of the port the frame arrived on
+  uint64_t due_ns;          // internal link: when the last bit reaches the far end
+  uint32_t flow_hash;       // BFC: the 5-tuple hash (set at ingress)
+  uint32_t bfc_entry;       // BFC: flow-table index (set at admission)
+  uint16_t ingress;         // global index of the port the frame arrived on
+  uint16_t upstream_queue;  // BFC: from the received shim, else kNoUpstreamQueue
+  uint8_t bfc_flagged;      // BFC: counted in a pause counter until it leaves
 };
 
 extern int g_mbuf_extra_offset;

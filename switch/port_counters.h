@@ -21,6 +21,10 @@ struct PortCounters {
   RelaxedCounter forwarded_packets;     // handed to this port's egress admission
   RelaxedCounter ecn_marks;
   RelaxedCounter link_lost;             // internal link: transmitted, lost on the wire
+  // BFC frames by type (pause, resume, bitmap): sent out of / received on the port.
+  RelaxedCounter bfc_sent[3];
+  RelaxedCounter bfc_received[3];
+  RelaxedCounter control_lost;          // built, but no mbuf or no room on a ring / queue
   RelaxedCounter drops[kDropReasonCount];
 
   void drop(DropReason r) { drops[static_cast<unsigned>(r)].add(); }
@@ -32,6 +36,8 @@ struct PortTotals {
   uint64_t tx_generated_packets = 0, rx_consumed_packets = 0, forwarded_packets = 0;
   uint64_t ecn_marks = 0;
   uint64_t link_lost = 0;
+  uint64_t bfc_sent[3] = {}, bfc_received[3] = {};
+  uint64_t control_lost = 0;
   uint64_t drops[kDropReasonCount] = {};
 
   void add(const PortCounters& c) {
@@ -44,6 +50,11 @@ struct PortTotals {
     forwarded_packets += c.forwarded_packets.get();
     ecn_marks += c.ecn_marks.get();
     link_lost += c.link_lost.get();
+    for (unsigned i = 0; i < 3; ++i) {
+      bfc_sent[i] += c.bfc_sent[i].get();
+      bfc_received[i] += c.bfc_received[i].get();
+    }
+    control_lost += c.control_lost.get();
     for (unsigned i = 0; i < kDropReasonCount; ++i) drops[i] += c.drops[i].get();
   }
   uint64_t total_drops() const {

@@ -1,7 +1,10 @@
 #include "switch/report.h"
 
+#include <bit>
 #include <cinttypes>
 #include <cstdio>
+
+#include "switch/bfc_builder.h"
 
 namespace sluice {
 namespace {
@@ -128,6 +131,24 @@ void print_summary(const Runtime& rt, const std::vector<PortFinal>& ports, doubl
   std::fflush(stdout);
 }
 
+// Flow-table and assignment figures of a BFC switch, summed over its shards.
+std::string bfc_switch_json(const Runtime& rt, const SwitchRuntime& sw) {
+  uint64_t entries = 0, occupied = 0, index_coll = 0, queue_coll = 0;
+  for (const auto& w : rt.workers) {
+    const BfcShard* s = w->bfc[sw.index].get();
+    if (s == nullptr) continue;
+    entries += s->table().size();
+    occupied += s->table().occupied();
+    index_coll += s->table().index_collisions();
+    queue_coll += s->assigner().queue_collisions();
+  }
+  return "{\"flow_table_entries\": " + std::to_string(entries) +
+         ", \"flow_table_occupied_at_stop\": " + std::to_string(occupied) +
+         ", \"index_collisions\": " + std::to_string(index_coll) +
+         ", \"queue_collisions\": " + std::to_string(queue_coll) +
+         ", \"hop_rtt_ns\": " + std::to_string(bfc_hop_rtt_ns(rt, sw)) + "}";
+}
+
 bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, double seconds,
                         const std::string& path, std::string* error) {
   // Exact to the nanosecond (a double would round at epoch scale).
@@ -174,6 +195,19 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
           paused += pr.pfc_reaction->stats().paused_ns[slot].get();
         field("pfc_paused_ns", paused);
       }
+      if (const PortRuntime& pr = *rt.ports[pi]; pr.bfc) {
+        static constexpr const char* kTypes[3] = {"pause", "resume", "bitmap"};
+        for (unsigned i = 0; i < 3; ++i) {
+          field(("bfc_" + std::string(kTypes[i]) + "_sent").c_str(), t.bfc_sent[i]);
+          field(("bfc_" + std::string(kTypes[i]) + "_received").c_str(), t.bfc_received[i]);
+        }
+        field("bfc_control_lost", t.control_lost);
+        field("bfc_peak_queue_bytes", pr.bfc_peak_queue_bytes.get());
+        field("bfc_peak_excess_bytes", pr.bfc_peak_excess_bytes.get());
+        field("bfc_threshold_bytes", pr.bfc->last_threshold(pi));
+        field("bfc_active_queues", pr.bfc->last_active_queues(pi));
+        field("bfc_queues_paused", pr.bfc_upstream ? std::popcount(pr.bfc_upstream->paused_mask()) : 0);
+      }
       field("control_dropped_packets", rt.ports[pi]->tm->control_dropped.get());
       field("shaper_lost_ns", rt.ports[pi]->tm->shaper_lost_ns());
       field("shaper_lateness_p99_ns", quantile_upper_ns(rt.ports[pi]->shaper_lateness, 0.99));
@@ -192,7 +226,9 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
       j += "}, \"tx_l1_bits_per_second\": " +
            std::to_string(tx_l1_bits_per_second(*rt.ports[pi], t)) + "}";
     }
-    j += "]}";
+    j += "]";
+    if (sw.bfc_on) j += ", \"bfc\": " + bfc_switch_json(rt, sw);
+    j += "}";
   }
   j += "]}\n";
   FILE* f = std::fopen(path.c_str(), "w");

@@ -15,4 +15,10 @@ void set_peer_mac(PortRuntime& p, const MacAddr& peer) {
   p.peer_mac.store(packed, std::memory_order_relaxed);
 }
 
+MacAddr unpack_mac(uint64_t packed) {
+  MacAddr m;
+  for (int i = 0; i < 6; ++i) m[i] = static_cast<uint8_t>(packed >> (8 * i));
+  return m;
+}
+
 }  // namespace sluice

@@ -15,6 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "lib/bfc/bfc_shard.h"
+#include "lib/bfc/bitmap_schedule.h"
+#include "lib/bfc/upstream_pause_state.h"
 #include "lib/common/xorshift.h"
 #include "lib/config/config.h"
 #include "lib/link/link_timing.h"
@@ -99,6 +102,15 @@ struct PortRuntime {
   // of the port's rate (pcap_wire, owner lcore).
   std::unique_ptr<PcapPort> pcap;
   std::unique_ptr<LinkTiming> pcap_wire;
+  // BFC (switches with bfc on). bfc: the owner lcore's shard of the switch,
+  // which assigns this port's queues. bfc_peer: switch-facing, so data leaves
+  // with the 0x88B6 shim and BFC frames are accepted; bfc_upstream is then
+  // the pause state its downstream drives.
+  BfcShard* bfc = nullptr;
+  bool bfc_peer = false;
+  std::unique_ptr<UpstreamPauseState> bfc_upstream;
+  RelaxedCounter bfc_peak_queue_bytes;   // deepest data queue seen at an enqueue
+  RelaxedCounter bfc_peak_excess_bytes;  // deepest queue minus the Th it was judged by
 };
 
 struct SwitchRuntime {
@@ -108,6 +120,7 @@ struct SwitchRuntime {
   std::vector<NextHopGroup16> groups;
   std::vector<uint16_t> ports;  // global indices, in configuration order
   bool pfc_on = false;          // PFC or PAUSE generation configured
+  bool bfc_on = false;          // BFC configured
 };
 
 struct WorkerRuntime {
@@ -122,6 +135,13 @@ struct WorkerRuntime {
   std::vector<PfcIngressBytes> pfc_bytes;  // per global port
   // One shared buffer per switch for the ports this worker owns (nullptr if none).
   std::vector<std::unique_ptr<SharedBuffer>> buffers;
+  // BFC, per switch (nullptr where off or where this worker owns no port):
+  // the shard and when its paused sets are re-sent as bitmaps.
+  std::vector<std::unique_ptr<BfcShard>> bfc;
+  std::vector<std::unique_ptr<BitmapSchedule>> bfc_bitmaps;
+  // Frames other lcores built to leave a port of this one (BFC pause,
+  // resume); multi-producer, drained by this lcore ahead of data.
+  rte_ring* control_in = nullptr;
   RelaxedCounter busy_cycles;
   RelaxedCounter total_cycles;
 };
@@ -153,6 +173,9 @@ struct Runtime {
 // Sets the peer MAC (owner lcore, or before the workers start) and rebuilds
 // the port's Ethernet header.
 void set_peer_mac(PortRuntime& p, const MacAddr& peer);
+
+// The MAC of PortRuntime::peer_mac's packed form (low 48 bits).
+MacAddr unpack_mac(uint64_t packed);
 
 // TSC cycles per second, measured against the kernel's monotonic clock.
 uint64_t calibrate_tsc_hz();

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "lib/tm/class_map.h"
+#include "switch/bfc_builder.h"
 
 namespace sluice {
 namespace {
@@ -370,6 +371,7 @@ std::string build_runtime(Runtime& rt) {
   }
   if (err.empty()) create_traffic_managers(rt);
   if (err.empty()) err = create_pfc(rt);
+  if (err.empty()) err = create_bfc(rt);
   return err;
 }
 
@@ -382,6 +384,7 @@ void release_runtime(Runtime& rt) {
   for (SwitchRuntime& sw : rt.switches) rte_lpm_free(sw.lpm);
   for (auto& w : rt.workers) {
     for (rte_ring* r : w->to) rte_ring_free(r);
+    rte_ring_free(w->control_in);
   }
   for (auto& l : rt.links) rte_ring_free(l->ring);
 }

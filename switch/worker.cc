@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "lib/control/data_shim.h"
 #include "lib/net/arp.h"
 #include "lib/net/ethertypes.h"
 #include "lib/net/flow_hash.h"
@@ -43,6 +44,7 @@ uint32_t parse_length(const rte_mbuf* m) {
 Worker::Worker(Runtime& rt, WorkerRuntime& w)
     : rt_(rt), w_(w), clock_(rt.tsc_hz), staged_(rt.workers.size()) {
   for (const auto& p : rt.ports) ports_.push_back(p.get());
+  for (const auto& shard : w.bfc) bfc_ |= shard != nullptr;
 }
 
 int worker_main(void* arg) {
@@ -60,6 +62,10 @@ void Worker::run() {
     for (uint16_t p : w_.ports) busy |= poll_port(*ports_[p], now);
     flush_staged();
     busy |= drain_rings(now);
+    if (bfc_) {
+      busy |= drain_control(now);
+      send_bfc_bitmaps(now);
+    }
     for (uint16_t p : w_.ports) busy |= transmit(*ports_[p], now);
     for (uint16_t p : w_.ports) {
       if (ports_[p]->pfc_ingress) generate_pfc(*ports_[p], now);
@@ -155,7 +161,7 @@ void Worker::handle_packet(PortRuntime& in, rte_mbuf* m, uint64_t now) {
       handle_mac_control(in, m, pp, now);
       return;
     case PacketKind::kSluiceControl:
-      drop(in.index, m, DropReason::kControlUnsupported);
+      handle_sluice_control(in, m, pp);
       return;
     case PacketKind::kDrop:
       drop(in.index, m, pp.drop);
@@ -170,9 +176,10 @@ void Worker::route_ipv4(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, ui
   if (nh == kLocalNextHop) return drop(in.index, m, DropReason::kLocalDelivery);
   const NextHopGroup16& g = sw.groups[nh];
   uint16_t egress = g.ports[0];
-  if (g.size > 1) {
-    const uint32_t h = flow_hash(pp.src_ip, pp.dst_ip, pp.proto, pp.src_port, pp.dst_port);
-    egress = g.ports[ecmp_pick(h, g.size)];
+  uint32_t h = 0;
+  if (g.size > 1 || sw.bfc_on) {
+    h = flow_hash(pp.src_ip, pp.dst_ip, pp.proto, pp.src_port, pp.dst_port);
+    if (g.size > 1) egress = g.ports[ecmp_pick(h, g.size)];
   }
   const PortRuntime& out = *ports_[egress];
   if (pp.ip_total_len > out.mtu) return drop(in.index, m, DropReason::kTooBig);
@@ -184,7 +191,15 @@ void Worker::route_ipv4(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, ui
                          : 0;
   mbuf_meta_set(m, MbufMeta{egress, static_cast<uint8_t>(pp.l3_offset), static_cast<uint8_t>(q),
                             (pp.tos & 3) != 0});
-  if (sw.pfc_on) mbuf_extra(m)->ingress = in.index;  // PFC accounts by ingress
+  if (sw.pfc_on || sw.bfc_on) {
+    MbufExtra* x = mbuf_extra(m);
+    x->ingress = in.index;  // PFC and BFC account by ingress
+    x->flow_hash = h;
+    // Only a switch-facing BFC port's shim names an upstream queue.
+    x->upstream_queue = pp.has_shim && in.bfc_peer
+                            ? read_shim(rte_pktmbuf_mtod(m, uint8_t*) + pp.shim_offset).upstream_queue
+                            : kNoUpstreamQueue;
+  }
   if (out.owner_slot == w_.slot) {
     admit(m, now);
   } else {
@@ -200,11 +215,8 @@ void Worker::admit(rte_mbuf* m, uint64_t now) {
   PortCounters& c = counters(out.index);
   c.forwarded_packets.add();
   if (!out.eth_header_ready) return drop(out.index, m, DropReason::kNoNeighbor);
-  // VLAN tags and shims do not survive a routed hop: a fresh Ethernet header
-  // goes right before the IP header.
-  if (meta.l3_offset > kEthHeaderLen) rte_pktmbuf_adj(m, meta.l3_offset - kEthHeaderLen);
-  uint8_t* eth = rte_pktmbuf_mtod(m, uint8_t*);
-  std::memcpy(eth, out.eth_header, kEthHeaderLen);
+  if (out.bfc) return admit_bfc(out, m, meta, now);
+  uint8_t* ip = write_l2(out, m, meta.l3_offset, meta.queue);
   TmPacket tp;
   tp.handle = m;
   tp.bytes = m->pkt_len;
@@ -222,11 +234,33 @@ void Worker::admit(rte_mbuf* m, uint64_t now) {
     w_.pfc_bytes[ingress].on_enqueue(priority_of_queue(meta.queue, out.tm->num_queues()),
                                      tp.bytes);
   }
-  if (r.verdict == EnqueueVerdict::kEnqueuedMarked) {
-    uint8_t* ip = eth + kEthHeaderLen;
-    if (ipv4_ecn(ip) != kEcnCe) ipv4_set_ecn(ip, kEcnCe);
-    c.ecn_marks.add();
+  if (r.verdict == EnqueueVerdict::kEnqueuedMarked) mark_ce(c, ip);
+}
+
+// VLAN tags and shims do not survive a routed hop: a fresh Ethernet header
+// goes right before the IP header, followed toward a BFC peer by the 0x88B6
+// shim that names the queue the packet takes here. Returns the IP header.
+uint8_t* Worker::write_l2(PortRuntime& out, rte_mbuf* m, uint8_t l3_offset, uint16_t queue) {
+  const uint32_t len = out.bfc_peer ? kEthHeaderLen + kSluiceShimLen : kEthHeaderLen;
+  if (l3_offset > len) {
+    rte_pktmbuf_adj(m, static_cast<uint16_t>(l3_offset - len));
+  } else if (l3_offset < len) {
+    // Within the headroom every received mbuf has (RTE_PKTMBUF_HEADROOM).
+    rte_pktmbuf_prepend(m, static_cast<uint16_t>(len - l3_offset));
   }
+  uint8_t* eth = rte_pktmbuf_mtod(m, uint8_t*);
+  std::memcpy(eth, out.eth_header, kEthHeaderLen);
+  if (out.bfc_peer) {
+    store_be16(eth + kEthHeaderLen - 2, kEtherTypeSluiceData);
+    write_shim(eth + kEthHeaderLen, DataShim{queue, static_cast<uint8_t>(w_.slot), 0,
+                                             kEtherTypeIpv4});
+  }
+  return eth + len;
+}
+
+void Worker::mark_ce(PortCounters& c, uint8_t* ip) {
+  if (ipv4_ecn(ip) != kEcnCe) ipv4_set_ecn(ip, kEcnCe);
+  c.ecn_marks.add();
 }
 
 void Worker::stage_remote(unsigned slot, rte_mbuf* m) {
@@ -278,6 +312,8 @@ bool Worker::transmit(PortRuntime& port, uint64_t now) {
       const uint16_t aux = out[i].aux;
       if (aux & kTmAuxGenerated) {
         c.tx_generated_packets.add();
+      } else if (port.bfc) {
+        bfc_departure(port, out[i], now);
       } else if (aux != 0) {
         w_.pfc_bytes[aux - 1].on_dequeue(priority_of_queue(out[i].queue, port.tm->num_queues()),
                                          out[i].bytes);

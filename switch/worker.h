@@ -8,7 +8,9 @@
 
 #include <cstdint>
 
+#include "lib/control/control_frame.h"
 #include "lib/net/packet_parser.h"
+#include "switch/mbuf_meta.h"
 #include "switch/runtime.h"
 
 namespace sluice {
@@ -29,6 +31,16 @@ class Worker {
   void handle_mac_control(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now);
   void generate_pfc(PortRuntime& port, uint64_t now);
   void admit(rte_mbuf* m, uint64_t now);
+  uint8_t* write_l2(PortRuntime& out, rte_mbuf* m, uint8_t l3_offset, uint16_t queue);
+  void mark_ce(PortCounters& c, uint8_t* ip);
+  // BFC (worker_bfc.cc).
+  void admit_bfc(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now);
+  void bfc_departure(PortRuntime& port, const TmPacket& p, uint64_t now);
+  void handle_sluice_control(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp);
+  void send_bfc(uint16_t port, ControlType type, uint16_t queue, uint64_t now);
+  void send_bfc_bitmaps(uint64_t now);
+  void send_from(PortRuntime& port, rte_mbuf* m, uint64_t now);
+  bool drain_control(uint64_t now);
   void stage_remote(unsigned slot, rte_mbuf* m);
   void flush_staged();
   bool drain_rings(uint64_t now);
@@ -48,6 +60,7 @@ class Worker {
   };
   std::vector<Stage> staged_;  // per destination worker
   std::vector<PortRuntime*> ports_;  // rt_.ports without the unique_ptr hop
+  bool bfc_ = false;                 // some switch this worker serves runs BFC
   TmPacket dequeued_[kBurst];        // scratch for transmit(), not re-initialised per call
 };
 

@@ -1,0 +1,135 @@
+#include "switch/bfc_builder.h"
+
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_ring.h>
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+namespace sluice {
+namespace {
+
+constexpr unsigned kControlRingSize = 1024;
+
+BfcAssignment assignment(BfcAssignmentKind k) {
+  switch (k) {
+    case BfcAssignmentKind::kStochastic: return BfcAssignment::kStochastic;
+    case BfcAssignmentKind::kSingle: return BfcAssignment::kSingle;
+    case BfcAssignmentKind::kDynamic: break;
+  }
+  return BfcAssignment::kDynamic;
+}
+
+int port_of(const Runtime& rt, const SwitchRuntime& sw, const std::string& name) {
+  for (uint16_t g : sw.ports) {
+    if (rt.ports[g]->cfg->name == name) return g;
+  }
+  return -1;
+}
+
+// Per-port tables every shard of the switch shares the shape of.
+struct SwitchTables {
+  std::unique_ptr<bool[]> facing;  // switch-facing ports of this switch
+  std::vector<uint64_t> rates;
+};
+
+SwitchTables tables_of(const Runtime& rt, const SwitchRuntime& sw) {
+  SwitchTables t{std::make_unique<bool[]>(rt.ports.size()),
+                 std::vector<uint64_t>(rt.ports.size(), 0)};
+  for (uint16_t g : sw.ports) {
+    t.facing[g] = rt.ports[g]->cfg->role == PortRole::kSwitch;
+    t.rates[g] = rt.ports[g]->cfg->rate_bps;
+  }
+  return t;
+}
+
+std::string create_shard(Runtime& rt, const SwitchRuntime& sw, WorkerRuntime& w,
+                         const SwitchTables& t) {
+  const BfcConfig& bc = sw.cfg->bfc;
+  const uint32_t queues = sw.cfg->tm.queues_per_port;
+  uint32_t owned = 0;
+  for (uint16_t g : sw.ports) owned += rt.ports[g]->owner_slot == w.slot ? queues : 0;
+  if (owned == 0) return "";
+  const std::span<const bool> facing(t.facing.get(), rt.ports.size());
+  const uint64_t hop_rtt = bfc_hop_rtt_ns(rt, sw);
+  BfcShardConfig c;
+  c.mode = assignment(bc.assignment);
+  c.switch_facing = facing;
+  c.rate_bps = t.rates;
+  c.queues_per_port = queues;
+  c.owned_queues = owned;
+  c.flow_table_factor = bc.flow_table_factor;
+  c.hop_rtt_ns = hop_rtt;
+  c.sticky_ns = bc.sticky_ns != 0 ? bc.sticky_ns : 2 * hop_rtt;
+  c.rng_seed = 0xbfc00000u + w.slot * 256u + sw.index;
+  const uint64_t interval = bc.bitmap_interval_ns != 0
+                                ? bc.bitmap_interval_ns
+                                : BitmapSchedule::kDefaultHopRttMultiple * hop_rtt;
+  try {
+    auto shard = std::make_unique<BfcShard>(c);
+    for (const BfcElidedPairs& pairs : bc.no_backpressure) {
+      for (const std::string& from : pairs.from) {
+        for (const std::string& to : pairs.to) {
+          const int in = port_of(rt, sw, from), out = port_of(rt, sw, to);
+          if (in < 0 || out < 0) return sw.cfg->name + ": bfc.no_backpressure: unknown port";
+          shard->counters().elide_pair(static_cast<uint16_t>(in), static_cast<uint16_t>(out));
+        }
+      }
+    }
+    w.bfc[sw.index] = std::move(shard);
+    w.bfc_bitmaps[sw.index] = std::make_unique<BitmapSchedule>(facing, interval, 0);
+  } catch (const std::exception& e) {
+    return sw.cfg->name + ": BFC: " + e.what();
+  }
+  return "";
+}
+
+std::string create_control_rings(Runtime& rt) {
+  for (auto& w : rt.workers) {
+    const std::string name = "sluice_c" + std::to_string(w->slot);
+    w->control_in = rte_ring_create(name.c_str(), kControlRingSize,
+                                    static_cast<int>(rte_socket_id()), RING_F_SC_DEQ);
+    if (w->control_in == nullptr)
+      return "cannot create ring " + name + ": " + rte_strerror(rte_errno);
+  }
+  return "";
+}
+
+}  // namespace
+
+uint64_t bfc_hop_rtt_ns(const Runtime& rt, const SwitchRuntime& sw) {
+  uint64_t m = 0;
+  for (uint16_t g : sw.ports) m = std::max(m, rt.ports[g]->cfg->hop_rtt_ns);
+  return m;
+}
+
+std::string create_bfc(Runtime& rt) {
+  bool any = false;
+  for (auto& w : rt.workers) {
+    w->bfc.resize(rt.switches.size());
+    w->bfc_bitmaps.resize(rt.switches.size());
+  }
+  if (rt.workers.size() > UpstreamPauseState::kMaxShards)
+    return "BFC supports at most 64 worker lcores (shards)";
+  for (SwitchRuntime& sw : rt.switches) {
+    if (!sw.cfg->bfc.enabled) continue;
+    any = sw.bfc_on = true;
+    const SwitchTables t = tables_of(rt, sw);
+    for (auto& w : rt.workers) {
+      if (std::string err = create_shard(rt, sw, *w, t); !err.empty()) return err;
+    }
+    for (uint16_t g : sw.ports) {
+      PortRuntime& p = *rt.ports[g];
+      p.bfc = rt.workers[p.owner_slot]->bfc[sw.index].get();
+      if (p.cfg->role != PortRole::kSwitch) continue;
+      p.bfc_peer = true;
+      p.bfc_upstream = std::make_unique<UpstreamPauseState>(
+          p.tm.get(), static_cast<uint32_t>(rt.workers.size()));
+    }
+  }
+  return any ? create_control_rings(rt) : "";
+}
+
+}  // namespace sluice

@@ -1,0 +1,19 @@
+#pragma once
+// BFC state of a built Runtime: per switch with bfc on, one shard per worker
+// lcore that owns some of its ports, the bitmap schedule of each shard, the
+// upstream pause state of every switch-facing port, and each lcore's control
+// ring. docs/mechanisms/bfc.md ("In the data path").
+
+#include <string>
+
+#include "switch/runtime.h"
+
+namespace sluice {
+
+// Call after the traffic managers exist. Returns an empty string on success.
+std::string create_bfc(Runtime& rt);
+
+// The switch's largest one-hop RTT (its ports' hop_rtt), BFC's HRTT.
+uint64_t bfc_hop_rtt_ns(const Runtime& rt, const SwitchRuntime& sw);
+
+}  // namespace sluice
