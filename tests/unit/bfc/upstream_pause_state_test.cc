@@ -127,5 +127,119 @@ TEST(BfcUpstreamPauseState, BitmapRepairsADroppedResumeAndADroppedPause) {
   EXPECT_EQ(up.state.paused_mask(), uint64_t{1} << 6);
 }
 
+// Frames as they arrive: built by the real builders, parsed by parse_control.
+// `buf` must outlive the message (it points into it).
+constexpr MacAddr kUpMac = {0x02, 0, 0, 0, 0, 0x01};
+constexpr MacAddr kDownMac = {0x02, 0, 0, 0, 0, 0x02};
+
+ControlMessage parsed(const uint8_t* buf, uint32_t len) {
+  ControlMessage m{};
+  EXPECT_GT(len, 14u);
+  if (len <= 14) return m;
+  EXPECT_EQ(parse_control(buf + 14, len - 14, &m), ControlParseResult::kOk);
+  return m;
+}
+
+struct Wire {
+  uint8_t buf[256];
+  ControlMessage pause(uint8_t shard, uint16_t q) {
+    return parsed(buf, build_bfc_pause(buf, sizeof buf, kUpMac, kDownMac, shard, q));
+  }
+  ControlMessage resume(uint8_t shard, uint16_t q) {
+    return parsed(buf, build_bfc_resume(buf, sizeof buf, kUpMac, kDownMac, shard, q));
+  }
+  ControlMessage bitmap(uint8_t shard, const uint64_t* words, uint16_t count) {
+    return parsed(buf, build_bfc_bitmap(buf, sizeof buf, kUpMac, kDownMac, shard, words, count));
+  }
+};
+
+TEST(BfcUpstreamPauseState, MessagesDriveTheEgressPort) {
+  Upstream u(2);
+  Wire w;
+  TmPacket p;
+  p.bytes = 500;
+  u.port.enqueue(0, 3, p, false);
+  EXPECT_TRUE(u.state.on_message(w.pause(1, 3)));
+  EXPECT_TRUE(u.port.queue_paused(3, 1'000'000'000));
+  EXPECT_EQ(u.state.paused_mask(), 0b1000u);
+  EXPECT_EQ(u.sent(10), 0u);
+  EXPECT_EQ(u.port.queue_packets(3), 1u);
+  EXPECT_TRUE(u.state.on_message(w.resume(1, 3)));
+  EXPECT_FALSE(u.port.queue_paused(3, 20));
+  EXPECT_EQ(u.sent(20), 1u);
+
+  // Bitmap of shard 0: queues 5 and 7 (byte 0 = 0b1010'0000).
+  const uint64_t words[1] = {0b1010'0000};
+  EXPECT_TRUE(u.state.on_message(w.bitmap(0, words, 8)));
+  EXPECT_EQ(u.state.paused_mask(), 0b1010'0000u);
+  EXPECT_TRUE(u.port.queue_paused(5, 30));
+  EXPECT_TRUE(u.port.queue_paused(7, 30));
+  EXPECT_FALSE(u.port.queue_paused(6, 30));
+  // Shard 1 pauses 5 too; shard 0's next bitmap drops 5 and 7, 5 stays held.
+  EXPECT_TRUE(u.state.on_message(w.pause(1, 5)));
+  const uint64_t none[1] = {0};
+  EXPECT_TRUE(u.state.on_message(w.bitmap(0, none, 8)));
+  EXPECT_EQ(u.state.paused_mask(), 0b0010'0000u);
+  EXPECT_EQ(u.state.invalid_frames.get(), 0u);
+}
+
+TEST(BfcUpstreamPauseState, BitmapMessageRepairsALostResume) {
+  Upstream u(1);
+  Wire w;
+  TmPacket p;
+  p.bytes = 1000;
+  u.port.enqueue(0, 2, p, false);
+  u.port.enqueue(0, 4, p, false);
+  EXPECT_TRUE(u.state.on_message(w.pause(0, 2)));
+  EXPECT_TRUE(u.state.on_message(w.pause(0, 4)));
+  EXPECT_EQ(u.sent(10), 0u);
+  // RESUME(2) is lost. Downstream still holds 4 and says so in its bitmap.
+  const uint64_t held[1] = {uint64_t{1} << 4};
+  EXPECT_TRUE(u.state.on_message(w.bitmap(0, held, 8)));
+  EXPECT_FALSE(u.port.queue_paused(2, 20));
+  EXPECT_TRUE(u.port.queue_paused(4, 20));
+  EXPECT_EQ(u.sent(20), 1u);  // queue 2's packet, kept all along
+  EXPECT_EQ(u.port.queue_packets(4), 1u);
+  // A 32-queue bitmap (wider than this port) with only queue 4 set: no change.
+  EXPECT_TRUE(u.state.on_message(w.bitmap(0, held, 32)));
+  EXPECT_EQ(u.state.paused_mask(), uint64_t{1} << 4);
+}
+
+TEST(BfcUpstreamPauseState, SpoofedShardOrQueueMessagesAreRejectedAndCounted) {
+  Upstream u(2);  // shards 0..1, queues 0..7
+  Wire w;
+  EXPECT_TRUE(u.state.on_message(w.pause(0, 1)));
+  EXPECT_FALSE(u.state.on_message(w.pause(2, 0)));
+  EXPECT_FALSE(u.state.on_message(w.pause(255, 0)));
+  EXPECT_FALSE(u.state.on_message(w.pause(0, 8)));
+  EXPECT_FALSE(u.state.on_message(w.pause(0, 0xFFFF)));
+  EXPECT_FALSE(u.state.on_message(w.resume(2, 1)));  // no such shard
+  EXPECT_FALSE(u.state.on_message(w.resume(0, 8)));
+  const uint64_t none[1] = {0};
+  EXPECT_FALSE(u.state.on_message(w.bitmap(64, none, 8)));
+  const uint64_t beyond[1] = {uint64_t{1} << 8};  // queue 8: this port has 8 queues
+  EXPECT_FALSE(u.state.on_message(w.bitmap(0, beyond, 16)));
+  EXPECT_EQ(u.state.invalid_frames.get(), 8u);
+  EXPECT_EQ(u.state.paused_mask(), 0b10u);  // only the valid pause took effect
+  EXPECT_TRUE(u.port.queue_paused(1, 0));
+  EXPECT_FALSE(u.port.queue_paused(0, 0));
+}
+
+TEST(BfcUpstreamPauseState, FloodgateMessagesAreNotItsBusiness) {
+  Upstream u(1);
+  uint8_t buf[128];
+  const CreditEntry credit[] = {{0x0A000001, 1500}};
+  const ControlListFrame c = build_fg_credit(buf, sizeof buf, 1500, kUpMac, kDownMac, 0, credit);
+  EXPECT_FALSE(u.state.on_message(parsed(buf, c.len)));
+  const DstPauseEntry dp[] = {{0x0A000001, true}};
+  const ControlListFrame d = build_fg_dst_pause(buf, sizeof buf, 1500, kUpMac, kDownMac, 0, dp);
+  EXPECT_FALSE(u.state.on_message(parsed(buf, d.len)));
+  const SyncEntry sy[] = {{0x0A000001, 123}};
+  const ControlListFrame s = build_fg_sync(buf, sizeof buf, 1500, kUpMac, kDownMac, 0, sy);
+  EXPECT_FALSE(u.state.on_message(parsed(buf, s.len)));
+  EXPECT_EQ(u.state.paused_mask(), 0u);
+  EXPECT_EQ(u.state.invalid_frames.get(), 0u);  // not a bad BFC frame, just not BFC
+}
+
 }  // namespace
 }  // namespace sluice
