@@ -23,7 +23,11 @@ const char* cli_usage() {
          "  --duration SECONDS       stop after this long (default: run until SIGINT/SIGTERM)\n"
          "  --stats-interval SECONDS live per-port table period (default 1, 0 = off)\n"
          "  --summary-json FILE      write the final summary as JSON\n"
-         "  --metrics-address H:P    override metrics.address\n";
+         "  --metrics-address H:P    override metrics.address\n"
+         "  --queue-trace FILE       sample queue depths into a CSV (docs/metrics.md)\n"
+         "  --queue-trace-ports LIST sw/port,... to sample (default: every port)\n"
+         "  --queue-trace-interval SECONDS  sampling period (default 0.00001)\n"
+         "  --queue-trace-max-rows N rows kept per worker lcore (default 4000000)\n";
 }
 
 bool parse_cli(int argc, char** argv, CliOptions* out, std::string* error, bool* help) {
@@ -47,16 +51,24 @@ bool parse_cli(int argc, char** argv, CliOptions* out, std::string* error, bool*
     } else if (a == "--config") {
       if (!value(&v)) return false;
       out->config_file = v;
-    } else if (a == "--duration" || a == "--stats-interval") {
+    } else if (a == "--duration" || a == "--stats-interval" || a == "--queue-trace-interval" ||
+               a == "--queue-trace-max-rows") {
       if (!value(&v)) return false;
-      double* target = a == "--duration" ? &out->duration_seconds : &out->stats_interval_seconds;
+      double* target = a == "--duration"               ? &out->duration_seconds
+                       : a == "--stats-interval"       ? &out->stats_interval_seconds
+                       : a == "--queue-trace-interval" ? &out->queue_trace_interval_seconds
+                                                       : &out->queue_trace_max_rows;
       if (!parse_seconds(v, target)) {
-        *error = std::string(a) + ": expected a non-negative number of seconds, got \"" + v + "\"";
+        *error = std::string(a) + ": expected a non-negative number" +
+                 (a == "--queue-trace-max-rows" ? "" : " of seconds") + ", got \"" + v + "\"";
         return false;
       }
     } else if (a == "--summary-json") {
       if (!value(&v)) return false;
       out->summary_json = v;
+    } else if (a == "--queue-trace" || a == "--queue-trace-ports") {
+      if (!value(&v)) return false;
+      (a == "--queue-trace" ? out->queue_trace : out->queue_trace_ports) = v;
     } else if (a == "--metrics-address") {
       if (!value(&v)) return false;
       out->metrics_address = v;

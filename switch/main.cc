@@ -138,6 +138,37 @@ bool flush_captures(const Runtime& rt) {
   return ok;
 }
 
+// --queue-trace: resolves the port list and gives each worker its trace.
+bool setup_queue_trace(Runtime& rt, const CliOptions& opt, std::string* err) {
+  if (opt.queue_trace.empty()) return true;
+  std::vector<uint16_t> ports;
+  size_t start = 0;
+  const std::string& list = opt.queue_trace_ports;
+  while (start < list.size()) {
+    const size_t end = std::min(list.find(',', start), list.size());
+    const std::string name = list.substr(start, end - start);
+    start = end + 1;
+    bool found = false;
+    for (const auto& p : rt.ports) {
+      if (rt.switch_label(p->index) + "/" + rt.port_label(p->index) == name) {
+        ports.push_back(p->index);
+        found = true;
+      }
+    }
+    if (!found) {
+      *err = "--queue-trace-ports: no port \"" + name + "\" (expected switch/port)";
+      return false;
+    }
+  }
+  if (opt.queue_trace_interval_seconds <= 0 || opt.queue_trace_max_rows < 1) {
+    *err = "--queue-trace-interval and --queue-trace-max-rows must be above 0";
+    return false;
+  }
+  create_queue_traces(rt, ports, static_cast<uint64_t>(opt.queue_trace_interval_seconds * 1e9),
+                      static_cast<size_t>(opt.queue_trace_max_rows));
+  return true;
+}
+
 int run(int argc, char** argv) {
   const int sep = find_separator(argc, argv);
   const int eal_argc = sep < 0 ? argc : sep;
@@ -172,6 +203,7 @@ int run(int argc, char** argv) {
     return 1;
   }
   err = build_runtime(*rt);
+  if (err.empty()) setup_queue_trace(*rt, opt, &err);
   if (!err.empty()) {
     std::fprintf(stderr, "sluice: %s\n", err.c_str());
     release_runtime(*rt);
@@ -208,6 +240,10 @@ int run(int argc, char** argv) {
   int rc = flush_captures(*rt) ? 0 : 1;
   if (!opt.summary_json.empty() &&
       !write_summary_json(*rt, finals, seconds, opt.summary_json, &err)) {
+    std::fprintf(stderr, "sluice: %s\n", err.c_str());
+    rc = 1;
+  }
+  if (!opt.queue_trace.empty() && !write_queue_trace(*rt, opt.queue_trace, &err)) {
     std::fprintf(stderr, "sluice: %s\n", err.c_str());
     rc = 1;
   }

@@ -28,6 +28,7 @@
 #include "lib/tm/shared_buffer.h"
 #include "switch/pcap_port.h"
 #include "switch/port_counters.h"
+#include "switch/queue_trace.h"
 
 namespace sluice {
 
@@ -142,6 +143,7 @@ struct WorkerRuntime {
   // Frames other lcores built to leave a port of this one (BFC pause,
   // resume); multi-producer, drained by this lcore ahead of data.
   rte_ring* control_in = nullptr;
+  std::unique_ptr<QueueTrace> queue_trace;  // --queue-trace: this lcore's ports
   RelaxedCounter busy_cycles;
   RelaxedCounter total_cycles;
 };

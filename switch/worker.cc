@@ -66,6 +66,7 @@ void Worker::run() {
       busy |= drain_control(now);
       send_bfc_bitmaps(now);
     }
+    if (w_.queue_trace && now >= w_.queue_trace->next_ns()) w_.queue_trace->sample(rt_, w_, now);
     for (uint16_t p : w_.ports) busy |= transmit(*ports_[p], now);
     for (uint16_t p : w_.ports) {
       if (ports_[p]->pfc_ingress) generate_pfc(*ports_[p], now);
