@@ -52,6 +52,7 @@ struct LinkDirection {
       : timing(rate_bps, overhead, delay_ns), loss_p32(probability32(loss)), rng(seed) {}
   rte_ring* ring = nullptr;
   LinkTiming timing;   // sender-owned
+  uint64_t fifo_ns = 0;  // most serialisation time the sender commits ahead (0: no limit)
   uint64_t loss_p32;   // loss probability as a 32-bit threshold
   Xorshift64 rng;      // sender-owned
 };

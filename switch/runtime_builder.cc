@@ -208,6 +208,7 @@ std::string create_links(Runtime& rt) {
     auto d = std::make_unique<LinkDirection>(pc.rate_bps, pc.wire_overhead_bytes,
                                              pc.link_delay_ns, pc.link_loss,
                                              0x11c0000u + p->index);
+    d->fifo_ns = pc.link_fifo_ns;
     const std::string name = "sluice_l" + std::to_string(p->index) + "_" + std::to_string(peer);
     d->ring = rte_ring_create(name.c_str(), link_ring_size(pc.rate_bps, pc.link_delay_ns),
                               static_cast<int>(rte_socket_id()), RING_F_SP_ENQ | RING_F_SC_DEQ);

@@ -295,12 +295,30 @@ bool Worker::drain_rings(uint64_t now) {
   return any;
 }
 
+namespace {
+
+// How many frames an internal link may take now: it holds at most fifo_ns of
+// serialisation beyond now (the transmit FIFO past the scheduler), so that a
+// pause stops what is still queued rather than a shaper bucket's worth.
+unsigned link_room(const LinkDirection& d, uint64_t now, uint32_t mtu) {
+  if (d.fifo_ns == 0) return kBurst;
+  const uint64_t backlog = d.timing.backlog_ns(now);
+  if (backlog >= d.fifo_ns) return 0;
+  const uint64_t frame_ns = d.timing.serialisation_ns(mtu + kEthHeaderLen);
+  if (frame_ns == 0) return kBurst;
+  return static_cast<unsigned>(std::min<uint64_t>(kBurst, (d.fifo_ns - backlog) / frame_ns + 1));
+}
+
+}  // namespace
+
 bool Worker::transmit(PortRuntime& port, uint64_t now) {
   PortCounters& c = counters(port.index);
   if (port.tx_pending_count == 0) {
+    const unsigned room = port.link_out ? link_room(*port.link_out, now, port.mtu) : kBurst;
+    if (room == 0) return false;
     TmPacket* out = dequeued_;
     const uint64_t ready_ns = port.tm->shaper().next_ready_ns();
-    const unsigned n = port.tm->dequeue_burst(now, out, kBurst);
+    const unsigned n = port.tm->dequeue_burst(now, out, room);
     if (n == 0) return false;
     if (!port.tm->shaper().unlimited()) {
       // Fidelity: the first frame should have left when both it and the

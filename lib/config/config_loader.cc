@@ -274,7 +274,7 @@ class Loader {
 
   void load_port(const Field& p, PortConfig* out) {
     out->line = YamlReader::line_of(p.node);
-    if (!r_.expect_map(p, {"name", "device", "link", "pcap", "delay", "loss", "role", "rate", "mtu",
+    if (!r_.expect_map(p, {"name", "device", "link", "pcap", "delay", "loss", "fifo", "role", "rate", "mtu",
                            "wire_overhead", "mac", "peer_mac", "peer_ip", "ipv4", "hop_rtt",
                            "pfc"})) {
       return;
@@ -327,6 +327,12 @@ class Loader {
         set(r_.probability(*loss), &out->link_loss);
       else
         r_.error(loss->node, loss->path, "\"loss\" applies only to internal links (link:)");
+    }
+    if (auto fifo = r_.field(p, "fifo", Need::kOptional)) {
+      if (link)
+        set(r_.duration(*fifo, 1, UINT64_MAX), &out->link_fifo_ns);
+      else
+        r_.error(fifo->node, fifo->path, "\"fifo\" applies only to internal links (link:)");
     }
   }
 

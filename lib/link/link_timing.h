@@ -29,6 +29,19 @@ class LinkTiming {
 
   uint64_t delay_ns() const { return delay_ns_; }
 
+  // Serialisation time already committed to the wire beyond now_ns: what a
+  // pause can no longer hold back.
+  uint64_t backlog_ns(uint64_t now_ns) const {
+    const uint64_t free_ns = static_cast<uint64_t>((wire_free_ps_x1024_ >> 10) / 1000);
+    return free_ns > now_ns ? free_ns - now_ns : 0;
+  }
+  // Serialisation time of a frame of `bytes`.
+  uint64_t serialisation_ns(uint32_t bytes) const {
+    return static_cast<uint64_t>(
+        (static_cast<unsigned __int128>(bytes + overhead_bytes_) * ps_per_byte_x1024_ >> 10) /
+        1000);
+  }
+
  private:
   uint64_t ps_per_byte_x1024_;  // picoseconds per byte, 10 fractional bits
   uint32_t overhead_bytes_;

@@ -50,5 +50,18 @@ TEST(LinkTiming, DueTimesNeverDecrease) {
   }
 }
 
+TEST(LinkTiming, BacklogIsTheCommittedSerialisationBeyondNow) {
+  // 10 Gbps: (1476 + 24) bytes = 1200 ns on the wire.
+  LinkTiming t(10'000'000'000ull, 24, 5000);
+  EXPECT_EQ(t.serialisation_ns(1476), 1200u);
+  EXPECT_EQ(t.backlog_ns(0), 0u);
+  t.depart(1000, 1476);
+  t.depart(1000, 1476);
+  EXPECT_EQ(t.backlog_ns(1000), 2400u);  // the delay is not backlog
+  EXPECT_EQ(t.backlog_ns(2000), 1400u);
+  EXPECT_EQ(t.backlog_ns(3400), 0u);
+  EXPECT_EQ(t.backlog_ns(9000), 0u);
+}
+
 }  // namespace
 }  // namespace sluice
