@@ -5,6 +5,7 @@
 #include <prometheus/metric_family.h>
 #include <rte_cycles.h>
 
+#include <bit>
 #include <mutex>
 
 namespace sluice {
@@ -66,6 +67,8 @@ class SluiceCollector : public prometheus::Collectable {
   void collect_lcores(std::vector<MetricFamily>& out) const;
   void collect_fidelity(std::vector<MetricFamily>& out) const;
   void collect_pfc(std::vector<MetricFamily>& out) const;
+  void collect_bfc_ports(std::vector<MetricFamily>& out) const;
+  void collect_bfc_switches(std::vector<MetricFamily>& out) const;
   Labels port_labels(uint16_t p) const {
     return {{"switch", rt_.switch_label(p)}, {"port", rt_.port_label(p)}};
   }
@@ -84,6 +87,8 @@ std::vector<MetricFamily> SluiceCollector::Collect() const {
   collect_lcores(out);
   collect_fidelity(out);
   collect_pfc(out);
+  collect_bfc_ports(out);
+  collect_bfc_switches(out);
   MetricFamily up = family("sluice_uptime_seconds", "Seconds since the data path started.",
                            MetricType::Gauge);
   const uint64_t now_ns = TscClock(rt_.tsc_hz).now_ns();
@@ -186,6 +191,87 @@ void SluiceCollector::collect_pfc(std::vector<MetricFamily>& out) const {
     add_value(bad, port_labels(p->index), double(rx.invalid.get()));
   }
   for (auto* f : {&sent, &xoff, &recv, &paused, &bad}) out.push_back(std::move(*f));
+}
+
+void SluiceCollector::collect_bfc_ports(std::vector<MetricFamily>& out) const {
+  static constexpr const char* kTypes[3] = {"pause", "resume", "bitmap"};
+  auto sent = family("sluice_bfc_frames_sent_total",
+                     "BFC frames sent out of this port to its upstream, by type.",
+                     MetricType::Counter);
+  auto recv = family("sluice_bfc_frames_received_total",
+                     "BFC frames from this port's downstream that were applied, by type.",
+                     MetricType::Counter);
+  auto lost = family("sluice_bfc_frames_lost_total",
+                     "BFC frames built for this port but not queued (no mbuf, peer MAC unknown, "
+                     "control ring full); the next bitmap repairs them.",
+                     MetricType::Counter);
+  auto held = family("sluice_bfc_paused_upstream_queues",
+                     "Upstream queues this switch holds paused through this ingress port.",
+                     MetricType::Gauge);
+  auto paused = family("sluice_bfc_paused_queues",
+                       "Data queues of this egress port paused by its downstream.",
+                       MetricType::Gauge);
+  auto active = family("sluice_bfc_active_queues",
+                       "Non-empty, non-paused data queues of this egress port (N_active), as of "
+                       "its last enqueue.",
+                       MetricType::Gauge);
+  auto th = family("sluice_bfc_threshold_bytes",
+                   "Pause threshold Th of this egress port, as of its last enqueue.",
+                   MetricType::Gauge);
+  for (const auto& p : rt_.ports) {
+    if (p->bfc == nullptr) continue;
+    const PortTotals t = rt_.port_totals(p->index);
+    const Labels l = port_labels(p->index);
+    for (unsigned i = 0; i < 3; ++i) {
+      Labels lt = l;
+      lt.push_back({"type", kTypes[i]});
+      add_value(sent, lt, double(t.bfc_sent[i]));
+      add_value(recv, lt, double(t.bfc_received[i]));
+    }
+    add_value(lost, l, double(t.control_lost));
+    int holds = 0;
+    for (const auto& w : rt_.workers) {
+      if (const BfcShard* s = w->bfc[p->switch_index].get())
+        holds += std::popcount(s->counters().paused_mask(p->index));
+    }
+    add_value(held, l, holds);
+    add_value(paused, l, p->bfc_upstream ? std::popcount(p->bfc_upstream->paused_mask()) : 0);
+    add_value(active, l, double(p->bfc->last_active_queues(p->index)));
+    add_value(th, l, double(p->bfc->last_threshold(p->index)));
+  }
+  for (auto* f : {&sent, &recv, &lost, &held, &paused, &active, &th}) out.push_back(std::move(*f));
+}
+
+void SluiceCollector::collect_bfc_switches(std::vector<MetricFamily>& out) const {
+  auto entries = family("sluice_bfc_flow_table_entries", "Size of the BFC flow table.",
+                        MetricType::Gauge);
+  auto occupied = family("sluice_bfc_flow_table_occupied",
+                         "Flow-table entries with packets in the switch.", MetricType::Gauge);
+  auto index_coll = family("sluice_bfc_flow_table_collisions_total",
+                           "Flows that found their flow-table entry held by another flow with "
+                           "packets in the switch.",
+                           MetricType::Counter);
+  auto queue_coll = family("sluice_bfc_queue_collisions_total",
+                           "Dynamic assignments that found no empty queue and took a random one.",
+                           MetricType::Counter);
+  for (const SwitchRuntime& sw : rt_.switches) {
+    if (!sw.bfc_on) continue;
+    uint64_t e = 0, o = 0, ic = 0, qc = 0;
+    for (const auto& w : rt_.workers) {
+      const BfcShard* s = w->bfc[sw.index].get();
+      if (s == nullptr) continue;
+      e += s->table().size();
+      o += s->table().occupied();
+      ic += s->table().index_collisions();
+      qc += s->assigner().queue_collisions();
+    }
+    const Labels l = {{"switch", sw.cfg->name}};
+    add_value(entries, l, double(e));
+    add_value(occupied, l, double(o));
+    add_value(index_coll, l, double(ic));
+    add_value(queue_coll, l, double(qc));
+  }
+  for (auto* f : {&entries, &occupied, &index_coll, &queue_coll}) out.push_back(std::move(*f));
 }
 
 void SluiceCollector::collect_fidelity(std::vector<MetricFamily>& out) const {

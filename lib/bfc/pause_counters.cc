@@ -11,7 +11,7 @@ PauseCounters::PauseCounters(std::span<const bool> switch_facing)
   if (num_ports == 0 || num_ports > UINT16_MAX)
     throw std::invalid_argument("pause counters: no ports");
   counts_ = std::make_unique<uint32_t[]>(static_cast<size_t>(num_ports) * kMaxUpstreamQueues);
-  paused_ = std::make_unique<uint64_t[]>(num_ports);
+  paused_ = std::make_unique<RelaxedCounter[]>(num_ports);
   switch_facing_ = std::make_unique<uint8_t[]>(num_ports);
   elided_ = std::make_unique<uint8_t[]>(static_cast<size_t>(num_ports) * num_ports);
   for (uint32_t p = 0; p < num_ports; ++p) switch_facing_[p] = switch_facing[p] ? 1 : 0;
@@ -30,7 +30,7 @@ EnqueueDecision PauseCounters::on_enqueue(uint16_t ingress, uint16_t upstream_qu
   if (upstream_queue >= kMaxUpstreamQueues || !switch_facing_[ingress]) return {};
   if (elided(ingress, egress)) return {};
   if (counts_[slot(ingress, upstream_queue)]++ != 0) return {true, BfcSignal::kNone};
-  paused_[ingress] |= uint64_t{1} << upstream_queue;
+  paused_[ingress].set(paused_[ingress].get() | uint64_t{1} << upstream_queue);
   pauses_requested.add(1);
   paused_upstream_queues.add(1);
   return {true, BfcSignal::kPause};
@@ -41,7 +41,7 @@ BfcSignal PauseCounters::on_flagged_departure(uint16_t ingress, uint16_t upstrea
   assert(c > 0);
   if (c == 0) return BfcSignal::kNone;  // a caller bug; never wrap to 2^32-1
   if (--c != 0) return BfcSignal::kNone;
-  paused_[ingress] &= ~(uint64_t{1} << upstream_queue);
+  paused_[ingress].set(paused_[ingress].get() & ~(uint64_t{1} << upstream_queue));
   resumes_requested.add(1);
   paused_upstream_queues.sub(1);
   return BfcSignal::kResume;

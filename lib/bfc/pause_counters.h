@@ -52,7 +52,8 @@ class PauseCounters {
     return counts_[slot(ingress, upstream_queue)];
   }
   // Bit q set = upstream queue q of the ingress port is held paused (BFC_BITMAP body).
-  uint64_t paused_mask(uint16_t ingress) const { return paused_[ingress]; }
+  // (The scraper may read it while the owner writes.)
+  uint64_t paused_mask(uint16_t ingress) const { return paused_[ingress].get(); }
   uint32_t num_ports() const { return num_ports_; }
 
   RelaxedCounter pauses_requested;
@@ -66,7 +67,7 @@ class PauseCounters {
 
   uint32_t num_ports_;
   std::unique_ptr<uint32_t[]> counts_;
-  std::unique_ptr<uint64_t[]> paused_;
+  std::unique_ptr<RelaxedCounter[]> paused_;
   std::unique_ptr<uint8_t[]> switch_facing_;
   std::unique_ptr<uint8_t[]> elided_;
 };
