@@ -15,9 +15,12 @@ constexpr unsigned kControlRingSize = 1024;
 
 BfcAssignment assignment(BfcAssignmentKind k) {
   switch (k) {
-    case BfcAssignmentKind::kStochastic: return BfcAssignment::kStochastic;
-    case BfcAssignmentKind::kSingle: return BfcAssignment::kSingle;
-    case BfcAssignmentKind::kDynamic: break;
+    case BfcAssignmentKind::kStochastic:
+      return BfcAssignment::kStochastic;
+    case BfcAssignmentKind::kSingle:
+      return BfcAssignment::kSingle;
+    case BfcAssignmentKind::kDynamic:
+      break;
   }
   return BfcAssignment::kDynamic;
 }

@@ -12,7 +12,7 @@ struct CliOptions {
   double stats_interval_seconds = 1;  // 0: no live table
   std::string summary_json;
   std::string metrics_address;  // overrides the configuration when set
-  std::string queue_trace;       // CSV of queue depths over time (empty: off)
+  std::string queue_trace;      // CSV of queue depths over time (empty: off)
   std::string queue_trace_ports;  // "sw/port,..." (empty: every port)
   double queue_trace_interval_seconds = 10e-6;
   double queue_trace_max_rows = 4e6;

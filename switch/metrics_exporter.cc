@@ -195,9 +195,9 @@ void SluiceCollector::collect_pfc(std::vector<MetricFamily>& out) const {
 
 void SluiceCollector::collect_bfc_ports(std::vector<MetricFamily>& out) const {
   static constexpr const char* kTypes[3] = {"pause", "resume", "bitmap"};
-  auto sent = family("sluice_bfc_frames_sent_total",
-                     "BFC frames sent out of this port to its upstream, by type.",
-                     MetricType::Counter);
+  auto sent =
+      family("sluice_bfc_frames_sent_total",
+             "BFC frames sent out of this port to its upstream, by type.", MetricType::Counter);
   auto recv = family("sluice_bfc_frames_received_total",
                      "BFC frames from this port's downstream that were applied, by type.",
                      MetricType::Counter);
@@ -208,16 +208,16 @@ void SluiceCollector::collect_bfc_ports(std::vector<MetricFamily>& out) const {
   auto held = family("sluice_bfc_paused_upstream_queues",
                      "Upstream queues this switch holds paused through this ingress port.",
                      MetricType::Gauge);
-  auto paused = family("sluice_bfc_paused_queues",
-                       "Data queues of this egress port paused by its downstream.",
-                       MetricType::Gauge);
+  auto paused =
+      family("sluice_bfc_paused_queues",
+             "Data queues of this egress port paused by its downstream.", MetricType::Gauge);
   auto active = family("sluice_bfc_active_queues",
                        "Non-empty, non-paused data queues of this egress port (N_active), as of "
                        "its last enqueue.",
                        MetricType::Gauge);
-  auto th = family("sluice_bfc_threshold_bytes",
-                   "Pause threshold Th of this egress port, as of its last enqueue.",
-                   MetricType::Gauge);
+  auto th =
+      family("sluice_bfc_threshold_bytes",
+             "Pause threshold Th of this egress port, as of its last enqueue.", MetricType::Gauge);
   for (const auto& p : rt_.ports) {
     if (p->bfc == nullptr) continue;
     const PortTotals t = rt_.port_totals(p->index);
@@ -243,8 +243,8 @@ void SluiceCollector::collect_bfc_ports(std::vector<MetricFamily>& out) const {
 }
 
 void SluiceCollector::collect_bfc_switches(std::vector<MetricFamily>& out) const {
-  auto entries = family("sluice_bfc_flow_table_entries", "Size of the BFC flow table.",
-                        MetricType::Gauge);
+  auto entries =
+      family("sluice_bfc_flow_table_entries", "Size of the BFC flow table.", MetricType::Gauge);
   auto occupied = family("sluice_bfc_flow_table_occupied",
                          "Flow-table entries with packets in the switch.", MetricType::Gauge);
   auto index_coll = family("sluice_bfc_flow_table_collisions_total",

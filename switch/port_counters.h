@@ -24,7 +24,7 @@ struct PortCounters {
   // BFC frames by type (pause, resume, bitmap): sent out of / received on the port.
   RelaxedCounter bfc_sent[3];
   RelaxedCounter bfc_received[3];
-  RelaxedCounter control_lost;          // built, but no mbuf or no room on a ring / queue
+  RelaxedCounter control_lost;  // built, but no mbuf or no room on a ring / queue
   RelaxedCounter drops[kDropReasonCount];
 
   void drop(DropReason r) { drops[static_cast<unsigned>(r)].add(); }

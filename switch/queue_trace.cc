@@ -68,8 +68,9 @@ bool write_queue_trace(const Runtime& rt, const std::string& path, std::string* 
     for (const QueueTraceRow& r : w->queue_trace->rows()) all.push_back(&r);
     missed += w->queue_trace->missed();
   }
-  std::stable_sort(all.begin(), all.end(),
-                   [](const QueueTraceRow* a, const QueueTraceRow* b) { return a->t_ns < b->t_ns; });
+  std::stable_sort(all.begin(), all.end(), [](const QueueTraceRow* a, const QueueTraceRow* b) {
+    return a->t_ns < b->t_ns;
+  });
   FILE* f = std::fopen(path.c_str(), "w");
   if (f == nullptr) {
     *error = "cannot write " + path;
@@ -77,7 +78,8 @@ bool write_queue_trace(const Runtime& rt, const std::string& path, std::string* 
   }
   std::fprintf(f, "time_seconds,switch,port,queue,bytes,threshold_bytes,paused\n");
   for (const QueueTraceRow* r : all) {
-    const double t = (static_cast<double>(r->t_ns) - static_cast<double>(rt.replay_start_ns)) * 1e-9;
+    const double t =
+        (static_cast<double>(r->t_ns) - static_cast<double>(rt.replay_start_ns)) * 1e-9;
     if (r->queue == QueueTrace::kBufferRow) {
       std::fprintf(f, "%.9f,%s,,buffer,%u,0,0\n", t, rt.switches[r->port].cfg->name.c_str(),
                    r->bytes);

@@ -206,7 +206,8 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
         field("bfc_peak_excess_bytes", pr.bfc_peak_excess_bytes.get());
         field("bfc_threshold_bytes", pr.bfc->last_threshold(pi));
         field("bfc_active_queues", pr.bfc->last_active_queues(pi));
-        field("bfc_queues_paused", pr.bfc_upstream ? std::popcount(pr.bfc_upstream->paused_mask()) : 0);
+        field("bfc_queues_paused",
+              pr.bfc_upstream ? std::popcount(pr.bfc_upstream->paused_mask()) : 0);
       }
       field("control_dropped_packets", rt.ports[pi]->tm->control_dropped.get());
       field("shaper_lost_ns", rt.ports[pi]->tm->shaper_lost_ns());

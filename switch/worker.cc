@@ -197,9 +197,10 @@ void Worker::route_ipv4(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, ui
     x->ingress = in.index;  // PFC and BFC account by ingress
     x->flow_hash = h;
     // Only a switch-facing BFC port's shim names an upstream queue.
-    x->upstream_queue = pp.has_shim && in.bfc_peer
-                            ? read_shim(rte_pktmbuf_mtod(m, uint8_t*) + pp.shim_offset).upstream_queue
-                            : kNoUpstreamQueue;
+    x->upstream_queue =
+        pp.has_shim && in.bfc_peer
+            ? read_shim(rte_pktmbuf_mtod(m, uint8_t*) + pp.shim_offset).upstream_queue
+            : kNoUpstreamQueue;
   }
   if (out.owner_slot == w_.slot) {
     admit(m, now);
@@ -253,8 +254,8 @@ uint8_t* Worker::write_l2(PortRuntime& out, rte_mbuf* m, uint8_t l3_offset, uint
   std::memcpy(eth, out.eth_header, kEthHeaderLen);
   if (out.bfc_peer) {
     store_be16(eth + kEthHeaderLen - 2, kEtherTypeSluiceData);
-    write_shim(eth + kEthHeaderLen, DataShim{queue, static_cast<uint8_t>(w_.slot), 0,
-                                             kEtherTypeIpv4});
+    write_shim(eth + kEthHeaderLen,
+               DataShim{queue, static_cast<uint8_t>(w_.slot), 0, kEtherTypeIpv4});
   }
   return eth + len;
 }

@@ -143,7 +143,8 @@ bool Worker::drain_control(uint64_t now) {
   rte_mbuf* pkts[kBurst];
   const unsigned n =
       rte_ring_sc_dequeue_burst(w_.control_in, reinterpret_cast<void**>(pkts), kBurst, nullptr);
-  for (unsigned i = 0; i < n; ++i) send_control(*ports_[mbuf_meta_get(pkts[i]).egress_port], now, pkts[i]);
+  for (unsigned i = 0; i < n; ++i)
+    send_control(*ports_[mbuf_meta_get(pkts[i]).egress_port], now, pkts[i]);
   return n > 0;
 }
 

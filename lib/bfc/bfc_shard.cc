@@ -23,7 +23,7 @@ BfcShard::BfcShard(const BfcShardConfig& cfg)
       counters_(cfg.switch_facing),
       hop_rtt_ns_(cfg.hop_rtt_ns),
       all_queues_(cfg.queues_per_port >= 64 ? ~uint64_t{0}
-                                             : (uint64_t{1} << cfg.queues_per_port) - 1) {
+                                            : (uint64_t{1} << cfg.queues_per_port) - 1) {
   const size_t ports = cfg.switch_facing.size();
   if (cfg.rate_bps.size() != ports)
     throw std::invalid_argument("bfc shard: one rate per port expected");

@@ -29,16 +29,16 @@ struct BfcShardConfig {
   std::span<const bool> switch_facing;  // per port index (sizes every per-port table)
   std::span<const uint64_t> rate_bps;   // per port index: the egress rate in Th
   uint32_t queues_per_port = 32;
-  uint32_t owned_queues = 32;           // data queues of the egress ports of this shard
+  uint32_t owned_queues = 32;  // data queues of the egress ports of this shard
   uint32_t flow_table_factor = FlowTable::kDefaultFactor;
-  uint64_t hop_rtt_ns = 10'000;         // the largest one-hop RTT of the switch's ports
-  uint64_t sticky_ns = 20'000;          // 2 x hop RTT by default
+  uint64_t hop_rtt_ns = 10'000;  // the largest one-hop RTT of the switch's ports
+  uint64_t sticky_ns = 20'000;   // 2 x hop RTT by default
   uint64_t rng_seed = 1;
 };
 
 // What the caller keeps with an enqueued packet until it leaves.
 struct BfcTicket {
-  uint32_t entry = 0;                    // flow-table index
+  uint32_t entry = 0;  // flow-table index
   uint16_t ingress = 0;
   uint16_t upstream_queue = kNoUpstreamQueue;
   bool flagged = false;

@@ -57,7 +57,7 @@ struct PortConfig {
   std::string link_peer;      // internal link: "switch/port" (device is empty then)
   uint64_t link_delay_ns = 0; // internal link one-way propagation delay
   double link_loss = 0.0;     // internal link: probability a frame is lost (fault tests)
-  uint64_t link_fifo_ns = 10'000;  // internal link: transmit time queued past the scheduler
+  uint64_t link_fifo_ns = 10'000;      // internal link: transmit time queued past the scheduler
   std::optional<PcapPortConfig> pcap;  // capture-file port (device and link empty then)
   PortRole role = PortRole::kHost;
   uint64_t rate_bps = 0;            // 0: unshaped (line rate of the device)

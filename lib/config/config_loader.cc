@@ -274,9 +274,9 @@ class Loader {
 
   void load_port(const Field& p, PortConfig* out) {
     out->line = YamlReader::line_of(p.node);
-    if (!r_.expect_map(p, {"name", "device", "link", "pcap", "delay", "loss", "fifo", "role", "rate", "mtu",
-                           "wire_overhead", "mac", "peer_mac", "peer_ip", "ipv4", "hop_rtt",
-                           "pfc"})) {
+    if (!r_.expect_map(
+            p, {"name", "device", "link", "pcap", "delay", "loss", "fifo", "role", "rate", "mtu",
+                "wire_overhead", "mac", "peer_mac", "peer_ip", "ipv4", "hop_rtt", "pfc"})) {
       return;
     }
     if (auto f = r_.field(p, "name", Need::kRequired)) set(r_.string(*f), &out->name);

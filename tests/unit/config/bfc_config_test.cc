@@ -17,7 +17,9 @@ std::string with_bfc(const std::string& switch_extra, const std::string& p0_rate
          "      - name: p0\n"
          "        device: net_null0\n"
          "        role: host\n"
-         "        rate: " + p0_rate + "\n"
+         "        rate: " +
+         p0_rate +
+         "\n"
          "      - name: p1\n"
          "        device: net_null1\n"
          "        role: switch\n"
@@ -64,8 +66,8 @@ TEST(BfcConfig, TheSectionTurnsItOnAndEveryKeyIsRead) {
 }
 
 TEST(BfcConfig, EnabledFalseKeepsTheOtherKeys) {
-  const ConfigResult r = load_config_string(
-      with_bfc("    bfc: {enabled: false, assignment: single}\n"), "t.yaml");
+  const ConfigResult r =
+      load_config_string(with_bfc("    bfc: {enabled: false, assignment: single}\n"), "t.yaml");
   ASSERT_TRUE(r.ok());
   EXPECT_FALSE(r.config.switches[0].bfc.enabled);
   EXPECT_EQ(r.config.switches[0].bfc.assignment, BfcAssignmentKind::kSingle);
