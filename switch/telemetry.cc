@@ -34,6 +34,21 @@ int cmd_ports(const char*, const char*, rte_tel_data* d) {
   return 0;
 }
 
+// BFC frames by type, both ways, and the port's BFC gauges.
+void add_bfc(rte_tel_data* d, const PortRuntime& p, const PortTotals& t) {
+  static constexpr const char* kTypes[3] = {"pause", "resume", "bitmap"};
+  for (unsigned i = 0; i < 3; ++i) {
+    rte_tel_data_add_dict_u64(d, ("bfc_" + std::string(kTypes[i]) + "_sent").c_str(),
+                              t.bfc_sent[i]);
+    rte_tel_data_add_dict_u64(d, ("bfc_" + std::string(kTypes[i]) + "_received").c_str(),
+                              t.bfc_received[i]);
+  }
+  rte_tel_data_add_dict_u64(d, "bfc_threshold_bytes", p.bfc->last_threshold(p.index));
+  rte_tel_data_add_dict_u64(d, "bfc_active_queues", p.bfc->last_active_queues(p.index));
+  if (p.bfc_upstream)
+    rte_tel_data_add_dict_u64(d, "bfc_paused_queue_mask", p.bfc_upstream->paused_mask());
+}
+
 int cmd_port(const char*, const char* params, rte_tel_data* d) {
   if (params == nullptr) return -1;
   for (const auto& p : g_rt->ports) {
@@ -50,6 +65,7 @@ int cmd_port(const char*, const char* params, rte_tel_data* d) {
       const std::string key = "queue_" + std::to_string(q) + "_bytes";
       rte_tel_data_add_dict_u64(d, key.c_str(), p->tm->queue_bytes(q));
     }
+    if (p->bfc) add_bfc(d, *p, t);
     return 0;
   }
   return -1;

@@ -22,13 +22,16 @@ drains them B resumes every queue. Checked from the summary:
   from the host h1 is dropped as control_from_host; on x, frames with a bad
   destination, version, type, body, shard, or a Floodgate type are each
   dropped under their reason, and a valid pause/resume pair is applied;
-- the metrics scrape passes promtool and carries the BFC families.
+- the metrics scrape passes promtool and carries the BFC families, and DPDK
+  telemetry's /sluice/port shows a port's BFC fields.
 
 Run with one worker lcore, and with B's link port and its host port on
 different workers, so that B's pauses cross lcores on the control ring (the
 backlog check is made with one worker only; see test())."""
 
+import json
 import os
+import socket
 import struct
 
 import harness
@@ -189,6 +192,26 @@ def check_metrics(text):
     check_eq(entries, {"a": 2400.0, "b": 1600.0}, "flow-table entries per switch")
 
 
+def telemetry(prefix, command):
+    """One DPDK telemetry (v2 socket) command's answer."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
+        s.settimeout(5)
+        s.connect(f"/var/run/dpdk/{prefix}/dpdk_telemetry.v2")
+        s.recv(16384)  # the greeting
+        s.send(command.encode())
+        return json.loads(s.recv(1 << 16))
+
+
+def check_telemetry(prefix):
+    answer = telemetry(prefix, "/sluice/port,b/a")["/sluice/port"]
+    for key in ("bfc_pause_sent", "bfc_resume_received", "bfc_bitmap_sent",
+                "bfc_threshold_bytes", "bfc_active_queues", "bfc_paused_queue_mask"):
+        check(key in answer, f"telemetry /sluice/port,b/a lacks {key}: {answer}")
+    host = telemetry(prefix, "/sluice/port,b/h2")["/sluice/port"]
+    check("bfc_threshold_bytes" in host and "bfc_paused_queue_mask" not in host,
+          f"telemetry for host-facing b/h2: {host}")
+
+
 def run(binary, tmp, name, workers, lcores, backlog_moves):
     frames, spoofed = h1_frames()
     # 1.2 us apart: 10 Gbps of 1514-byte frames, h1's link rate.
@@ -197,6 +220,7 @@ def run(binary, tmp, name, workers, lcores, backlog_moves):
     cfg = config(tmp, name, workers)
     with harness.Sluice(binary, tmp, cfg, name, duration=3, lcores=lcores) as s:
         check_metrics(s.metrics_text())
+        check_telemetry(f"sluice-it-{name}-{os.getpid()}")
         s.wait(timeout=40)
         s.expect_clean_exit()
         summary = s.summary()
