@@ -23,6 +23,9 @@ bool is_bfc(ControlType t) {
          t == ControlType::kBfcBitmap;
 }
 
+// A 16-bit load the compiler may not merge with its neighbour's.
+uint16_t load_u16(const uint16_t* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+
 void raise_to(RelaxedCounter& peak, uint64_t v) {
   if (v > peak.get()) peak.set(v);
 }
@@ -32,8 +35,11 @@ void raise_to(RelaxedCounter& peak, uint64_t v) {
 void Worker::admit_bfc(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now) {
   MbufExtra* x = mbuf_extra(m);
   BfcTicket t;
-  t.ingress = x->ingress;
-  t.upstream_queue = x->upstream_queue;
+  // route_ipv4 has just stored these two fields with two 16-bit stores; one
+  // 32-bit load of both cannot be forwarded from them and waits until both
+  // reach the cache, so load them separately.
+  t.ingress = load_u16(&x->ingress);
+  t.upstream_queue = load_u16(&x->upstream_queue);
   const uint16_t q = out.bfc->assign(out.index, x->flow_hash, now, &t);
   uint8_t* ip = write_l2(out, m, meta.l3_offset, q);
   TmPacket tp;

@@ -50,25 +50,48 @@ class BfcShard {
   explicit BfcShard(const BfcShardConfig& cfg);
 
   // The queue for a packet of flow `hash` to `egress`; fills ticket->entry.
-  uint16_t assign(uint16_t egress, uint32_t hash, uint64_t now_ns, BfcTicket* ticket);
+  // (The three per-packet calls are defined inline below.)
+  uint16_t assign(uint16_t egress, uint32_t hash, uint64_t now_ns, BfcTicket* ticket) {
+    FlowEntry& e = table_.claim(egress, hash, &ticket->entry);
+    return assigner_.assign(egress, hash, e, now_ns);
+  }
 
   // The traffic manager took the packet into queue `q` of `egress`, which
   // held queue_bytes before it; `paused_mask` is the egress port's queues
   // paused by its own downstream. kPause: send BFC_PAUSE(ticket->upstream_queue)
   // out of ticket->ingress.
   BfcSignal on_enqueued(uint16_t egress, uint16_t q, uint64_t queue_bytes, uint64_t paused_mask,
-                        uint64_t now_ns, BfcTicket* ticket);
+                        uint64_t now_ns, BfcTicket* ticket) {
+    table_.on_enqueue(ticket->entry, now_ns);
+    // Th counts the queue the packet joins as active even if it was empty.
+    assigner_.on_queue_nonempty(egress, q);
+    const uint64_t nonempty = ~assigner_.empty_mask(egress) & all_queues_;
+    const uint32_t active = active_queue_count(nonempty, paused_mask);
+    const uint64_t th = th_by_active_[egress * kThSlots + active];
+    last_th_[egress].set(th);
+    last_active_[egress].set(active);
+    ticket->flagged = false;
+    if (queue_bytes <= th) return BfcSignal::kNone;  // never flagged (PauseCounters::on_enqueue)
+    const EnqueueDecision d =
+        counters_.on_enqueue(ticket->ingress, ticket->upstream_queue, egress, queue_bytes, th);
+    ticket->flagged = d.flagged;
+    return d.signal;
+  }
 
   // The packet left (queue_empty: its queue is empty now). kResume: send
   // BFC_RESUME(ticket.upstream_queue) out of ticket.ingress.
   BfcSignal on_departure(uint16_t egress, uint16_t q, bool queue_empty, const BfcTicket& ticket,
-                         uint64_t now_ns);
+                         uint64_t now_ns) {
+    table_.on_departure(ticket.entry, now_ns);
+    if (queue_empty) assigner_.on_queue_empty(egress, q);
+    if (!ticket.flagged) return BfcSignal::kNone;
+    return counters_.on_flagged_departure(ticket.ingress, ticket.upstream_queue);
+  }
 
   // Th of `egress` for the given paused set, in bytes.
   uint64_t threshold(uint16_t egress, uint64_t paused_mask) const {
     const uint64_t nonempty = ~assigner_.empty_mask(egress) & all_queues_;
-    return pause_threshold_bytes(hop_rtt_ns_, rate_bps_[egress],
-                                 active_queue_count(nonempty, paused_mask));
+    return th_by_active_[egress * kThSlots + active_queue_count(nonempty, paused_mask)];
   }
 
   PauseCounters& counters() { return counters_; }
@@ -82,12 +105,16 @@ class BfcShard {
   uint64_t last_active_queues(uint16_t egress) const { return last_active_[egress].get(); }
 
  private:
+  static constexpr uint32_t kThSlots = 65;  // N_active 0..64
+
   FlowTable table_;
   QueueAssigner assigner_;
   PauseCounters counters_;
   uint64_t hop_rtt_ns_;
   uint64_t all_queues_;
-  std::unique_ptr<uint64_t[]> rate_bps_;
+  // pause_threshold_bytes(hop_rtt_ns_, rate of port p, n) at [p * kThSlots + n],
+  // computed once: the 128-bit division is not done per packet.
+  std::unique_ptr<uint64_t[]> th_by_active_;
   std::unique_ptr<RelaxedCounter[]> last_th_;
   std::unique_ptr<RelaxedCounter[]> last_active_;
 };

@@ -16,6 +16,7 @@
 // Single writer (the lcore owning the egress ports); no allocation after
 // construction.
 
+#include <cassert>
 #include <cstdint>
 #include <memory>
 
@@ -50,12 +51,31 @@ class FlowTable {
   // The entry of a flow about to be enqueued. If another flow holds it with
   // packets in the switch, counts an index collision; the entry then carries
   // the new flow's tag (the entry is shared, its queue is unchanged).
-  FlowEntry& claim(uint16_t egress, uint32_t hash, uint32_t* index_out);
+  // (Per packet, so defined inline below, as are on_enqueue / on_departure.)
+  FlowEntry& claim(uint16_t egress, uint32_t hash, uint32_t* index_out) {
+    const uint32_t i = index(egress, hash);
+    *index_out = i;
+    FlowEntry& e = entries_[i];
+    const uint16_t tag = tag_of(hash);
+    if (e.used && (e.tag != tag || e.egress != egress) && e.packets > 0) index_collisions_.add(1);
+    e.tag = tag;
+    e.egress = egress;
+    return e;
+  }
 
   // A packet of entry `index` entered / left the switch (left: dequeued or
   // dropped after enqueue). Keeps the occupancy count.
-  void on_enqueue(uint32_t index, uint64_t now_ns);
-  void on_departure(uint32_t index, uint64_t now_ns);
+  void on_enqueue(uint32_t index, uint64_t now_ns) {
+    FlowEntry& e = entries_[index];
+    if (e.packets++ == 0) occupied_.add(1);
+    e.last_active_ns = now_ns;
+  }
+  void on_departure(uint32_t index, uint64_t now_ns) {
+    FlowEntry& e = entries_[index];
+    assert(e.packets > 0);
+    if (--e.packets == 0) occupied_.sub(1);
+    e.last_active_ns = now_ns;
+  }
 
   const FlowEntry& at(uint32_t index) const { return entries_[index]; }
   FlowEntry& at(uint32_t index) { return entries_[index]; }

@@ -12,6 +12,7 @@
 // The caller reports queue emptiness (on_queue_nonempty / on_queue_empty);
 // every queue starts empty. Single writer; no allocation after construction.
 
+#include <bit>
 #include <cstdint>
 #include <memory>
 
@@ -37,8 +38,25 @@ class QueueAssigner {
   explicit QueueAssigner(const QueueAssignerConfig& cfg);
 
   // The queue for a packet of `hash` to `egress` whose flow-table entry is
-  // `e`; records it in the entry (and marks the entry used).
-  uint16_t assign(uint16_t egress, uint32_t hash, FlowEntry& e, uint64_t now_ns);
+  // `e`; records it in the entry (and marks the entry used). Per packet, so
+  // defined inline below, as are the helpers it calls.
+  uint16_t assign(uint16_t egress, uint32_t hash, FlowEntry& e, uint64_t now_ns) {
+    uint16_t q = 0;
+    switch (mode_) {
+      case BfcAssignment::kSingle:
+        q = 0;
+        break;
+      case BfcAssignment::kStochastic:
+        q = static_cast<uint16_t>(hash % queues_);
+        break;
+      case BfcAssignment::kDynamic:
+        q = keeps_queue(e, now_ns) ? e.queue : pick_dynamic(egress);
+        break;
+    }
+    e.queue = q;
+    e.used = true;
+    return q;
+  }
 
   void on_queue_nonempty(uint16_t egress, uint16_t q) { empty_[egress] &= ~(uint64_t{1} << q); }
   void on_queue_empty(uint16_t egress, uint16_t q) { empty_[egress] |= uint64_t{1} << q; }
@@ -48,8 +66,26 @@ class QueueAssigner {
   uint32_t queues_per_port() const { return queues_; }
 
  private:
-  bool keeps_queue(const FlowEntry& e, uint64_t now_ns) const;
-  uint16_t pick_dynamic(uint16_t egress);
+  // Sticky: packets still here (moving would reorder them), or active within
+  // sticky_ns (upstream may still hold packets sent under the old assignment).
+  bool keeps_queue(const FlowEntry& e, uint64_t now_ns) const {
+    if (!e.used || e.queue >= queues_) return false;
+    return e.packets > 0 || now_ns < e.last_active_ns + sticky_ns_;
+  }
+
+  uint16_t pick_dynamic(uint16_t egress) {
+    const uint64_t empty = empty_[egress] & all_mask_;
+    if (empty == 0) {
+      queue_collisions_.add(1);
+      return static_cast<uint16_t>((static_cast<uint64_t>(rng_.next32()) * queues_) >> 32);
+    }
+    // First empty queue at or after the start, wrapping around.
+    const unsigned start = next_start_[egress];
+    const uint64_t at_or_after = empty & (~uint64_t{0} << start);
+    const unsigned q = static_cast<unsigned>(std::countr_zero(at_or_after ? at_or_after : empty));
+    next_start_[egress] = static_cast<uint8_t>(q + 1 == queues_ ? 0 : q + 1);
+    return static_cast<uint16_t>(q);
+  }
 
   BfcAssignment mode_;
   uint32_t queues_;
