@@ -113,13 +113,30 @@ std::vector<PortFinal> drain_and_total(Runtime& rt) {
 // the workers start, so hosts' traffic keeps its recorded relative timing.
 constexpr uint64_t kReplayLeadNs = 50'000'000;
 
+// Captures far apart in time were not made together; their replay would
+// wait that long. Said once, not refused (docs/pcap-ports.md).
+constexpr uint64_t kFarApartNs = 60'000'000'000;
+
 void start_replay(Runtime& rt, const TscClock& clock) {
   rt.realtime_offset_ns = realtime_minus_clock_ns(clock);
   rt.replay_start_ns = rt.start_ns + kReplayLeadNs;
+  uint64_t origin = UINT64_MAX;
+  for (const auto& p : rt.ports) {
+    if (p->pcap) origin = std::min(origin, p->pcap->first_timestamp_ns());
+  }
+  rt.replay_origin_ts_ns = origin == UINT64_MAX ? 0 : origin;
   for (const auto& p : rt.ports) {
     if (!p->pcap) continue;
+    const uint64_t first = p->pcap->first_timestamp_ns();
+    if (first != UINT64_MAX && first - rt.replay_origin_ts_ns > kFarApartNs) {
+      std::fprintf(stderr,
+                   "sluice: %s/%s: its capture starts %.0f s after the earliest one; replay "
+                   "keeps that gap (align captures with editcap -t)\n",
+                   rt.switch_label(p->index).c_str(), p->cfg->name.c_str(),
+                   (first - rt.replay_origin_ts_ns) * 1e-9);
+    }
     p->pcap->set_clock_offset(rt.realtime_offset_ns);
-    p->pcap->start(rt.replay_start_ns);
+    p->pcap->start(rt.replay_start_ns, rt.replay_origin_ts_ns);
   }
 }
 

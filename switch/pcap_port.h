@@ -37,9 +37,20 @@ class PcapPort {
   static std::unique_ptr<PcapPort> open(const PcapPortConfig& cfg, rte_mempool* pool,
                                         std::string* error);
 
-  // Capture time 0 (the first frame) maps to start_ns on the data path's
-  // clock; every replay port of a process is given the same start_ns.
-  void start(uint64_t start_ns) { schedule_.start(start_ns); }
+  // Capture time origin_ts_ns maps to start_ns on the data path's clock;
+  // every replay port of a process is given the same pair (origin: the
+  // earliest first timestamp of all replayed captures). Fast mode starts at
+  // start_ns.
+  void start(uint64_t start_ns, uint64_t origin_ts_ns) {
+    const bool paced = cfg_.mode == PcapReplayMode::kPaced && !replayed_.empty();
+    schedule_.start(paced ? first_frame_due_ns(start_ns, first_timestamp_ns(), origin_ts_ns,
+                                               cfg_.speed)
+                          : start_ns);
+  }
+  // Capture time of the first replayed frame (UINT64_MAX when none).
+  uint64_t first_timestamp_ns() const {
+    return replayed_.empty() ? UINT64_MAX : capture_.records[replayed_.front()].ts_ns;
+  }
   // Added to now_ns to stamp written frames: CLOCK_REALTIME ns minus clock ns.
   void set_clock_offset(int64_t realtime_minus_tsc_ns) { clock_offset_ns_ = realtime_minus_tsc_ns; }
   // The emulated host's link (the port's rate and wire overhead), set before

@@ -78,8 +78,10 @@ bool write_queue_trace(const Runtime& rt, const std::string& path, std::string* 
   }
   std::fprintf(f, "time_seconds,switch,port,queue,bytes,threshold_bytes,paused\n");
   for (const QueueTraceRow* r : all) {
-    const double t =
-        (static_cast<double>(r->t_ns) - static_cast<double>(rt.replay_start_ns)) * 1e-9;
+    // Capture (sender) time, the clock of the replayed captures and flows.csv.
+    const double t = (static_cast<double>(r->t_ns) - static_cast<double>(rt.replay_start_ns) +
+                      static_cast<double>(rt.replay_origin_ts_ns)) *
+                     1e-9;
     if (r->queue == QueueTrace::kBufferRow) {
       std::fprintf(f, "%.9f,%s,,buffer,%u,0,0\n", t, rt.switches[r->port].cfg->name.c_str(),
                    r->bytes);

@@ -131,6 +131,14 @@ void print_summary(const Runtime& rt, const std::vector<PortFinal>& ports, doubl
   std::fflush(stdout);
 }
 
+// Non-negative nanoseconds as exact decimal seconds.
+std::string exact_seconds(int64_t ns) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%lld.%09lld", static_cast<long long>(ns / 1'000'000'000),
+                static_cast<long long>(ns % 1'000'000'000));
+  return text;
+}
+
 // Flow-table and assignment figures of a BFC switch, summed over its shards.
 std::string bfc_switch_json(const Runtime& rt, const SwitchRuntime& sw) {
   uint64_t entries = 0, occupied = 0, index_coll = 0, queue_coll = 0;
@@ -153,12 +161,11 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
                         const std::string& path, std::string* error) {
   // Exact to the nanosecond (a double would round at epoch scale).
   const int64_t epoch_ns = static_cast<int64_t>(rt.replay_start_ns) + rt.realtime_offset_ns;
-  char epoch[64];
-  std::snprintf(epoch, sizeof epoch, "%lld.%09lld",
-                static_cast<long long>(epoch_ns / 1'000'000'000),
-                static_cast<long long>(epoch_ns % 1'000'000'000));
   std::string j = "{\"duration_seconds\": " + std::to_string(seconds) +
-                  ", \"replay_start_epoch_seconds\": " + epoch + ", \"switches\": [";
+                  ", \"replay_start_epoch_seconds\": " + exact_seconds(epoch_ns) +
+                  ", \"replay_origin_capture_seconds\": " +
+                  exact_seconds(static_cast<int64_t>(rt.replay_origin_ts_ns)) +
+                  ", \"switches\": [";
   for (const SwitchRuntime& sw : rt.switches) {
     if (sw.index > 0) j += ", ";
     j += "{\"name\": \"";

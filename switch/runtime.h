@@ -90,6 +90,10 @@ struct PortRuntime {
   // Internal links: tx pushes into link_out, rx takes from link_in.
   LinkDirection* link_out = nullptr;
   LinkDirection* link_in = nullptr;
+  // Link ports (owner lcore): frames could leave at the last transmit call,
+  // and when that was; the wire idling meanwhile is lost transmit time.
+  bool link_waiting = false;
+  uint64_t link_checked_ns = 0;
   LinkRxStage link_stage;
   // Emulation fidelity: how late frames left the shaper, and how late
   // internal-link deliveries were, against their due times.
@@ -158,7 +162,8 @@ struct Runtime {
   std::vector<std::unique_ptr<WorkerRuntime>> workers;
   uint64_t tsc_hz = 0;
   uint64_t start_ns = 0;
-  uint64_t replay_start_ns = 0;        // capture time 0 of every replaying port
+  uint64_t replay_start_ns = 0;        // when capture time replay_origin_ts_ns is due
+  uint64_t replay_origin_ts_ns = 0;    // earliest first timestamp of the replayed captures
   int64_t realtime_offset_ns = 0;      // CLOCK_REALTIME minus the data-path clock
   std::atomic<bool> stop{false};
 

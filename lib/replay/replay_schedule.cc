@@ -16,6 +16,13 @@ std::vector<uint64_t> capture_offsets(const std::vector<uint64_t>& timestamps_ns
   return out;
 }
 
+uint64_t first_frame_due_ns(uint64_t start_ns, uint64_t first_ts_ns, uint64_t origin_ts_ns,
+                            double speed) {
+  if (first_ts_ns <= origin_ts_ns) return start_ns;
+  const double lead = static_cast<double>(first_ts_ns - origin_ts_ns) / (speed > 0 ? speed : 1.0);
+  return start_ns + static_cast<uint64_t>(lead);
+}
+
 ReplaySchedule::ReplaySchedule(std::vector<uint64_t> offsets_ns, PcapReplayMode mode, bool loop,
                                double speed)
     : offsets_ns_(std::move(offsets_ns)),

@@ -20,6 +20,13 @@ namespace sluice {
 // earlier than its predecessor's (reordered capture) counts as equal to it.
 std::vector<uint64_t> capture_offsets(const std::vector<uint64_t>& timestamps_ns);
 
+// Where a capture's first frame goes when several captures share one time
+// origin: the earliest first timestamp of them all (origin_ts_ns) is due at
+// start_ns, and a capture whose first frame is later starts that much later
+// (divided by speed), so hosts keep their relative timing.
+uint64_t first_frame_due_ns(uint64_t start_ns, uint64_t first_ts_ns, uint64_t origin_ts_ns,
+                            double speed);
+
 class ReplaySchedule {
  public:
   // offsets_ns as made by capture_offsets(); speed > 0 (paced mode only).

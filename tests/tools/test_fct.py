@@ -145,6 +145,18 @@ class SyntheticCaptures(unittest.TestCase):
         self.check_hand_values(rows, summary)
         self.assertEqual(summary["params"]["start_offset_ns"], offset)
 
+    def test_start_offset_less_the_replay_origin(self):
+        # sluice replayed from capture time 5 us: sender time 0 was 5 us earlier.
+        offset = 1_700_000_000_123_456_789
+        path = os.path.join(self.dir, "sluice-origin.json")
+        with open(path, "w") as f:
+            f.write('{"replay_start_epoch_seconds": 1700000000.123461789, '
+                    '"replay_origin_capture_seconds": 0.000005000}\n')
+        rows, summary = self.run_fct(os.path.join(self.dir, "origin"), offset_ns=offset,
+                                     offset_args=("--start-offset-file", path))
+        self.check_hand_values(rows, summary)
+        self.assertEqual(summary["params"]["start_offset_ns"], offset)
+
     def test_last_bit_stamps(self):
         rows, _ = self.run_fct(os.path.join(self.dir, "lastbit"), "--rx-stamp", "last-bit")
         # flow 1 ends at its last stamp, 14000 ns: FCT 4000 ns over ideal 3616 ns.

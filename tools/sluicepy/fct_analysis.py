@@ -118,30 +118,35 @@ def flows_from_tx(paths):
     return flows
 
 
+def find_key(node, key):
+    """The value of the first `key` found anywhere in a parsed JSON document."""
+    if isinstance(node, dict):
+        if key in node:
+            return node[key]
+        for v in node.values():
+            got = find_key(v, key)
+            if got is not None:
+                return got
+    elif isinstance(node, list):
+        for v in node:
+            got = find_key(v, key)
+            if got is not None:
+                return got
+    return None
+
+
 def start_offset_from_file(path, key="replay_start_epoch_seconds"):
-    """Integer ns of `key` found anywhere in a JSON document (exact decimals)."""
+    """Receiver-clock ns of sender time 0: `key` found anywhere in a JSON
+    document (exact decimals), less sluice's replay origin when present."""
     with open(path) as f:
         doc = json.load(f, parse_float=decimal.Decimal)
-
-    def find(node):
-        if isinstance(node, dict):
-            if key in node:
-                return node[key]
-            for v in node.values():
-                got = find(v)
-                if got is not None:
-                    return got
-        elif isinstance(node, list):
-            for v in node:
-                got = find(v)
-                if got is not None:
-                    return got
-        return None
-
-    value = find(doc)
+    value = find_key(doc, key)
     if value is None:
         raise ValueError("%s: no key %r" % (path, key))
-    return int(decimal.Decimal(value) * 10**9)
+    # sluice maps its captures' earliest timestamp (not time 0) to the replay
+    # start; sender time 0 is that much earlier.
+    origin = find_key(doc, "replay_origin_capture_seconds")
+    return int(decimal.Decimal(value) * 10**9) - int(decimal.Decimal(origin or 0) * 10**9)
 
 
 def collect_rx(paths, flows, link_rate_bps, rx_stamp="first-bit"):

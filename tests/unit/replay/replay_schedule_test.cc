@@ -188,5 +188,16 @@ TEST(ReplaySchedule, PollingNeverReleasesEarlyAndKeepsOrder) {
   }
 }
 
+TEST(FirstFrameDue, CapturesKeepTheirOffsetFromTheSharedOrigin) {
+  // The earliest capture's first frame (origin 1000) is due at start.
+  EXPECT_EQ(first_frame_due_ns(5'000'000, 1000, 1000, 1.0), 5'000'000u);
+  // A capture whose first frame is 220 us later starts 220 us later...
+  EXPECT_EQ(first_frame_due_ns(5'000'000, 221'000, 1000, 1.0), 5'220'000u);
+  // ... or 110 us later at speed 2.
+  EXPECT_EQ(first_frame_due_ns(5'000'000, 221'000, 1000, 2.0), 5'110'000u);
+  // Never before the start.
+  EXPECT_EQ(first_frame_due_ns(5'000'000, 500, 1000, 1.0), 5'000'000u);
+}
+
 }  // namespace
 }  // namespace sluice
