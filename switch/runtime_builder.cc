@@ -299,7 +299,9 @@ void create_traffic_managers(Runtime& rt) {
     ec.queue_capacity = sc.tm.queue_capacity_packets;
     ec.scheduler = sc.tm.scheduler;
     ec.drr_quantum_bytes = sc.tm.drr_quantum_bytes;
-    ec.rate_bps = p->cfg->rate_bps;
+    // An internal link paces itself (LinkTiming, and its FIFO bounds what it
+    // takes): a shaper too would only add a second, burstier clock.
+    ec.rate_bps = p->kind == PortKind::kLink ? 0 : p->cfg->rate_bps;
     ec.burst_bytes = default_burst(p->cfg->rate_bps);
     ec.wire_overhead_bytes = p->cfg->wire_overhead_bytes;
     ec.ecn = sc.tm.ecn;

@@ -310,16 +310,27 @@ unsigned link_room(const LinkDirection& d, uint64_t now, uint32_t mtu) {
   return static_cast<unsigned>(std::min<uint64_t>(kBurst, (d.fifo_ns - backlog) / frame_ns + 1));
 }
 
+// Frames waited while the link's wire fell idle: the loop came back after the
+// FIFO ran dry. That idle time is lost transmit time (emulation fidelity).
+void note_link_idle(PortRuntime& port, uint64_t now) {
+  const uint64_t free_ns = port.link_out->timing.wire_free_ns();
+  if (port.link_waiting && free_ns < now)
+    port.tm->add_lost_transmit_ns(now - std::max(free_ns, port.link_checked_ns));
+  port.link_checked_ns = now;
+}
+
 }  // namespace
 
 bool Worker::transmit(PortRuntime& port, uint64_t now) {
   PortCounters& c = counters(port.index);
+  if (port.link_out) note_link_idle(port, now);
   if (port.tx_pending_count == 0) {
     const unsigned room = port.link_out ? link_room(*port.link_out, now, port.mtu) : kBurst;
     if (room == 0) return false;
     TmPacket* out = dequeued_;
     const uint64_t ready_ns = port.tm->shaper().next_ready_ns();
     const unsigned n = port.tm->dequeue_burst(now, out, room);
+    if (port.link_out) port.link_waiting = port.tm->next_event_ns(now) <= now;
     if (n == 0) return false;
     if (!port.tm->shaper().unlimited()) {
       // Fidelity: the first frame should have left when both it and the

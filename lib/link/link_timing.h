@@ -29,10 +29,12 @@ class LinkTiming {
 
   uint64_t delay_ns() const { return delay_ns_; }
 
+  // When the wire finishes the last frame handed over (ns).
+  uint64_t wire_free_ns() const { return static_cast<uint64_t>((wire_free_ps_x1024_ >> 10) / 1000); }
   // Serialisation time already committed to the wire beyond now_ns: what a
   // pause can no longer hold back.
   uint64_t backlog_ns(uint64_t now_ns) const {
-    const uint64_t free_ns = static_cast<uint64_t>((wire_free_ps_x1024_ >> 10) / 1000);
+    const uint64_t free_ns = wire_free_ns();
     return free_ns > now_ns ? free_ns - now_ns : 0;
   }
   // Serialisation time of a frame of `bytes`.

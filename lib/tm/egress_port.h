@@ -291,6 +291,9 @@ class EgressPort {
   // Transmit time lost while frames were waiting, because dequeue_burst was
   // called too late for the bucket to hold the tokens (emulation fidelity).
   uint64_t shaper_lost_ns() const { return shaper_lost_ns_.get(); }
+  // Transmit time lost outside the shaper (an unshaped internal link whose
+  // FIFO ran dry while frames waited), counted with shaper_lost_ns.
+  void add_lost_transmit_ns(uint64_t ns) { shaper_lost_ns_.add(ns); }
   const TokenBucketShaper& shaper() const { return shaper_; }
   const SharedBuffer& buffer() const { return *buffer_; }
   uint64_t ecn_marks() const { return ecn_.marks(); }
