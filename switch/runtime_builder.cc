@@ -325,6 +325,9 @@ std::string create_pfc(Runtime& rt) {
   for (auto& p : rt.ports) {
     const SwitchConfig& sc = *rt.switches[p->switch_index].cfg;
     if (sc.pfc.mode == PfcGenerationMode::kOff || !p->cfg->pfc) continue;
+    // On a BFC switch, BFC owns the switch-facing ports' queue pauses; PFC
+    // only holds back hosts (which BFC cannot pause).
+    if (sc.bfc.enabled && p->cfg->role == PortRole::kSwitch) continue;
     // An unshaped port still needs a rate to turn quanta into time: assume 100G.
     const uint64_t rate = p->cfg->rate_bps != 0 ? p->cfg->rate_bps : 100'000'000'000ull;
     PfcIngressConfig ic;

@@ -343,9 +343,10 @@ bool Worker::transmit(PortRuntime& port, uint64_t now) {
       const uint16_t aux = out[i].aux;
       if (aux & kTmAuxGenerated) {
         c.tx_generated_packets.add();
-      } else if (port.bfc) {
-        bfc_departure(port, out[i], now);
-      } else if (aux != 0) {
+        continue;
+      }
+      if (port.bfc) bfc_departure(port, out[i], now);
+      if (aux != 0) {
         w_.pfc_bytes[aux - 1].on_dequeue(priority_of_queue(out[i].queue, port.tm->num_queues()),
                                          out[i].bytes);
       }

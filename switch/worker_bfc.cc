@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "lib/control/control_intake.h"
+#include "lib/pfc/pfc_classes.h"
 #include "lib/net/ethertypes.h"
 #include "switch/worker.h"
 
@@ -45,9 +46,13 @@ void Worker::admit_bfc(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint
   TmPacket tp;
   tp.handle = m;
   tp.bytes = m->pkt_len;
+  // PFC toward hosts (edge PFC): counted against a host-facing ingress.
+  const bool pfc = rt_.switches[out.switch_index].pfc_on && ports_[t.ingress]->pfc_ingress;
+  if (pfc) tp.aux = static_cast<uint16_t>(t.ingress + 1);
   const uint64_t depth = out.tm->queue_bytes(q);
   const EnqueueResult r = out.tm->enqueue(now, q, tp, meta.ecn_capable);
   if (r.verdict == EnqueueVerdict::kDropped) return drop(out.index, m, r.reason);
+  if (pfc) w_.pfc_bytes[t.ingress].on_enqueue(priority_of_queue(q, out.tm->num_queues()), tp.bytes);
   const uint64_t paused = out.bfc_upstream ? out.bfc_upstream->paused_mask() : 0;
   const BfcSignal s = out.bfc->on_enqueued(out.index, q, depth, paused, now, &t);
   x->bfc_entry = t.entry;

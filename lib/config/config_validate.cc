@@ -162,10 +162,6 @@ class Validator {
     const SwitchConfig& sw = c_.switches[s];
     if (!sw.bfc.enabled) return;
     const std::string bpath = at("", "switches", s) + ".bfc";
-    if (sw.pfc.mode != PfcGenerationMode::kOff) {
-      error(bpath,
-            "bfc and pfc both pause this switch's queues: enable one of them (pfc.mode: off)");
-    }
     if (sw.tm.class_mapping == ClassMapping::kDscp) {
       error(bpath, "bfc assigns flows to queues itself: class_map must be fifo");
     }

@@ -23,7 +23,9 @@ drains them B resumes every queue. Checked from the summary:
   destination, version, type, body, shard, or a Floodgate type are each
   dropped under their reason, and a valid pause/resume pair is applied;
 - the metrics scrape passes promtool and carries the BFC families, and DPDK
-  telemetry's /sluice/port shows a port's BFC fields.
+  telemetry's /sluice/port shows a port's BFC fields;
+- with PFC on as well, A pauses its host h1 (PFC toward hosts), runs no PFC
+  on its switch-facing port, and its queue toward B stays near the XOFF.
 
 Run with one worker lcore, and with B's link port and its host port on
 different workers, so that B's pauses cross lcores on the control ring (the
@@ -44,6 +46,7 @@ B_H2, H2 = "02:00:00:00:0b:02", "02:00:00:00:0b:a2"
 QUEUES = 8
 BURST_FRAMES = 3000
 TO_X_FRAMES = 200
+EDGE_XOFF = 50_000  # PFC toward h1, per (ingress, priority)
 
 
 def mac_bytes(mac):
@@ -102,14 +105,15 @@ def pcap_port(name, mac, peer, ipv4, rate, role, rx=None, tx=None):
             "peer_mac": peer, "ipv4": ipv4}
 
 
-def config(tmp, name, workers):
+def config(tmp, name, workers, edge_pfc=False):
     a = harness.switch("a", [
         pcap_port("h1", A_H1, H1, "10.0.1.1/24", "10Gbps", "host", rx="h1.pcap"),
         {"name": "b", "link": "b/a", "delay": "1us", "role": "switch", "rate": "10Gbps",
          "mac": A_B, "hop_rtt": "20us"},
         pcap_port("x", A_X, X, "10.0.3.1/24", "10Gbps", "switch", rx="x.pcap", tx="tx_x.pcap"),
     ], [harness.route("10.0.2.0/24", "b")], queues_per_port=QUEUES,
-        buffer={"size": "16MB", "alpha": 8.0}, bfc={"assignment": "dynamic"})
+        buffer={"size": "16MB", "alpha": 8.0}, bfc={"assignment": "dynamic"},
+        **({"pfc": {"mode": "pfc", "xoff": EDGE_XOFF}} if edge_pfc else {}))
     b = harness.switch("b", [
         {"name": "a", "link": "a/b", "delay": "1us", "role": "switch", "rate": "10Gbps",
          "mac": B_A, "hop_rtt": "20us"},
@@ -212,6 +216,28 @@ def check_telemetry(prefix):
           f"telemetry for host-facing b/h2: {host}")
 
 
+def run_edge_pfc(binary, tmp):
+    """BFC between the switches, PFC from A toward its host: h1 is paused
+    instead of A holding the whole backlog, and PFC stays off A's
+    switch-facing ports (BFC owns their pauses)."""
+    frames, spoofed = h1_frames()
+    harness.write_pcap(os.path.join(tmp, "h1.pcap"), frames, gap=1.2e-6)
+    harness.write_pcap(os.path.join(tmp, "x.pcap"), [f for f, _ in x_frames()], gap=100e-6)
+    cfg = config(tmp, "edge-pfc", None, edge_pfc=True)
+    _, summary = harness.run_to_end(binary, tmp, cfg, "edge-pfc", duration=3, metrics=False)
+    check_summary(summary, spoofed, "edge-pfc", backlog_moves=False)
+    a_h1 = harness.find_port(summary, "a", "h1")
+    a_b = harness.find_port(summary, "a", "b")
+    check(a_h1.get("pfc_frames_sent", 0) > 0, f"edge-pfc: a never paused h1: {a_h1}")
+    check("pfc_frames_sent" not in a_b, "edge-pfc: PFC runs on a's switch-facing port b")
+    # One priority's XOFF plus what h1 sends while the PFC frame takes effect.
+    check(a_b["bfc_peak_queue_bytes"] < 4 * EDGE_XOFF,
+          f"edge-pfc: a/b queue reached {a_b['bfc_peak_queue_bytes']} B with h1 paused at "
+          f"{EDGE_XOFF} B")
+    print(f"edge-pfc: a sent h1 {a_h1['pfc_frames_sent']} PFC frames; deepest queue a/b "
+          f"{a_b['bfc_peak_queue_bytes']} B")
+
+
 def run(binary, tmp, name, workers, lcores, backlog_moves):
     frames, spoofed = h1_frames()
     # 1.2 us apart: 10 Gbps of 1514-byte frames, h1's link rate.
@@ -239,6 +265,7 @@ def test(binary, srcdir):
         # delay to the hop RTT; docs/mechanisms/bfc.md).
         run(binary, tmp, "two-workers", [(1, ["a/h1", "a/b", "a/x", "b/a"]), (2, ["b/h2"])],
             "0@0,1@0,2@1", backlog_moves=False)
+        run_edge_pfc(binary, tmp)
 
 
 if __name__ == "__main__":

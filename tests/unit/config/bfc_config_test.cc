@@ -94,17 +94,22 @@ TEST(BfcConfig, BadValuesAreReportedWithTheirKey) {
             }));
 }
 
-TEST(BfcConfig, RefusedWithPfcDscpOrAnUnshapedPort) {
+TEST(BfcConfig, AcceptedWithPfcTowardHosts) {
+  const ConfigResult r =
+      load_config_string(with_bfc("    pfc: {mode: pfc}\n    bfc: {}\n"), "t.yaml");
+  ASSERT_TRUE(r.ok()) << r.errors[0].to_string();
+  EXPECT_TRUE(r.config.switches[0].bfc.enabled);
+  EXPECT_EQ(r.config.switches[0].pfc.mode, PfcGenerationMode::kPfc);
+}
+
+TEST(BfcConfig, RefusedWithDscpOrAnUnshapedPort) {
   EXPECT_EQ(errors_of(with_bfc("    class_map: dscp\n"
-                               "    pfc: {mode: pfc}\n"
                                "    bfc: {}\n",
                                "0")),
             (std::vector<std::string>{
-                "t.yaml:5: switches[0].bfc: bfc and pfc both pause this switch's queues: enable "
-                "one of them (pfc.mode: off)",
-                "t.yaml:5: switches[0].bfc: bfc assigns flows to queues itself: class_map must "
+                "t.yaml:4: switches[0].bfc: bfc assigns flows to queues itself: class_map must "
                 "be fifo",
-                "t.yaml:10: switches[0].ports[0].rate: bfc needs the port's rate (Th = hop_rtt x "
+                "t.yaml:9: switches[0].ports[0].rate: bfc needs the port's rate (Th = hop_rtt x "
                 "rate / active queues): expected a rate above 0",
             }));
 }
