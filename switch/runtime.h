@@ -84,6 +84,7 @@ struct PortRuntime {
   // Owner-lcore state.
   rte_mbuf* tx_pending[kBurst] = {};
   unsigned tx_pending_count = 0;
+  bool tx_burst_full = false;  // the last transmit sent a whole dequeued burst
   uint64_t next_arp_request_ns = 0;
   std::atomic<uint64_t> first_tx_ns{0};
   std::atomic<uint64_t> last_tx_ns{0};

@@ -67,7 +67,12 @@ void Worker::run() {
       send_bfc_bitmaps(now);
     }
     if (w_.queue_trace && now >= w_.queue_trace->next_ns()) w_.queue_trace->sample(rt_, w_, now);
-    for (uint16_t p : w_.ports) busy |= transmit(*ports_[p], now);
+    for (uint16_t p : w_.ports) {
+      busy |= transmit(*ports_[p], now);
+      // A whole burst went: the port may hold more (frames sluice built took
+      // data's slots, or a resumed queue), so drain it faster than rx fills.
+      if (ports_[p]->tx_burst_full) transmit(*ports_[p], now);
+    }
     for (uint16_t p : w_.ports) {
       if (ports_[p]->pfc_ingress) generate_pfc(*ports_[p], now);
     }
@@ -324,6 +329,7 @@ void note_link_idle(PortRuntime& port, uint64_t now) {
 bool Worker::transmit(PortRuntime& port, uint64_t now) {
   PortCounters& c = counters(port.index);
   if (port.link_out) note_link_idle(port, now);
+  port.tx_burst_full = false;
   if (port.tx_pending_count == 0) {
     const unsigned room = port.link_out ? link_room(*port.link_out, now, port.mtu) : kBurst;
     if (room == 0) return false;
@@ -352,6 +358,7 @@ bool Worker::transmit(PortRuntime& port, uint64_t now) {
       }
     }
     port.tx_pending_count = n;
+    port.tx_burst_full = n == kBurst;
   }
   const unsigned sent = send(port, now, port.tx_pending, port.tx_pending_count);
   if (sent == 0) return true;
@@ -363,6 +370,7 @@ bool Worker::transmit(PortRuntime& port, uint64_t now) {
   port.last_tx_ns.store(now, std::memory_order_relaxed);
   port.tx_pending_count -= sent;
   if (port.tx_pending_count > 0) {
+    port.tx_burst_full = false;
     std::memmove(port.tx_pending, port.tx_pending + sent, port.tx_pending_count * sizeof(rte_mbuf*));
   }
   return true;
