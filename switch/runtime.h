@@ -92,9 +92,11 @@ struct PortRuntime {
   LinkDirection* link_out = nullptr;
   LinkDirection* link_in = nullptr;
   // Link ports (owner lcore): frames could leave at the last transmit call,
-  // and when that was; the wire idling meanwhile is lost transmit time.
+  // and when that was; when this call's frames start on the wire (earlier
+  // than now while the wire catches up after a late loop).
   bool link_waiting = false;
   uint64_t link_checked_ns = 0;
+  uint64_t link_tx_ns = 0;
   LinkRxStage link_stage;
   // Emulation fidelity: how late frames left the shaper, and how late
   // internal-link deliveries were, against their due times.

@@ -120,7 +120,7 @@ unsigned Worker::send(PortRuntime& port, uint64_t now, rte_mbuf** pkts, unsigned
       return rte_eth_tx_burst(port.eth_port, 0, pkts, static_cast<uint16_t>(n));
     case PortKind::kLink: {
       uint64_t lost = 0;
-      const unsigned taken = link_send(*port.link_out, now, pkts, n, &lost);
+      const unsigned taken = link_send(*port.link_out, port.link_tx_ns, pkts, n, &lost);
       if (lost != 0) counters(port.index).link_lost.add(lost);
       return taken;
     }
@@ -303,35 +303,48 @@ bool Worker::drain_rings(uint64_t now) {
 
 namespace {
 
-// How many frames an internal link may take now: it holds at most fifo_ns of
-// serialisation beyond now (the transmit FIFO past the scheduler), so that a
-// pause stops what is still queued rather than a shaper bucket's worth.
-unsigned link_room(const LinkDirection& d, uint64_t now, uint32_t mtu) {
-  if (d.fifo_ns == 0) return kBurst;
-  const uint64_t backlog = d.timing.backlog_ns(now);
-  if (backlog >= d.fifo_ns) return 0;
-  const uint64_t frame_ns = d.timing.serialisation_ns(mtu + kEthHeaderLen);
-  if (frame_ns == 0) return kBurst;
-  return static_cast<unsigned>(std::min<uint64_t>(kBurst, (d.fifo_ns - backlog) / frame_ns + 1));
+// An internal link's wire may fall idle while frames wait because the loop
+// came back late. Like the shaper's bucket, it then catches up: frames start
+// where the wire fell free, at most this far in the past. Beyond that the
+// idle time is lost transmit time (emulation fidelity).
+constexpr uint64_t kLinkCatchUpNs = 200'000;
+
+// The instant the link's next frames start from (now, or earlier when
+// catching up), counting idle time beyond the catch-up window as lost.
+uint64_t link_start_ns(PortRuntime& port, uint64_t now) {
+  const uint64_t free_ns = port.link_out->timing.wire_free_ns();
+  uint64_t start = now;
+  if (port.link_waiting && free_ns < now) {
+    const uint64_t floor = now > kLinkCatchUpNs ? now - kLinkCatchUpNs : 0;
+    start = std::max(free_ns, floor);
+    const uint64_t idle_from = std::max(free_ns, port.link_checked_ns);
+    if (idle_from < floor) port.tm->add_lost_transmit_ns(floor - idle_from);
+  }
+  port.link_checked_ns = now;
+  return start;
 }
 
-// Frames waited while the link's wire fell idle: the loop came back after the
-// FIFO ran dry. That idle time is lost transmit time (emulation fidelity).
-void note_link_idle(PortRuntime& port, uint64_t now) {
-  const uint64_t free_ns = port.link_out->timing.wire_free_ns();
-  if (port.link_waiting && free_ns < now)
-    port.tm->add_lost_transmit_ns(now - std::max(free_ns, port.link_checked_ns));
-  port.link_checked_ns = now;
+// How many frames an internal link may take: serialisation may be committed
+// up to fifo_ns beyond now (the transmit FIFO past the scheduler), so that a
+// pause stops what is still queued rather than a shaper bucket's worth.
+unsigned link_room(const LinkDirection& d, uint64_t now, uint64_t start, uint32_t mtu) {
+  if (d.fifo_ns == 0) return kBurst;
+  const uint64_t from = std::max(d.timing.wire_free_ns(), start);
+  if (from >= now + d.fifo_ns) return 0;
+  const uint64_t frame_ns = d.timing.serialisation_ns(mtu + kEthHeaderLen);
+  if (frame_ns == 0) return kBurst;
+  return static_cast<unsigned>(std::min<uint64_t>(kBurst, (now + d.fifo_ns - from) / frame_ns + 1));
 }
 
 }  // namespace
 
 bool Worker::transmit(PortRuntime& port, uint64_t now) {
   PortCounters& c = counters(port.index);
-  if (port.link_out) note_link_idle(port, now);
+  if (port.link_out) port.link_tx_ns = link_start_ns(port, now);
   port.tx_burst_full = false;
   if (port.tx_pending_count == 0) {
-    const unsigned room = port.link_out ? link_room(*port.link_out, now, port.mtu) : kBurst;
+    const unsigned room =
+        port.link_out ? link_room(*port.link_out, now, port.link_tx_ns, port.mtu) : kBurst;
     if (room == 0) return false;
     TmPacket* out = dequeued_;
     const uint64_t ready_ns = port.tm->shaper().next_ready_ns();
