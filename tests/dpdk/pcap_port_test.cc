@@ -119,7 +119,7 @@ TEST_F(PcapPortTest, PacedAtSpeedTwo) {
   rte_mbuf* pkts[8];
   EXPECT_EQ(port->rx_burst(5'000'000, pkts, 8), 0) << "nothing before start()";
   // Capture offsets 0, 10, 10, 25, 100 us; at speed 2 due at +0, +5, +5, +12.5, +50 us.
-  port->start(1'000'000);
+  port->start(1'000'000, port->first_timestamp_ns());
   EXPECT_EQ(port->rx_burst(999'999, pkts, 8), 0);
   ASSERT_EQ(port->rx_burst(1'000'000, pkts, 8), 1);
   EXPECT_EQ(bytes_of(pkts[0]), replayed(0));
@@ -149,11 +149,28 @@ TEST_F(PcapPortTest, PacedAtSpeedTwo) {
   EXPECT_EQ(port->passes(), 1u);
 }
 
+TEST_F(PcapPortTest, PacedFromASharedOriginKeepsTheCapturesOffset) {
+  auto port = open(PcapReplayMode::kPaced, false, 2.0);
+  ASSERT_NE(port, nullptr);
+  // Another capture's first frame was 40 us before this one's: at speed 2
+  // this capture starts 20 us after the shared start.
+  port->start(1'000'000, port->first_timestamp_ns() - 40'000);
+  rte_mbuf* pkts[8];
+  EXPECT_EQ(port->rx_burst(1'019'999, pkts, 8), 0);
+  ASSERT_EQ(port->rx_burst(1'020'000, pkts, 8), 1);
+  EXPECT_EQ(bytes_of(pkts[0]), replayed(0));
+  rte_pktmbuf_free(pkts[0]);
+  // The rest keep their own offsets from there (+5 us at speed 2).
+  EXPECT_EQ(port->rx_burst(1'024'999, pkts, 8), 0);
+  ASSERT_EQ(port->rx_burst(1'025'000, pkts, 8), 2);
+  rte_pktmbuf_free_bulk(pkts, 2);
+}
+
 TEST_F(PcapPortTest, PacedLoopContinuesAfterOneAverageGap) {
   auto port = open(PcapReplayMode::kPaced, true, 1.0);
   ASSERT_NE(port, nullptr);
   // Offsets 0, 10, 10, 25, 100 us; average gap 100/4 = 25 us, pass length 125 us.
-  port->start(0);
+  port->start(0, port->first_timestamp_ns());
   rte_mbuf* pkts[8];
   ASSERT_EQ(port->rx_burst(100'000, pkts, 8), 5);
   rte_pktmbuf_free_bulk(pkts, 5);
@@ -170,7 +187,7 @@ TEST_F(PcapPortTest, PacedLoopContinuesAfterOneAverageGap) {
 TEST_F(PcapPortTest, FastLoopWrapsInOrder) {
   auto port = open(PcapReplayMode::kFast, true, 1.0);
   ASSERT_NE(port, nullptr);
-  port->start(0);
+  port->start(0, port->first_timestamp_ns());
   rte_mbuf* pkts[16];
   ASSERT_EQ(port->rx_burst(0, pkts, 12), 12);
   for (int i = 0; i < 12; ++i) EXPECT_EQ(bytes_of(pkts[i]), replayed(i % 5)) << i;
@@ -183,7 +200,7 @@ TEST_F(PcapPortTest, FastLoopWrapsInOrder) {
 TEST_F(PcapPortTest, PoolExhaustionLosesNoFrame) {
   auto port = open(PcapReplayMode::kFast, false, 1.0);
   ASSERT_NE(port, nullptr);
-  port->start(0);
+  port->start(0, port->first_timestamp_ns());
   std::vector<rte_mbuf*> hold(60);
   ASSERT_EQ(rte_pktmbuf_alloc_bulk(pool_, hold.data(), 60), 0);  // 3 mbufs left
   rte_mbuf* pkts[8];
@@ -310,7 +327,7 @@ class HostNicPortTest : public PcapPortTest {
 TEST_F(HostNicPortTest, FramesDueTogetherLeaveAtLineRate) {
   auto port = open_host(4);
   ASSERT_NE(port, nullptr);
-  port->start(0);
+  port->start(0, port->first_timestamp_ns());
   EXPECT_EQ(rx(*port, 0), 1);
   EXPECT_EQ(rx(*port, 999), 0);
   EXPECT_EQ(rx(*port, 1000), 1);
@@ -324,7 +341,7 @@ TEST_F(HostNicPortTest, WithoutHostLinkEverythingDueGoesAtOnce) {
   auto port = open_host(4);
   ASSERT_NE(port, nullptr);
   port->set_host_link(0, 24);
-  port->start(0);
+  port->start(0, port->first_timestamp_ns());
   EXPECT_EQ(rx(*port, 0), 4);
 }
 
@@ -332,7 +349,7 @@ TEST_F(HostNicPortTest, PauseAndPfcStopTheHost) {
   const std::string tx_path = testing::TempDir() + "pcap_port_host_tx.pcap";
   auto port = open_host(8, tx_path);
   ASSERT_NE(port, nullptr);
-  port->start(0);
+  port->start(0, port->first_timestamp_ns());
   EXPECT_EQ(rx(*port, 0), 1);
 
   // PAUSE of 10 quanta (5120 ns) at 500: paused [500, 5620).
