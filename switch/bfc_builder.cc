@@ -108,6 +108,19 @@ uint64_t bfc_hop_rtt_ns(const Runtime& rt, const SwitchRuntime& sw) {
   return m;
 }
 
+BfcSwitchTotals bfc_switch_totals(const Runtime& rt, const SwitchRuntime& sw) {
+  BfcSwitchTotals t;
+  for (const auto& w : rt.workers) {
+    const BfcShard* s = w->bfc[sw.index].get();
+    if (s == nullptr) continue;
+    t.flow_table_entries += s->table().size();
+    t.flow_table_occupied += s->table().occupied();
+    t.index_collisions += s->table().index_collisions();
+    t.queue_collisions += s->assigner().queue_collisions();
+  }
+  return t;
+}
+
 std::string create_bfc(Runtime& rt) {
   bool any = false;
   for (auto& w : rt.workers) {

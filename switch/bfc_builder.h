@@ -16,4 +16,14 @@ std::string create_bfc(Runtime& rt);
 // The switch's largest one-hop RTT (its ports' hop_rtt), BFC's HRTT.
 uint64_t bfc_hop_rtt_ns(const Runtime& rt, const SwitchRuntime& sw);
 
+// A BFC switch's flow-table and assignment figures, summed over its shards
+// (for the scraper and the summary).
+struct BfcSwitchTotals {
+  uint64_t flow_table_entries = 0;
+  uint64_t flow_table_occupied = 0;
+  uint64_t index_collisions = 0;
+  uint64_t queue_collisions = 0;
+};
+BfcSwitchTotals bfc_switch_totals(const Runtime& rt, const SwitchRuntime& sw);
+
 }  // namespace sluice

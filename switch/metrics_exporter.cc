@@ -8,6 +8,8 @@
 #include <bit>
 #include <mutex>
 
+#include "switch/bfc_builder.h"
+
 namespace sluice {
 namespace {
 
@@ -194,7 +196,6 @@ void SluiceCollector::collect_pfc(std::vector<MetricFamily>& out) const {
 }
 
 void SluiceCollector::collect_bfc_ports(std::vector<MetricFamily>& out) const {
-  static constexpr const char* kTypes[3] = {"pause", "resume", "bitmap"};
   auto sent =
       family("sluice_bfc_frames_sent_total",
              "BFC frames sent out of this port to its upstream, by type.", MetricType::Counter);
@@ -224,7 +225,7 @@ void SluiceCollector::collect_bfc_ports(std::vector<MetricFamily>& out) const {
     const Labels l = port_labels(p->index);
     for (unsigned i = 0; i < 3; ++i) {
       Labels lt = l;
-      lt.push_back({"type", kTypes[i]});
+      lt.push_back({"type", kBfcFrameTypes[i]});
       add_value(sent, lt, double(t.bfc_sent[i]));
       add_value(recv, lt, double(t.bfc_received[i]));
     }
@@ -256,20 +257,12 @@ void SluiceCollector::collect_bfc_switches(std::vector<MetricFamily>& out) const
                            MetricType::Counter);
   for (const SwitchRuntime& sw : rt_.switches) {
     if (!sw.bfc_on) continue;
-    uint64_t e = 0, o = 0, ic = 0, qc = 0;
-    for (const auto& w : rt_.workers) {
-      const BfcShard* s = w->bfc[sw.index].get();
-      if (s == nullptr) continue;
-      e += s->table().size();
-      o += s->table().occupied();
-      ic += s->table().index_collisions();
-      qc += s->assigner().queue_collisions();
-    }
+    const BfcSwitchTotals t = bfc_switch_totals(rt_, sw);
     const Labels l = {{"switch", sw.cfg->name}};
-    add_value(entries, l, double(e));
-    add_value(occupied, l, double(o));
-    add_value(index_coll, l, double(ic));
-    add_value(queue_coll, l, double(qc));
+    add_value(entries, l, double(t.flow_table_entries));
+    add_value(occupied, l, double(t.flow_table_occupied));
+    add_value(index_coll, l, double(t.index_collisions));
+    add_value(queue_coll, l, double(t.queue_collisions));
   }
   for (auto* f : {&entries, &occupied, &index_coll, &queue_coll}) out.push_back(std::move(*f));
 }

@@ -11,6 +11,9 @@
 
 namespace sluice {
 
+// Names of the BFC frame types, in the order of PortCounters::bfc_sent.
+inline constexpr const char* kBfcFrameTypes[3] = {"pause", "resume", "bitmap"};
+
 struct PortCounters {
   RelaxedCounter rx_packets;
   RelaxedCounter rx_bytes;
@@ -21,7 +24,7 @@ struct PortCounters {
   RelaxedCounter forwarded_packets;     // handed to this port's egress admission
   RelaxedCounter ecn_marks;
   RelaxedCounter link_lost;             // internal link: transmitted, lost on the wire
-  // BFC frames by type (pause, resume, bitmap): sent out of / received on the port.
+  // BFC frames by type (kBfcFrameTypes order): sent out of / received on the port.
   RelaxedCounter bfc_sent[3];
   RelaxedCounter bfc_received[3];
   RelaxedCounter control_lost;  // built, but no mbuf or no room on a ring / queue

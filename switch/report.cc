@@ -141,19 +141,11 @@ std::string exact_seconds(int64_t ns) {
 
 // Flow-table and assignment figures of a BFC switch, summed over its shards.
 std::string bfc_switch_json(const Runtime& rt, const SwitchRuntime& sw) {
-  uint64_t entries = 0, occupied = 0, index_coll = 0, queue_coll = 0;
-  for (const auto& w : rt.workers) {
-    const BfcShard* s = w->bfc[sw.index].get();
-    if (s == nullptr) continue;
-    entries += s->table().size();
-    occupied += s->table().occupied();
-    index_coll += s->table().index_collisions();
-    queue_coll += s->assigner().queue_collisions();
-  }
-  return "{\"flow_table_entries\": " + std::to_string(entries) +
-         ", \"flow_table_occupied_at_stop\": " + std::to_string(occupied) +
-         ", \"index_collisions\": " + std::to_string(index_coll) +
-         ", \"queue_collisions\": " + std::to_string(queue_coll) +
+  const BfcSwitchTotals t = bfc_switch_totals(rt, sw);
+  return "{\"flow_table_entries\": " + std::to_string(t.flow_table_entries) +
+         ", \"flow_table_occupied_at_stop\": " + std::to_string(t.flow_table_occupied) +
+         ", \"index_collisions\": " + std::to_string(t.index_collisions) +
+         ", \"queue_collisions\": " + std::to_string(t.queue_collisions) +
          ", \"hop_rtt_ns\": " + std::to_string(bfc_hop_rtt_ns(rt, sw)) + "}";
 }
 
@@ -203,10 +195,9 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
         field("pfc_paused_ns", paused);
       }
       if (const PortRuntime& pr = *rt.ports[pi]; pr.bfc) {
-        static constexpr const char* kTypes[3] = {"pause", "resume", "bitmap"};
         for (unsigned i = 0; i < 3; ++i) {
-          field(("bfc_" + std::string(kTypes[i]) + "_sent").c_str(), t.bfc_sent[i]);
-          field(("bfc_" + std::string(kTypes[i]) + "_received").c_str(), t.bfc_received[i]);
+          field(("bfc_" + std::string(kBfcFrameTypes[i]) + "_sent").c_str(), t.bfc_sent[i]);
+          field(("bfc_" + std::string(kBfcFrameTypes[i]) + "_received").c_str(), t.bfc_received[i]);
         }
         field("bfc_control_lost", t.control_lost);
         field("bfc_peak_queue_bytes", pr.bfc_peak_queue_bytes.get());

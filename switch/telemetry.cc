@@ -36,11 +36,10 @@ int cmd_ports(const char*, const char*, rte_tel_data* d) {
 
 // BFC frames by type, both ways, and the port's BFC gauges.
 void add_bfc(rte_tel_data* d, const PortRuntime& p, const PortTotals& t) {
-  static constexpr const char* kTypes[3] = {"pause", "resume", "bitmap"};
   for (unsigned i = 0; i < 3; ++i) {
-    rte_tel_data_add_dict_u64(d, ("bfc_" + std::string(kTypes[i]) + "_sent").c_str(),
+    rte_tel_data_add_dict_u64(d, ("bfc_" + std::string(kBfcFrameTypes[i]) + "_sent").c_str(),
                               t.bfc_sent[i]);
-    rte_tel_data_add_dict_u64(d, ("bfc_" + std::string(kTypes[i]) + "_received").c_str(),
+    rte_tel_data_add_dict_u64(d, ("bfc_" + std::string(kBfcFrameTypes[i]) + "_received").c_str(),
                               t.bfc_received[i]);
   }
   rte_tel_data_add_dict_u64(d, "bfc_threshold_bytes", p.bfc->last_threshold(p.index));
