@@ -26,7 +26,6 @@ namespace {
 constexpr uint64_t kArpRetryNs = 1'000'000'000;
 constexpr unsigned kIdleSpinsBeforeYield = 256;
 constexpr unsigned kTimerEveryIterations = 1024;
-constexpr uint16_t kNoIngress = 0xFFFF;
 
 // Headers are read from the first segment only. A chained (jumbo) frame is
 // judged by its whole length, which is safe while every header the parser may
@@ -227,14 +226,8 @@ void Worker::admit(rte_mbuf* m, uint64_t now) {
   TmPacket tp;
   tp.handle = m;
   tp.bytes = m->pkt_len;
-  uint16_t ingress = kNoIngress;
-  if (rt_.switches[out.switch_index].pfc_on) {
-    const uint16_t in = mbuf_extra(m)->ingress;
-    if (ports_[in]->pfc_ingress) {
-      ingress = in;
-      tp.aux = static_cast<uint16_t>(in + 1);
-    }
-  }
+  const uint16_t ingress = pfc_ingress_of(out, m);
+  if (ingress != kNoIngress) tp.aux = static_cast<uint16_t>(ingress + 1);
   const EnqueueResult r = out.tm->enqueue(now, meta.queue, tp, meta.ecn_capable);
   if (r.verdict == EnqueueVerdict::kDropped) return drop(out.index, m, r.reason);
   if (ingress != kNoIngress) {
@@ -242,6 +235,14 @@ void Worker::admit(rte_mbuf* m, uint64_t now) {
                                      tp.bytes);
   }
   if (r.verdict == EnqueueVerdict::kEnqueuedMarked) mark_ce(c, ip);
+}
+
+// The ingress port a data packet to `out` is counted against for PFC
+// (TmPacket::aux = ingress + 1 until it leaves), or kNoIngress.
+uint16_t Worker::pfc_ingress_of(const PortRuntime& out, rte_mbuf* m) {
+  if (!rt_.switches[out.switch_index].pfc_on) return kNoIngress;
+  const uint16_t in = mbuf_extra(m)->ingress;
+  return ports_[in]->pfc_ingress ? in : kNoIngress;
 }
 
 // VLAN tags and shims do not survive a routed hop: a fresh Ethernet header

@@ -31,12 +31,15 @@ class Worker {
   void handle_mac_control(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now);
   void generate_pfc(PortRuntime& port, uint64_t now);
   void admit(rte_mbuf* m, uint64_t now);
+  static constexpr uint16_t kNoIngress = 0xFFFF;
+  uint16_t pfc_ingress_of(const PortRuntime& out, rte_mbuf* m);
   uint8_t* write_l2(PortRuntime& out, rte_mbuf* m, uint8_t l3_offset, uint16_t queue);
   void mark_ce(PortCounters& c, uint8_t* ip);
   // BFC (worker_bfc.cc).
   void admit_bfc(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now);
   void bfc_departure(PortRuntime& port, const TmPacket& p, uint64_t now);
   void handle_sluice_control(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp);
+  rte_mbuf* new_frame_to_peer(PortRuntime& port, uint8_t** frame, MacAddr* dst);
   void send_bfc(uint16_t port, ControlType type, uint16_t queue, uint64_t now);
   void send_bfc_bitmaps(uint64_t now);
   void send_from(PortRuntime& port, rte_mbuf* m, uint64_t now);

@@ -46,13 +46,14 @@ void Worker::admit_bfc(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint
   TmPacket tp;
   tp.handle = m;
   tp.bytes = m->pkt_len;
-  // PFC toward hosts (edge PFC): counted against a host-facing ingress.
-  const bool pfc = rt_.switches[out.switch_index].pfc_on && ports_[t.ingress]->pfc_ingress;
-  if (pfc) tp.aux = static_cast<uint16_t>(t.ingress + 1);
+  // PFC toward hosts: only host-facing ingress ports have PFC on a BFC switch.
+  const uint16_t pfc_in = pfc_ingress_of(out, m);
+  if (pfc_in != kNoIngress) tp.aux = static_cast<uint16_t>(pfc_in + 1);
   const uint64_t depth = out.tm->queue_bytes(q);
   const EnqueueResult r = out.tm->enqueue(now, q, tp, meta.ecn_capable);
   if (r.verdict == EnqueueVerdict::kDropped) return drop(out.index, m, r.reason);
-  if (pfc) w_.pfc_bytes[t.ingress].on_enqueue(priority_of_queue(q, out.tm->num_queues()), tp.bytes);
+  if (pfc_in != kNoIngress)
+    w_.pfc_bytes[pfc_in].on_enqueue(priority_of_queue(q, out.tm->num_queues()), tp.bytes);
   const uint64_t paused = out.bfc_upstream ? out.bfc_upstream->paused_mask() : 0;
   const BfcSignal s = out.bfc->on_enqueued(out.index, q, depth, paused, now, &t);
   x->bfc_entry = t.entry;
@@ -93,24 +94,33 @@ void Worker::handle_sluice_control(PortRuntime& in, rte_mbuf* m, const ParsedPac
   rte_pktmbuf_free(m);
 }
 
+// A minimum-size frame for the port's peer, with *dst its MAC; nullptr (and
+// counted in control_lost: the next bitmap repairs it) when the peer MAC is
+// not known yet or the pool is empty.
+rte_mbuf* Worker::new_frame_to_peer(PortRuntime& port, uint8_t** frame, MacAddr* dst) {
+  const uint64_t peer = port.peer_mac.load(std::memory_order_relaxed);
+  rte_mbuf* m = (peer >> 48) != 0 ? new_frame(kEthMinFrameLen, frame) : nullptr;
+  if (m == nullptr) {
+    counters(port.index).control_lost.add();
+    return nullptr;
+  }
+  *dst = unpack_mac(peer);
+  return m;
+}
+
 // BFC_PAUSE or BFC_RESUME of upstream queue `queue`, out of port `port_index`.
 void Worker::send_bfc(uint16_t port_index, ControlType type, uint16_t queue, uint64_t now) {
   PortRuntime& port = *ports_[port_index];
-  PortCounters& c = counters(port_index);
-  const uint64_t peer = port.peer_mac.load(std::memory_order_relaxed);
   uint8_t* frame;
-  rte_mbuf* m = (peer >> 48) != 0 ? new_frame(kEthMinFrameLen, &frame) : nullptr;
-  if (m == nullptr) {
-    c.control_lost.add();  // the bitmap repairs it
-    return;
-  }
-  const MacAddr dst = unpack_mac(peer);
+  MacAddr dst;
+  rte_mbuf* m = new_frame_to_peer(port, &frame, &dst);
+  if (m == nullptr) return;
   const uint8_t shard = static_cast<uint8_t>(w_.slot);
   if (type == ControlType::kBfcPause)
     build_bfc_pause(frame, kEthMinFrameLen, dst, port.mac, shard, queue);
   else
     build_bfc_resume(frame, kEthMinFrameLen, dst, port.mac, shard, queue);
-  c.bfc_sent[bfc_index(type)].add();
+  counters(port_index).bfc_sent[bfc_index(type)].add();
   send_from(port, m, now);
 }
 
@@ -123,13 +133,13 @@ void Worker::send_bfc_bitmaps(uint64_t now) {
     const PauseCounters& held = w_.bfc[s]->counters();
     sched->poll(now, [&](uint16_t p) {
       PortRuntime& port = *ports_[p];
-      const uint64_t peer = port.peer_mac.load(std::memory_order_relaxed);
       uint8_t* frame;
-      rte_mbuf* m = (peer >> 48) != 0 ? new_frame(kEthMinFrameLen, &frame) : nullptr;
-      if (m == nullptr) return counters(p).control_lost.add();
+      MacAddr dst;
+      rte_mbuf* m = new_frame_to_peer(port, &frame, &dst);
+      if (m == nullptr) return;
       const uint64_t words[1] = {held.paused_mask(p)};
-      build_bfc_bitmap(frame, kEthMinFrameLen, unpack_mac(peer), port.mac,
-                       static_cast<uint8_t>(w_.slot), words, kMaxUpstreamQueues);
+      build_bfc_bitmap(frame, kEthMinFrameLen, dst, port.mac, static_cast<uint8_t>(w_.slot), words,
+                       kMaxUpstreamQueues);
       counters(p).bfc_sent[bfc_index(ControlType::kBfcBitmap)].add();
       send_from(port, m, now);
     });
