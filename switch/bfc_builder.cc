@@ -25,13 +25,6 @@ BfcAssignment assignment(BfcAssignmentKind k) {
   return BfcAssignment::kDynamic;
 }
 
-int port_of(const Runtime& rt, const SwitchRuntime& sw, const std::string& name) {
-  for (uint16_t g : sw.ports) {
-    if (rt.ports[g]->cfg->name == name) return g;
-  }
-  return -1;
-}
-
 // Per-port tables every shard of the switch shares the shape of.
 struct SwitchTables {
   std::unique_ptr<bool[]> facing;  // switch-facing ports of this switch
@@ -75,7 +68,8 @@ std::string create_shard(Runtime& rt, const SwitchRuntime& sw, WorkerRuntime& w,
     for (const BfcElidedPairs& pairs : bc.no_backpressure) {
       for (const std::string& from : pairs.from) {
         for (const std::string& to : pairs.to) {
-          const int in = port_of(rt, sw, from), out = port_of(rt, sw, to);
+          const int in = find_port(rt, PortRef{sw.cfg->name, from});
+          const int out = find_port(rt, PortRef{sw.cfg->name, to});
           if (in < 0 || out < 0) return sw.cfg->name + ": bfc.no_backpressure: unknown port";
           shard->counters().elide_pair(static_cast<uint16_t>(in), static_cast<uint16_t>(out));
         }

@@ -165,17 +165,15 @@ bool setup_queue_trace(Runtime& rt, const CliOptions& opt, std::string* err) {
     const size_t end = std::min(list.find(',', start), list.size());
     const std::string name = list.substr(start, end - start);
     start = end + 1;
-    bool found = false;
-    for (const auto& p : rt.ports) {
-      if (rt.switch_label(p->index) + "/" + rt.port_label(p->index) == name) {
-        ports.push_back(p->index);
-        found = true;
-      }
-    }
-    if (!found) {
+    const size_t slash = name.find('/');
+    const int p = slash == std::string::npos
+                      ? -1
+                      : find_port(rt, PortRef{name.substr(0, slash), name.substr(slash + 1)});
+    if (p < 0) {
       *err = "--queue-trace-ports: no port \"" + name + "\" (expected switch/port)";
       return false;
     }
+    ports.push_back(static_cast<uint16_t>(p));
   }
   if (opt.queue_trace_interval_seconds <= 0 || opt.queue_trace_max_rows < 1) {
     *err = "--queue-trace-interval and --queue-trace-max-rows must be above 0";

@@ -15,6 +15,13 @@ void set_peer_mac(PortRuntime& p, const MacAddr& peer) {
   p.peer_mac.store(packed, std::memory_order_relaxed);
 }
 
+int find_port(const Runtime& rt, const PortRef& ref) {
+  for (const auto& p : rt.ports) {
+    if (rt.switch_label(p->index) == ref.sw && p->cfg->name == ref.port) return p->index;
+  }
+  return -1;
+}
+
 MacAddr unpack_mac(uint64_t packed) {
   MacAddr m;
   for (int i = 0; i < 6; ++i) m[i] = static_cast<uint8_t>(packed >> (8 * i));

@@ -185,6 +185,9 @@ struct Runtime {
 // the port's Ethernet header.
 void set_peer_mac(PortRuntime& p, const MacAddr& peer);
 
+// Global index of the port "sw/port" (after the ports are created), or -1.
+int find_port(const Runtime& rt, const PortRef& ref);
+
 // The MAC of PortRuntime::peer_mac's packed form (low 48 bits).
 MacAddr unpack_mac(uint64_t packed);
 

@@ -78,8 +78,6 @@ MacAddr generated_mac(size_t switch_index, size_t port_index) {
                  static_cast<uint8_t>(port_index >> 8), static_cast<uint8_t>(port_index)};
 }
 
-int find_port(const Runtime& rt, const PortRef& ref);
-
 std::string create_ports(Runtime& rt) {
   for (size_t si = 0; si < rt.config.switches.size(); ++si) {
     const SwitchConfig& sc = rt.config.switches[si];
@@ -116,12 +114,6 @@ std::string create_ports(Runtime& rt) {
 }
 
 // Global port index of "switch/port", or -1.
-int find_port(const Runtime& rt, const PortRef& ref) {
-  for (const auto& p : rt.ports) {
-    if (rt.switch_label(p->index) == ref.sw && p->cfg->name == ref.port) return p->index;
-  }
-  return -1;
-}
 
 std::string assign_workers(Runtime& rt) {
   std::vector<unsigned> lcores;
