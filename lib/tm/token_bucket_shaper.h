@@ -47,6 +47,8 @@ class TokenBucketShaper {
   // The split form used by the egress port's burst loop: advance once, then
   // test and spend per frame.
   void advance(uint64_t now_ns) {
+    // Unlimited: no bucket, so nothing can overflow (and no time is lost).
+    if (unlimited()) return;
     if (!started_) {  // the bucket starts full at the first use, whatever the clock says
       started_ = true;
       last_ns_ = now_ns;

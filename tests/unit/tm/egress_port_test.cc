@@ -322,3 +322,29 @@ TEST(EgressPortFidelity, FirstDequeueAtALateClockLosesNothing) {
 
 }  // namespace
 }  // namespace sluice
+
+namespace sluice {
+namespace {
+
+// An unshaped port (an internal link paces itself) that its caller serves a
+// few frames at a time keeps frames waiting between calls; that is the link
+// being busy, not time lost. It once counted every gap between calls as lost.
+TEST(EgressPortFidelity, UnshapedPortServedInSmallBurstsLosesNothing) {
+  SharedBuffer buf(1 << 30, 8.0);
+  EgressPortConfig c;
+  c.num_queues = 1;
+  c.queue_capacity = 1 << 16;
+  c.rate_bps = 0;
+  EgressPort p(c, &buf);
+  TmPacket t;
+  t.bytes = 1500;
+  for (int i = 0; i < 100; ++i) p.enqueue(1'000'000, 0, t, false);
+  TmPacket out[4];
+  for (uint64_t now = 1'000'000; now < 1'000'000 + 50 * 300'000; now += 300'000) {
+    EXPECT_EQ(p.dequeue_burst(now, out, 2), 2u);
+  }
+  EXPECT_EQ(p.shaper_lost_ns(), 0u);
+}
+
+}  // namespace
+}  // namespace sluice
