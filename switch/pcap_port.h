@@ -3,9 +3,10 @@
 // replayed from an rx pcap (paced by the capture's timestamps, or as fast as
 // possible, optionally looped), what it transmits is written to a tx pcap with
 // nanosecond timestamps on the CLOCK_REALTIME scale. The rx capture is loaded
-// whole at open, so the data path does no file reads; tx writes go through a
-// 4 MB stdio buffer. Owned and driven by one worker lcore; the counters may be
-// read from any thread. With set_host_link() the replay behaves like a host
+// whole at open, so the data path does no file reads; transmitted frames are
+// encoded into a capture ring that a writer thread drains to the file
+// (drain_capture), so the data path makes no file writes either. Owned and
+// driven by one worker lcore; the counters may be read from any thread. With set_host_link() the replay behaves like a host
 // NIC (lib/replay/host_nic.h): paced at the link's rate and honouring the
 // PAUSE/PFC frames the switch transmits toward it. docs/pcap-ports.md
 // describes the behaviour.
@@ -21,7 +22,9 @@
 
 #include "lib/common/relaxed_counter.h"
 #include "lib/config/config.h"
+#include "lib/replay/capture_ring.h"
 #include "lib/replay/host_nic.h"
+#include "lib/tm/latency_histogram.h"
 #include "lib/replay/pcap_reader.h"
 #include "lib/replay/pcap_writer.h"
 #include "lib/replay/replay_schedule.h"
@@ -73,9 +76,16 @@ class PcapPort {
   // As tx_burst, with a time per frame (e.g. each frame's shaper departure).
   uint16_t tx_burst_at(const uint64_t* times_ns, rte_mbuf** pkts, uint16_t n);
 
-  // Hands buffered tx records to the kernel (call at stop). False with *error
-  // if a write to the tx file failed at any point.
+  // Writer thread: moves what the capture ring holds into the tx file's
+  // buffer; returns the bytes moved.
+  size_t drain_capture();
+  // Drains the ring and hands buffered tx records to the kernel (call at
+  // stop, when no thread drains any more). False with *error if a write to
+  // the tx file failed at any point.
   bool flush(std::string* error = nullptr);
+  // Records left out of the capture because the writer fell behind (the
+  // frames themselves were transmitted).
+  uint64_t capture_dropped() const { return ring_ ? ring_->dropped() : 0; }
 
   bool has_rx() const { return !cfg_.rx_path.empty(); }
   bool has_tx() const { return writer_.is_open(); }
@@ -94,6 +104,8 @@ class PcapPort {
   // its due time or, with a host link, when the host NIC could send it; 0 in
   // fast mode.
   uint64_t max_lateness_ns() const { return max_lateness_ns_.get(); }
+  // Paced mode: how late each frame went in (the same measure, per frame).
+  const LatencyHistogram& lateness() const { return lateness_; }
   // Host NIC (with a host link): total time the host was paused, exact up to
   // the last rx_burst; PAUSE/PFC frames transmitted to it that it honoured.
   uint64_t host_paused_ns() const { return host_paused_ns_.get(); }
@@ -113,10 +125,12 @@ class PcapPort {
   ReplaySchedule schedule_;
   HostNic host_;
   PcapWriter writer_;
+  std::unique_ptr<CaptureRing> ring_;  // worker -> writer thread
   int64_t clock_offset_ns_ = 0;
   uint64_t oversize_skipped_ = 0;
   RelaxedCounter rx_frames_, rx_bytes_, tx_frames_, tx_bytes_, alloc_failures_, passes_,
       max_lateness_ns_, host_paused_ns_, host_pause_frames_;
+  LatencyHistogram lateness_;
 };
 
 // CLOCK_REALTIME minus clock.now_ns(), for PcapPort::set_clock_offset():

@@ -37,6 +37,11 @@ class PcapWriter {
     append(data, len);
   }
 
+  // Bytes of records already encoded elsewhere (CaptureRing), as they are.
+  void write_bytes(const void* data, size_t len) {
+    if (file_ != nullptr) put(data, len);
+  }
+
   // Hands buffered records to the kernel. False with *error if any write failed.
   bool flush(std::string* error);
   void close();
