@@ -21,6 +21,8 @@
 #include <vector>
 
 #include "lib/config/config_loader.h"
+#include "switch/capture_writer.h"
+#include "switch/memory_prefault.h"
 #include "switch/cli_options.h"
 #include "switch/internal_link.h"
 #include "switch/mbuf_meta.h"
@@ -234,6 +236,8 @@ int run(int argc, char** argv) {
     rte_eal_cleanup();
     return 1;
   }
+  if (const std::string warning = prefault_memory(*rt); !warning.empty())
+    std::fprintf(stderr, "sluice: %s\n", warning.c_str());
   std::printf("sluice: %zu switch(es), %zu port(s), %zu worker lcore(s); metrics on %s\n",
               rt->switches.size(), rt->ports.size(), rt->workers.size(),
               rt->config.metrics.enabled ? rt->config.metrics.address.c_str() : "(off)");
@@ -242,6 +246,8 @@ int run(int argc, char** argv) {
   const TscClock clock(rt->tsc_hz);
   rt->start_ns = clock.now_ns();
   start_replay(*rt, clock);
+  CaptureWriter capture_writer;
+  capture_writer.start(*rt);
   for (auto& w : rt->workers) {
     workers.push_back(std::make_unique<Worker>(*rt, *w));
     rte_eal_remote_launch(worker_main, workers.back().get(), w->lcore);
@@ -249,6 +255,7 @@ int run(int argc, char** argv) {
   run_main_lcore(*rt, opt);
   rt->stop.store(true);
   rte_eal_mp_wait_lcore();
+  capture_writer.stop();
   const double seconds = (TscClock(rt->tsc_hz).now_ns() - rt->start_ns) * 1e-9;
   const std::vector<PortFinal> finals = drain_and_total(*rt);
   print_summary(*rt, finals, seconds);

@@ -4,6 +4,8 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include <rte_lcore.h>
+
 #include "switch/bfc_builder.h"
 
 namespace sluice {
@@ -81,6 +83,20 @@ std::string format_bound(uint64_t ns) {
   return buf;
 }
 
+// Each worker loop's period and what the kernel did to its thread.
+void print_workers(const Runtime& rt, double seconds) {
+  for (const auto& w : rt.workers) {
+    const uint64_t total = w->total_cycles.get();
+    const double busy = total == 0 ? 0.0 : 100.0 * double(w->busy_cycles.get()) / double(total);
+    std::printf("worker lcore %u: busy %.1f%%, loop p99 %s, max %.1f us, %.1f gaps/s > 50 us, "
+                "%.1f/s > 200 us; %" PRIu64 " page faults, preempted %" PRIu64 " times\n",
+                w->lcore, busy, format_bound(quantile_upper_ns(w->loop_gap, 0.99)).c_str(),
+                w->loop_gap_max_ns.get() / 1e3, w->loop_gaps_over_50us.get() / seconds,
+                w->loop_gaps_over_200us.get() / seconds,
+                w->minor_faults.get() + w->major_faults.get(), w->involuntary_switches.get());
+  }
+}
+
 // Emulation fidelity: how late shaped departures and link deliveries were.
 void print_fidelity(const Runtime& rt) {
   bool header = false;
@@ -90,14 +106,18 @@ void print_fidelity(const Runtime& rt) {
       std::printf("    %-16s shaper lost %.3f ms of transmit time while backlogged (loop too late)\n",
                   port_name(rt, p->index).c_str(), lost * 1e-6);
     }
-    for (const auto* h : {&p->shaper_lateness, &p->link_lateness}) {
-      if (h->total() == 0) continue;
+    const LatencyHistogram* replay = p->pcap ? &p->pcap->lateness() : nullptr;
+    const LatencyHistogram* shaper = &p->shaper_lateness;
+    const LatencyHistogram* link = &p->link_lateness;
+    for (const LatencyHistogram* h : {shaper, link, replay}) {
+      if (h == nullptr || h->total() == 0) continue;
       if (!header) {
         std::printf("fidelity (lateness against due time; bucket upper bounds)\n");
         header = true;
       }
       std::printf("    %-16s %-7s n=%-10" PRIu64 " p50 %-10s p99 %-10s p99.9 %-10s\n",
-                  port_name(rt, p->index).c_str(), h == &p->shaper_lateness ? "shaper" : "link",
+                  port_name(rt, p->index).c_str(),
+                  h == shaper ? "shaper" : h == replay ? "replay" : "link",
                   h->total(), format_bound(quantile_upper_ns(*h, 0.5)).c_str(),
                   format_bound(quantile_upper_ns(*h, 0.99)).c_str(),
                   format_bound(quantile_upper_ns(*h, 0.999)).c_str());
@@ -126,8 +146,12 @@ void print_summary(const Runtime& rt, const std::vector<PortFinal>& ports, doubl
     }
     if (f.totals.link_lost != 0)
       std::printf("    lost on the link            %12" PRIu64 "\n", f.totals.link_lost);
+    if (p->pcap && p->pcap->capture_dropped() != 0)
+      std::printf("    left out of the capture     %12" PRIu64 " (capture writer fell behind)\n",
+                  p->pcap->capture_dropped());
   }
   print_fidelity(rt);
+  print_workers(rt, seconds > 0 ? seconds : 1.0);
   std::fflush(stdout);
 }
 
@@ -147,6 +171,31 @@ std::string bfc_switch_json(const Runtime& rt, const SwitchRuntime& sw) {
          ", \"index_collisions\": " + std::to_string(t.index_collisions) +
          ", \"queue_collisions\": " + std::to_string(t.queue_collisions) +
          ", \"hop_rtt_ns\": " + std::to_string(bfc_hop_rtt_ns(rt, sw)) + "}";
+}
+
+// Each worker lcore's loop: how long its iterations took, against which the
+// machine's floor (tools/floor) is read.
+std::string workers_json(const Runtime& rt) {
+  std::string j = "[";
+  for (const auto& w : rt.workers) {
+    if (j.size() > 1) j += ", ";
+    const uint64_t total = w->total_cycles.get();
+    const double busy = total == 0 ? 0.0 : double(w->busy_cycles.get()) / double(total);
+    j += "{\"lcore\": " + std::to_string(w->lcore) +
+         ", \"cpu\": " + std::to_string(rte_lcore_to_cpu_id(static_cast<int>(w->lcore))) +
+         ", \"iterations\": " + std::to_string(w->iterations.get()) +
+         ", \"busy_fraction\": " + std::to_string(busy) +
+         ", \"loop_gap_p99_ns\": " + std::to_string(quantile_upper_ns(w->loop_gap, 0.99)) +
+         ", \"loop_gap_p9999_ns\": " + std::to_string(quantile_upper_ns(w->loop_gap, 0.9999)) +
+         ", \"loop_gap_max_ns\": " + std::to_string(w->loop_gap_max_ns.get()) +
+         ", \"loop_gaps_over_50us\": " + std::to_string(w->loop_gaps_over_50us.get()) +
+         ", \"loop_gaps_over_200us\": " + std::to_string(w->loop_gaps_over_200us.get()) +
+         ", \"minor_faults\": " + std::to_string(w->minor_faults.get()) +
+         ", \"major_faults\": " + std::to_string(w->major_faults.get()) +
+         ", \"involuntary_switches\": " + std::to_string(w->involuntary_switches.get()) +
+         ", \"voluntary_switches\": " + std::to_string(w->voluntary_switches.get()) + "}";
+  }
+  return j + "]";
 }
 
 bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, double seconds,
@@ -209,8 +258,16 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
       }
       field("control_dropped_packets", rt.ports[pi]->tm->control_dropped.get());
       field("shaper_lost_ns", rt.ports[pi]->tm->shaper_lost_ns());
-      field("shaper_lateness_p99_ns", quantile_upper_ns(rt.ports[pi]->shaper_lateness, 0.99));
-      field("link_lateness_p99_ns", quantile_upper_ns(rt.ports[pi]->link_lateness, 0.99));
+      const PortRuntime& pr = *rt.ports[pi];
+      field("shaper_lateness_p99_ns", quantile_upper_ns(pr.shaper_lateness, 0.99));
+      field("shaper_lateness_samples", pr.shaper_lateness.total());
+      field("link_lateness_p99_ns", quantile_upper_ns(pr.link_lateness, 0.99));
+      field("link_lateness_samples", pr.link_lateness.total());
+      if (pr.pcap) {
+        field("replay_lateness_p99_ns", quantile_upper_ns(pr.pcap->lateness(), 0.99));
+        field("replay_lateness_samples", pr.pcap->lateness().total());
+        field("capture_dropped_records", pr.pcap->capture_dropped());
+      }
       j += ", \"drops\": {";
       bool first_drop = true;
       for (unsigned r = 0; r < kDropReasonCount; ++r) {
@@ -229,7 +286,7 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
     if (sw.bfc_on) j += ", \"bfc\": " + bfc_switch_json(rt, sw);
     j += "}";
   }
-  j += "]}\n";
+  j += "], \"workers\": " + workers_json(rt) + "}\n";
   FILE* f = std::fopen(path.c_str(), "w");
   if (f == nullptr) {
     *error = "cannot write " + path;

@@ -154,6 +154,16 @@ struct WorkerRuntime {
   std::unique_ptr<QueueTrace> queue_trace;  // --queue-trace: this lcore's ports
   RelaxedCounter busy_cycles;
   RelaxedCounter total_cycles;
+  // Fidelity: the length of each loop iteration (its work plus any time the
+  // lcore was not running), read against the machine's floor.
+  LatencyHistogram loop_gap;
+  RelaxedCounter loop_gap_max_ns;
+  RelaxedCounter loop_gaps_over_50us;   // as tools/floor counts the machine's gaps
+  RelaxedCounter loop_gaps_over_200us;
+  RelaxedCounter iterations;
+  // What the kernel did to this lcore's thread while it ran (getrusage):
+  // page faults, and how often it was preempted or gave up the core.
+  RelaxedCounter minor_faults, major_faults, involuntary_switches, voluntary_switches;
 };
 
 struct Runtime {

@@ -2,9 +2,11 @@
 
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
+#include <rte_lcore.h>
 #include <rte_lpm.h>
 #include <rte_prefetch.h>
 #include <sched.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <cstring>
@@ -44,6 +46,14 @@ Worker::Worker(Runtime& rt, WorkerRuntime& w)
     : rt_(rt), w_(w), clock_(rt.tsc_hz), staged_(rt.workers.size()) {
   for (const auto& p : rt.ports) ports_.push_back(p.get());
   for (const auto& shard : w.bfc) bfc_ |= shard != nullptr;
+  // Yielding hands the core to whatever else is runnable on it, for a whole
+  // scheduler slice: only worth it when it is another lcore of ours.
+  const unsigned cpu = rte_lcore_to_cpu_id(static_cast<int>(w.lcore));
+  unsigned lcore;
+  RTE_LCORE_FOREACH(lcore) {
+    if (lcore != w.lcore && rte_lcore_to_cpu_id(static_cast<int>(lcore)) == cpu)
+      yield_when_idle_ = true;
+  }
 }
 
 int worker_main(void* arg) {
@@ -51,53 +61,97 @@ int worker_main(void* arg) {
   return 0;
 }
 
+namespace {
+
+struct ThreadUsage {
+  uint64_t minflt, majflt, nivcsw, nvcsw;
+};
+
+ThreadUsage thread_usage() {
+  rusage u{};
+  getrusage(RUSAGE_THREAD, &u);
+  return {uint64_t(u.ru_minflt), uint64_t(u.ru_majflt), uint64_t(u.ru_nivcsw),
+          uint64_t(u.ru_nvcsw)};
+}
+
+}  // namespace
+
 void Worker::run() {
+  const ThreadUsage before = thread_usage();
+  loop();
+  const ThreadUsage after = thread_usage();
+  w_.minor_faults.set(after.minflt - before.minflt);
+  w_.major_faults.set(after.majflt - before.majflt);
+  w_.involuntary_switches.set(after.nivcsw - before.nivcsw);
+  w_.voluntary_switches.set(after.nvcsw - before.nvcsw);
+}
+
+void Worker::loop() {
   unsigned idle = 0;
   unsigned iteration = 0;
   uint64_t last = rte_rdtsc();
   while (!rt_.stop.load(std::memory_order_relaxed)) {
-    const uint64_t now = clock_.to_ns(last);
-    bool busy = false;
-    for (uint16_t p : w_.ports) busy |= poll_port(*ports_[p], now);
-    flush_staged();
-    busy |= drain_rings(now);
-    if (bfc_) {
-      busy |= drain_control(now);
-      send_bfc_bitmaps(now);
-    }
-    if (w_.queue_trace && now >= w_.queue_trace->next_ns()) w_.queue_trace->sample(rt_, w_, now);
-    for (uint16_t p : w_.ports) {
-      busy |= transmit(*ports_[p], now);
-      // A whole burst went: the port may hold more (frames sluice built took
-      // data's slots, or a resumed queue), so drain it faster than rx fills.
-      if (ports_[p]->tx_burst_full) transmit(*ports_[p], now);
-    }
-    for (uint16_t p : w_.ports) {
-      if (ports_[p]->pfc_ingress) generate_pfc(*ports_[p], now);
-    }
-    if (++iteration % kTimerEveryIterations == 0) {
-      for (uint16_t p : w_.ports) {
-        send_arp_requests(*ports_[p], now);
-        if (ports_[p]->pfc_reaction) ports_[p]->pfc_reaction->settle(now);
-      }
-    }
+    // Read at the top, so time spent yielding or descheduled between two
+    // iterations never leaves `now` stale; the gap between two tops is the
+    // loop's period as the ports see it.
+    const uint64_t start = rte_rdtsc();
+    record_loop_gap(clock_.to_ns(start - last));
+    last = start;
+    const uint64_t now = clock_.to_ns(start);
+    const bool busy = iterate(now, ++iteration % kTimerEveryIterations == 0);
     const uint64_t end = rte_rdtsc();
-    w_.total_cycles.add(end - last);
+    w_.total_cycles.add(end - start);
     if (busy) {
-      w_.busy_cycles.add(end - last);
+      w_.busy_cycles.add(end - start);
       idle = 0;
-    } else if (++idle >= kIdleSpinsBeforeYield) {
+    } else if (yield_when_idle_ && ++idle >= kIdleSpinsBeforeYield) {
       // Nothing to do: let another lcore sharing this core run.
       sched_yield();
       idle = 0;
     }
-    last = end;
   }
   flush_staged();
-  const uint64_t end_ns = clock_.to_ns(last);
+  const uint64_t end_ns = clock_.to_ns(rte_rdtsc());
   for (uint16_t p : w_.ports) {
     if (ports_[p]->pfc_reaction) ports_[p]->pfc_reaction->settle(end_ns);
   }
+}
+
+// One pass over this lcore's ports; true if it moved any packet.
+bool Worker::iterate(uint64_t now, bool timers) {
+  bool busy = false;
+  for (uint16_t p : w_.ports) busy |= poll_port(*ports_[p], now);
+  flush_staged();
+  busy |= drain_rings(now);
+  if (bfc_) {
+    busy |= drain_control(now);
+    send_bfc_bitmaps(now);
+  }
+  if (w_.queue_trace && now >= w_.queue_trace->next_ns()) w_.queue_trace->sample(rt_, w_, now);
+  for (uint16_t p : w_.ports) {
+    busy |= transmit(*ports_[p], now);
+    // A whole burst went: the port may hold more (frames sluice built took
+    // data's slots, or a resumed queue), so drain it faster than rx fills.
+    if (ports_[p]->tx_burst_full) transmit(*ports_[p], now);
+  }
+  for (uint16_t p : w_.ports) {
+    if (ports_[p]->pfc_ingress) generate_pfc(*ports_[p], now);
+  }
+  if (timers) {
+    for (uint16_t p : w_.ports) {
+      send_arp_requests(*ports_[p], now);
+      if (ports_[p]->pfc_reaction) ports_[p]->pfc_reaction->settle(now);
+    }
+  }
+  return busy;
+}
+
+void Worker::record_loop_gap(uint64_t ns) {
+  w_.loop_gap.record(ns);
+  w_.iterations.add();
+  if (ns > w_.loop_gap_max_ns.get()) w_.loop_gap_max_ns.set(ns);
+  if (ns > 50'000) w_.loop_gaps_over_50us.add();
+  if (ns > 200'000) w_.loop_gaps_over_200us.add();
 }
 
 unsigned Worker::receive(PortRuntime& port, uint64_t now, rte_mbuf** pkts) {

@@ -22,6 +22,8 @@ class Worker {
   void run();
 
  private:
+  void loop();
+  bool iterate(uint64_t now, bool timers);
   unsigned receive(PortRuntime& port, uint64_t now, rte_mbuf** pkts);
   unsigned send(PortRuntime& port, uint64_t now, rte_mbuf** pkts, unsigned n);
   bool poll_port(PortRuntime& port, uint64_t now);
@@ -52,6 +54,7 @@ class Worker {
   rte_mbuf* new_frame(uint32_t len, uint8_t** data);
   bool send_control(PortRuntime& port, uint64_t now, rte_mbuf* m);
   void drop(uint16_t port, rte_mbuf* m, DropReason why);
+  void record_loop_gap(uint64_t ns);
   PortCounters& counters(uint16_t port) { return w_.counters[port]; }
 
   Runtime& rt_;
@@ -64,6 +67,7 @@ class Worker {
   std::vector<Stage> staged_;  // per destination worker
   std::vector<PortRuntime*> ports_;  // rt_.ports without the unique_ptr hop
   bool bfc_ = false;                 // some switch this worker serves runs BFC
+  bool yield_when_idle_ = false;     // another lcore shares this one's core
   TmPacket dequeued_[kBurst];        // scratch for transmit(), not re-initialised per call
 };
 
