@@ -32,9 +32,14 @@ def write_hosts_yaml(path, hosts=HOSTS):
     return path
 
 
+def run_tool_status(name, *args, **kw):
+    """Runs tools/<name> and returns the CompletedProcess, whatever its status."""
+    return subprocess.run([PYTHON, os.path.join(TOOLS, name)] + [str(a) for a in args],
+                          capture_output=True, text=True, **kw)
+
+
 def run_tool(name, *args):
-    proc = subprocess.run([PYTHON, os.path.join(TOOLS, name)] + [str(a) for a in args],
-                          capture_output=True, text=True)
+    proc = run_tool_status(name, *args)
     if proc.returncode != 0:
         raise AssertionError("tools/%s failed (%d):\n%s%s" % (name, proc.returncode,
                                                              proc.stdout, proc.stderr))
@@ -74,3 +79,79 @@ def checksum16(data):
     while total > 0xFFFF:
         total = (total & 0xFFFF) + (total >> 16)
     return total  # 0xFFFF for a header whose checksum field is right
+
+
+# A stand-in for build/switch/sluice, for testing the experiment tools
+# without running the emulator: it writes an empty capture for every capture
+# port of the configuration, a small queue trace when asked for one, and a
+# summary JSON whose fidelity figures are clean, or over the limits at the
+# first internal-link port (leaf0/u0 in conf/leafspine.yaml) in the schemes
+# (run directories) listed in FAKE_UNFAITHFUL. FAKE_SLUICE_EXIT makes it
+# fail; FAKE_SLUICE_SLEEP makes it wait (leaving FAKE_SLUICE_STARTED first).
+FAKE_SLUICE = r'''#!/usr/bin/python3
+import json, os, signal, struct, sys, time
+import yaml
+signal.signal(signal.SIGINT, lambda *_: sys.exit(130))
+app = sys.argv[sys.argv.index("--") + 1:]
+opt = lambda name: app[app.index(name) + 1]
+if os.environ.get("FAKE_SLUICE_SLEEP"):
+    open(os.environ["FAKE_SLUICE_STARTED"], "w").close()
+    time.sleep(float(os.environ["FAKE_SLUICE_SLEEP"]))
+if os.environ.get("FAKE_SLUICE_EXIT"):
+    print("sluice: fake failure", file=sys.stderr)
+    sys.exit(int(os.environ["FAKE_SLUICE_EXIT"]))
+with open(opt("--config")) as f:
+    conf = yaml.safe_load(f)
+bad = os.path.basename(os.getcwd()) in os.environ.get("FAKE_UNFAITHFUL", "").split(",")
+if "--queue-trace" in app:
+    with open(opt("--queue-trace"), "w") as f:
+        f.write("time_seconds,switch,port,queue,bytes,threshold_bytes,paused\n")
+        for sw in conf["switches"]:
+            f.write("0.001,%s,,buffer,1000,0,0\n" % sw["name"])
+            for p in sw["ports"]:
+                for t, q, b, paused in ((0.001, "port", 500, 0), (0.001, "0", 500, 0),
+                                        (0.002, "0", 20000, 1), (0.003, "0", 100, 0)):
+                    f.write("%s,%s,%s,%s,%d,15625,%d\n" % (t, sw["name"], p["name"], q, b, paused))
+links = [(sw["name"], p["name"]) for sw in conf["switches"] for p in sw["ports"] if "link" in p]
+switches = []
+for sw in conf["switches"]:
+    ports = []
+    for p in sw["ports"]:
+        tx = (p.get("pcap") or {}).get("tx")
+        if tx:
+            with open(tx, "wb") as f:
+                f.write(struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 128, 1))
+        link = "link" in p
+        port = {"name": p["name"], "drops": {}, "ecn_marks": 0, "shaper_lost_ns": 200000,
+                "shaper_lateness_p99_ns": 3200, "shaper_lateness_samples": 100,
+                "link_lateness_p99_ns": 6400 if link else 0,
+                "link_lateness_samples": 50 if link else 0}
+        if bad and (sw["name"], p["name"]) == links[0]:
+            port.update(shaper_lost_ns=3620000, link_lateness_p99_ns=51200)
+        ports.append(port)
+    switches.append({"name": sw["name"], "ports": ports})
+summary = {"duration_seconds": float(opt("--duration")), "replay_start_epoch_seconds": 1000.05,
+           "replay_origin_capture_seconds": 0.000001, "switches": switches,
+           "workers": [{"lcore": 1, "cpu": 1, "iterations": 1000, "busy_fraction": 0.25,
+                        "loop_gap_p99_ns": 1600, "loop_gap_max_ns": 310000,
+                        "loop_gaps_over_50us": 12, "loop_gaps_over_200us": 1}]}
+with open(opt("--summary-json"), "w") as f:
+    json.dump(summary, f)
+'''
+
+# A stand-in for sluice-floor: records its arguments, prints fixed figures.
+FAKE_FLOOR = r'''#!/usr/bin/python3
+import json, sys
+with open(sys.argv[0] + ".args", "w") as f:
+    f.write(" ".join(sys.argv[1:]))
+print(json.dumps({"cpu": int(sys.argv[sys.argv.index("--cpu") + 1]), "seconds": 2.0,
+                  "loops": 1000, "max_gap_ns": 310000, "gaps_over_10us": 60,
+                  "gaps_over_50us": 24, "gaps_over_200us": 1, "gap_p99_ns": 100}))
+'''
+
+
+def write_script(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+    os.chmod(path, 0o755)
+    return path

@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Tests of tools/fct on receiver captures written here with known arrival
 times: FCTs and slowdowns against hand-computed values, loss, duplicates,
-clock offsets, plots and the compare mode; and on a generated workload."""
+clock offsets, unfinished flows counted at the end of the run (never to a
+run's advantage), plots and the compare mode; the same figures in
+tools/bfc-incast and tools/bfc-testbed; and on a generated workload."""
 
 import csv
 import json
@@ -32,6 +34,17 @@ FLOWS = [(1, "h1", "h0", 3000, 3, 10_000), (2, "h2", "h0", 100, 1, 20_000),
 # flow 6: 100 B @50500 -> FCT = 500 + 152 = 652 < ideal 1152 -> slowdown clamped to 1.
 SLOWDOWN = {1: 5230.4 / 3616, 2: 3152 / 1152, 4: 3230.4 / 2230.4, 6: 1.0}
 FCT_NS = {1: 5230.4, 2: 3152.0, 4: 3230.4, 6: 652.0}
+# Unfinished flows count with FCT = end of observation - start. The runs end
+# at END_NS after the offset (--end-of-run or run_end_epoch_seconds):
+# flow 3: 100000 - 30000 = 70000 ns over ideal 2896 + 2*90 = 3076 B = 2460.8 + 1000 ns.
+# flow 5: 100000 - 60000 = 40000 ns over 50000 + 35*90 = 53150 B = 42520 + 1000 ns,
+#   below 1: slowdown 1 (a lower bound, not a clamp).
+END_NS = 100_000
+CENSORED_SLOWDOWN = {3: 70_000 / 3460.8, 5: 1.0}
+CENSORED_FCT_NS = {3: 70_000, 5: 40_000}
+# Without a declared end the last captured frame ends the observation:
+# flow 6's last bit at 50500 + 152 ns.
+LAST_FRAME_NS = 50_652
 ARRIVALS = {"h0": [(1, 0, 12_000, 3), (1, 2, 13_000, 2), (1, 1, 14_000, 2),
                    (2, 0, 23_000, 2), (6, 0, 50_500, 2)],
             "h1": [(3, 0, 31_000, 2), (4, 0, 42_000, 2), (4, 0, 45_000, 2)]}
@@ -62,7 +75,10 @@ def percentile(sorted_values, p):
     return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
 
 
-class SyntheticCaptures(unittest.TestCase):
+class CaptureFixture(unittest.TestCase):
+    """Writes flows.csv and receiver captures with known arrivals and runs
+    tools/fct on them."""
+
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.dir = self.tmp.name
@@ -77,9 +93,9 @@ class SyntheticCaptures(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def captures(self, offset_ns, tag):
+    def captures(self, offset_ns, tag, arrivals_by_host=ARRIVALS):
         paths = []
-        for host, arrivals in ARRIVALS.items():
+        for host, arrivals in arrivals_by_host.items():
             recs = [(offset_ns + t, frame(fid, seq, ecn)) for fid, seq, t, ecn in arrivals]
             if host == "h0":
                 recs.insert(1, (offset_ns + 12_500, ARP))
@@ -88,8 +104,10 @@ class SyntheticCaptures(unittest.TestCase):
             paths.append(path)
         return paths
 
-    def run_fct(self, out, *extra, offset_ns=100 * 10**9, offset_args=("--start-offset", "100")):
-        rx = self.captures(offset_ns, os.path.basename(out))
+    def run_fct(self, out, *extra, offset_ns=100 * 10**9,
+                offset_args=("--start-offset", "100", "--end-of-run", "100.0001"),
+                arrivals=ARRIVALS):
+        rx = self.captures(offset_ns, os.path.basename(out), arrivals)
         common.run_tool("fct", "--flows", self.flows_csv, "--rx", *rx, "--link-rate", "10Gbps",
                         "--base-rtt", "2us", *offset_args, "--out", out, *extra)
         with open(os.path.join(out, "fct.csv"), newline="") as f:
@@ -107,9 +125,14 @@ class SyntheticCaptures(unittest.TestCase):
         self.assertEqual(rows[1]["clamped"], "0")
         self.assertAlmostEqual(float(rows[1]["ideal_seconds"]), 3616e-9, delta=1e-12)
         for fid, lost in ((3, 1), (5, 35)):
-            self.assertEqual(rows[fid]["finished"], "0")
+            self.assertEqual((rows[fid]["finished"], rows[fid]["censored"]), ("0", "1"))
             self.assertEqual(rows[fid]["lost_packets"], str(lost))
-            self.assertEqual(rows[fid]["slowdown"], "")
+            self.assertEqual(rows[fid]["finish_time"], "")
+            self.assertAlmostEqual(float(rows[fid]["slowdown"]), CENSORED_SLOWDOWN[fid], places=5)
+            self.assertAlmostEqual(float(rows[fid]["fct_seconds"]), CENSORED_FCT_NS[fid] * 1e-9,
+                                   delta=0.6e-9)
+            self.assertEqual(rows[fid]["clamped"], "0")
+        self.assertEqual(rows[1]["censored"], "0")
         self.assertEqual(rows[4]["duplicates"], "1")
         self.assertEqual(rows[1]["reordered"], "1")
         self.assertEqual(rows[1]["ce_marked"], "1")
@@ -118,32 +141,48 @@ class SyntheticCaptures(unittest.TestCase):
         self.assertEqual(summary["duplicate_packets"], 1)
         self.assertEqual(summary["clamped_slowdowns"], 1)
         self.assertEqual(summary["params"]["non_workload_packets"], 1)
-        small = sorted(SLOWDOWN.values())  # all finished flows are < 10 KB
+        # Every flow counts, the unfinished with their censored slowdowns.
+        small = sorted(list(SLOWDOWN.values()) + [CENSORED_SLOWDOWN[3]])  # flows < 10 KB
+        every = sorted(small + [CENSORED_SLOWDOWN[5]])
         bucket = summary["buckets"][0]
-        self.assertEqual((bucket["bucket"], bucket["count"], bucket["unfinished"]), ("<10KB", 4, 1))
+        self.assertEqual((bucket["bucket"], bucket["count"], bucket["unfinished"]), ("<10KB", 5, 1))
+        self.assertTrue(bucket["lower_bound"])
         for p in (50, 95, 99):
             self.assertAlmostEqual(bucket["p%d" % p], percentile(small, p), places=9)
-            self.assertAlmostEqual(summary["overall"]["p%d" % p], percentile(small, p), places=9)
-        self.assertEqual(summary["buckets"][1]["count"], 0)
-        self.assertEqual(summary["buckets"][1]["unfinished"], 1)  # flow 5, 50 KB
+            self.assertAlmostEqual(summary["overall"]["p%d" % p], percentile(every, p), places=9)
+        self.assertAlmostEqual(summary["overall"]["mean"], sum(every) / 6, places=9)
+        self.assertEqual((summary["overall"]["count"], summary["overall"]["unfinished"]), (6, 2))
+        mid = summary["buckets"][1]  # flow 5, 50 KB
+        self.assertEqual((mid["count"], mid["unfinished"], mid["p50"]), (1, 1, 1.0))
+        self.assertEqual(summary["params"]["unobserved_flows"], 0)
 
+
+class SyntheticCaptures(CaptureFixture):
     def test_hand_computed_fct_and_slowdown(self):
         out = os.path.join(self.dir, "run")
         rows, summary = self.run_fct(out, "--label", "handmade")
         self.check_hand_values(rows, summary)
         self.assertEqual(summary["label"], "handmade")
         with open(os.path.join(out, "summary.txt")) as f:
-            self.assertIn("<10KB", f.read())
+            text = f.read()
+        self.assertIn("<10KB", text)
+        self.assertRegex(text, r"\nall +6 +2 +>=")  # censored figures are lower bounds
+        self.assertIn("handmade: p99 >= %.2f, 2 flows unfinished counted at end of run"
+                      % summary["overall"]["p99"], text)
+        self.assertEqual(summary["params"]["end_of_observation_source"], "--end-of-run")
+        self.assertEqual(summary["params"]["end_of_observation_ns"], 100 * 10**9 + END_NS)
 
     def test_start_offset_from_json_exact_at_epoch_scale(self):
         offset = 1_700_000_000_123_456_789
         path = os.path.join(self.dir, "sluice-summary.json")
         with open(path, "w") as f:
-            f.write('{"replay": {"replay_start_epoch_seconds": 1700000000.123456789}}\n')
+            f.write('{"replay": {"replay_start_epoch_seconds": 1700000000.123456789}, '
+                    '"run_end_epoch_seconds": 1700000000.123556789}\n')
         rows, summary = self.run_fct(os.path.join(self.dir, "epoch"), offset_ns=offset,
                                      offset_args=("--start-offset-file", path))
         self.check_hand_values(rows, summary)
         self.assertEqual(summary["params"]["start_offset_ns"], offset)
+        self.assertEqual(summary["params"]["end_of_observation_ns"], offset + END_NS)
 
     def test_start_offset_less_the_replay_origin(self):
         # sluice replayed from capture time 5 us: sender time 0 was 5 us earlier.
@@ -151,7 +190,8 @@ class SyntheticCaptures(unittest.TestCase):
         path = os.path.join(self.dir, "sluice-origin.json")
         with open(path, "w") as f:
             f.write('{"replay_start_epoch_seconds": 1700000000.123461789, '
-                    '"replay_origin_capture_seconds": 0.000005000}\n')
+                    '"replay_origin_capture_seconds": 0.000005000, '
+                    '"run_end_epoch_seconds": 1700000000.123556789}\n')
         rows, summary = self.run_fct(os.path.join(self.dir, "origin"), offset_ns=offset,
                                      offset_args=("--start-offset-file", path))
         self.check_hand_values(rows, summary)
@@ -170,6 +210,73 @@ class SyntheticCaptures(unittest.TestCase):
         self.assertEqual((summary["unfinished"], summary["lost_packets"]), (1, 1))
         self.assertEqual(summary["params"]["excluded_flows"], 1)
 
+    def test_end_of_observation_defaults_to_the_last_frame(self):
+        # No declared end (or one before the last frame): the last captured
+        # frame ends the observation; flow 5, due after it, was never observed.
+        for name, args in (("nodecl", ("--start-offset", "100")),
+                           ("early", ("--start-offset", "100", "--end-of-run", "100.00004"))):
+            rows, summary = self.run_fct(os.path.join(self.dir, name), offset_args=args)
+            self.assertNotIn(5, rows)
+            self.assertEqual(summary["params"]["unobserved_flows"], 1)
+            self.assertEqual(summary["params"]["end_of_observation_source"], "last captured frame")
+            self.assertAlmostEqual(float(rows[3]["fct_seconds"]),
+                                   (LAST_FRAME_NS - 30_000) * 1e-9, delta=0.6e-9)
+            self.assertEqual((summary["unfinished"], summary["overall"]["unfinished"]), (1, 1))
+
+    def test_unfinished_flows_never_make_a_run_look_better(self):
+        # Run A delivers flow 3's second packet late (at 90 us: FCT 61.2 us);
+        # run B never delivers it. Counting finished flows only, B's p99
+        # would be far better than A's; counted at the end of the run, B
+        # can only be worse.
+        late = dict(ARRIVALS, h1=ARRIVALS["h1"] + [(3, 1, 90_000, 2)])
+        a, b = os.path.join(self.dir, "A"), os.path.join(self.dir, "B")
+        rows_a, sa = self.run_fct(a, "--label", "delivers", "--ignore-after", "55us",
+                                  arrivals=late)
+        rows_b, sb = self.run_fct(b, "--label", "strands", "--ignore-after", "55us")
+        self.assertEqual((sa["unfinished"], sb["unfinished"]), (0, 1))
+        finished_only_b = sorted(float(r["slowdown"]) for r in rows_b.values()
+                                 if r["finished"] == "1")
+        self.assertLess(percentile(finished_only_b, 99), sa["overall"]["p99"] / 2)
+        for stat in ("p50", "p95", "p99", "mean"):
+            self.assertGreaterEqual(sb["overall"][stat], sa["overall"][stat], stat)
+        self.assertGreater(sb["overall"]["p99"], sa["overall"]["p99"])
+        self.assertEqual((sa["overall"]["lower_bound"], sb["overall"]["lower_bound"]),
+                         (False, True))
+        out = os.path.join(self.dir, "cmp-ab")
+        common.run_tool("fct", "compare", a, b, "--out", out)
+        with open(os.path.join(out, "compare.txt")) as f:
+            text = f.read()
+        self.assertRegex(text, r"\nstrands +all +5 +1 +>=")
+        self.assertRegex(text, r"\ndelivers +all +5 +0 +[0-9]")
+        self.assertIn("strands: p99 >= %.2f, 1 flows unfinished counted at end of run"
+                      % sb["overall"]["p99"], text)
+
+    def test_older_summaries_are_refused_by_compare(self):
+        a = os.path.join(self.dir, "old")
+        _, summary = self.run_fct(a)
+        for stats in [summary["overall"]] + summary["buckets"]:
+            del stats["lower_bound"]  # as tools/fct wrote it before unfinished flows counted
+        with open(os.path.join(a, "summary.json"), "w") as f:
+            json.dump(summary, f)
+        proc = common.run_tool_status("fct", "compare", a, a, "--out", os.path.join(self.dir, "c"))
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn("left unfinished flows out", proc.stderr)
+        self.assertNotIn("Traceback", proc.stderr)
+
+    def test_note_heads_table_and_compare(self):
+        a = os.path.join(self.dir, "noted")
+        _, summary = self.run_fct(a, "--note", "NOT VALID: fidelity limits exceeded")
+        self.assertEqual(summary["note"], "NOT VALID: fidelity limits exceeded")
+        with open(os.path.join(a, "summary.txt")) as f:
+            self.assertTrue(f.read().startswith("NOT VALID: fidelity limits exceeded\n"))
+        out = os.path.join(self.dir, "cmp-noted")
+        common.run_tool("fct", "compare", a, a, "--labels", "x,y", "--note", "NOT VALID: z",
+                        "--out", out)
+        with open(os.path.join(out, "compare.txt")) as f:
+            head = f.read().splitlines()[:3]
+        self.assertEqual(head, ["NOT VALID: z", "x: NOT VALID: fidelity limits exceeded",
+                                "y: NOT VALID: fidelity limits exceeded"])
+
     def test_plots_and_compare(self):
         a, b = os.path.join(self.dir, "A"), os.path.join(self.dir, "B")
         self.run_fct(a, "--label", "droptail")
@@ -184,12 +291,69 @@ class SyntheticCaptures(unittest.TestCase):
             rows = list(csv.reader(f))
         self.assertEqual({r[0] for r in rows[1:]}, {"droptail", "pfc"})
         self.assertEqual(len(rows), 1 + 2 * 5)  # 4 buckets + "all" per run
+        self.assertEqual(rows[0][-1], "lower_bound")
+        self.assertEqual(rows[-1][1:4] + rows[-1][-1:], ["all", "6", "2", "1"])
 
     def assert_png(self, path):
         with open(path, "rb") as f:
             head = f.read(8)
         self.assertEqual(head, b"\x89PNG\r\n\x1a\n", path)
         self.assertGreater(os.path.getsize(path), 1000, path)
+
+
+def load_tool(name):
+    """A tools/ script (no .py suffix) as a module, for its functions."""
+    import importlib.machinery
+    import importlib.util
+    loader = importlib.machinery.SourceFileLoader(name.replace("-", "_"),
+                                                  os.path.join(common.TOOLS, name))
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(loader.name, loader))
+    loader.exec_module(module)
+    return module
+
+
+class SameFiguresElsewhere(CaptureFixture):
+    """tools/bfc-incast and tools/bfc-testbed re-read fct.csv; they count the
+    unfinished flows as tools/fct does and refuse a file without them."""
+
+    def test_bfc_incast_buckets_match_tools_fct(self):
+        out = os.path.join(self.dir, "run")
+        _, summary = self.run_fct(out)
+        stats = load_tool("bfc-incast").flow_stats(os.path.join(out, "fct.csv"))
+        for b in summary["buckets"]:
+            got = stats[b["bucket"]]
+            self.assertEqual((got["flows"], got["unfinished"], got["lower_bound"]),
+                             (b["count"], b["unfinished"], b["lower_bound"]), b["bucket"])
+            for p in ("p50", "p99"):
+                if b[p] is None:
+                    self.assertIsNone(got[p])
+                else:
+                    self.assertAlmostEqual(got[p], b[p], places=5)
+
+    def test_bfc_testbed_group_figures_count_unfinished_flows(self):
+        out = os.path.join(self.dir, "run")
+        rows, _ = self.run_fct(out)
+        testbed = load_tool("bfc-testbed")
+        testbed.GROUP1 = "h3"  # flows 3 (unfinished) and 6
+        g = testbed.group1_fct(os.path.join(out, "fct.csv"))
+        fcts = sorted([CENSORED_FCT_NS[3] * 1e-9, FCT_NS[6] * 1e-9])
+        self.assertEqual((g["flows"], g["unfinished"], g["lower_bound"]), (2, 1, True))
+        self.assertAlmostEqual(g["mean_fct_seconds"], sum(fcts) / 2, delta=1e-12)
+        self.assertAlmostEqual(g["p99_fct_seconds"], percentile(fcts, 99), delta=1e-12)
+        self.assertAlmostEqual(g["mean_slowdown"], (CENSORED_SLOWDOWN[3] + 1.0) / 2, places=5)
+
+    def test_old_fct_csv_is_refused(self):
+        out = os.path.join(self.dir, "run")
+        self.run_fct(out)
+        path = os.path.join(out, "fct.csv")
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(f))
+        with open(path, "w", newline="") as f:  # as written before: no censored column
+            w = csv.DictWriter(f, [k for k in rows[0] if k != "censored"], extrasaction="ignore")
+            w.writeheader()
+            w.writerows(rows)
+        with self.assertRaisesRegex(ValueError, "left unfinished flows out"):
+            load_tool("bfc-incast").flow_stats(path)
 
 
 class GeneratedWorkload(unittest.TestCase):

@@ -13,6 +13,11 @@ the last of those first arrivals minus its start.
 Ideal FCT = wire bytes of the flow x 8 / link rate + base RTT / 2, wire bytes =
 size + packets x 90 (66 bytes of Ethernet/IPv4/UDP/SLW1 headers and 24 of FCS,
 preamble and inter-frame gap per packet). Slowdown = FCT / ideal, clamped at 1.
+
+Unfinished flows are not left out (that would let a scheme that strands
+flows look better): a flow still unfinished at the end of observation gets
+FCT = end of observation - its start, flagged as censored. Its true FCT is at
+least that, so every statistic that includes one is a lower bound.
 """
 
 import csv
@@ -67,6 +72,7 @@ class FlowResult:
     reordered: int
     ce: int
     clamped: bool
+    censored: bool = False  # unfinished: fct/slowdown measured to the end of observation
 
     @property
     def finished(self):
@@ -83,6 +89,7 @@ class RxStats:
     non_workload: int = 0
     stray: int = 0  # workload packets of flows not in the flow list
     bad_seq: int = 0
+    last_ns: int | None = None  # latest last-bit instant of any captured frame
     per_flow: dict = field(default_factory=dict)
 
 
@@ -149,14 +156,26 @@ def start_offset_from_file(path, key="replay_start_epoch_seconds"):
     return int(decimal.Decimal(value) * 10**9) - int(decimal.Decimal(origin or 0) * 10**9)
 
 
+def run_end_from_file(path, key="run_end_epoch_seconds"):
+    """Receiver-clock ns of the end of the run from a JSON document (exact
+    decimals), or None when it has no such key."""
+    with open(path) as f:
+        doc = json.load(f, parse_float=decimal.Decimal)
+    value = find_key(doc, key)
+    return None if value is None else int(decimal.Decimal(value) * 10**9)
+
+
 def collect_rx(paths, flows, link_rate_bps, rx_stamp="first-bit"):
     """Per-flow arrival bookkeeping from the receivers' captures."""
     st = RxStats()
     per_flow = st.per_flow
     last_bit = rx_stamp == "last-bit"
     for path in paths:
-        for ts, frame, _ in read_pcap(path, payload.PARSE_BYTES):
+        for ts, frame, orig in read_pcap(path, payload.PARSE_BYTES):
             st.packets += 1
+            # Any frame, workload or not, shows the capture was still running.
+            end = ts if last_bit else ts + round((orig + payload.WIRE_EXTRA) * 8e9 / link_rate_bps)
+            st.last_ns = end if st.last_ns is None else max(st.last_ns, end)
             r = payload.parse_frame(frame)
             if r is None:
                 st.non_workload += 1
@@ -194,7 +213,19 @@ def ideal_ns(spec, link_rate_bps, base_rtt_ns):
     return wire * 8e9 / link_rate_bps + base_rtt_ns / 2.0
 
 
-def analyse(flows, rx_stats, link_rate_bps, base_rtt_ns=0, start_offset_ns=0, time_scale=1.0):
+def end_of_observation(rx_stats, declared_ns=None):
+    """Receiver-clock ns until which the captures observed the flows: the
+    declared end of the run, but never before the last frame captured (the
+    capture plainly ran until then); without a declared end, that frame."""
+    ends = [t for t in (declared_ns, rx_stats.last_ns) if t is not None]
+    return max(ends) if ends else None
+
+
+def analyse(flows, rx_stats, link_rate_bps, base_rtt_ns=0, start_offset_ns=0, time_scale=1.0,
+            end_ns=None):
+    """One FlowResult per flow. Unfinished flows are censored at end_ns
+    (receiver clock): FCT = end_ns - start, a lower bound. Without end_ns
+    they keep no FCT (callers that report statistics must give one)."""
     results = []
     for fid in sorted(flows):
         spec = flows[fid]
@@ -202,18 +233,27 @@ def analyse(flows, rx_stats, link_rate_bps, base_rtt_ns=0, start_offset_ns=0, ti
         start = start_offset_ns + round(spec.start_ns * time_scale)
         ideal = ideal_ns(spec, link_rate_bps, base_rtt_ns)
         received = rx.unique if rx else 0
-        finish = fct = slowdown = None
-        clamped = False
+        finish = fct = None
+        censored = False
         if received == spec.packets:
             finish = rx.last_ts + round(rx.last_wire)  # whole ns, for display
             fct = (rx.last_ts - start) + rx.last_wire
-            slowdown = fct / ideal
-            if slowdown < 1.0:
-                slowdown, clamped = 1.0, True
+        elif end_ns is not None:
+            fct, censored = float(max(0, end_ns - start)), True
+        slowdown, clamped = slowdown_of(fct, ideal)
+        clamped = clamped and not censored  # a clamp flags clock trouble, not censoring
         results.append(FlowResult(spec, start, finish, fct, ideal, slowdown, received,
                                   rx.duplicates if rx else 0, rx.reordered if rx else 0,
-                                  rx.ce if rx else 0, clamped))
+                                  rx.ce if rx else 0, clamped, censored))
     return results
+
+
+def slowdown_of(fct, ideal):
+    """(FCT / ideal clamped at 1, whether it was clamped); (None, False) without an FCT."""
+    if fct is None:
+        return None, False
+    slowdown = fct / ideal
+    return (1.0, True) if slowdown < 1.0 else (slowdown, False)
 
 
 def bucket_of(size):
@@ -249,9 +289,17 @@ def percentile(values, p):
     return v[lo] + (v[hi] - v[lo]) * (pos - lo)
 
 
-def stats(slowdowns):
-    out = {"count": len(slowdowns)}
+def stats(slowdowns, unfinished=0):
+    """Percentiles and mean of slowdowns that include `unfinished` censored
+    values; with any, each figure is a lower bound."""
+    out = {"count": len(slowdowns), "unfinished": unfinished, "lower_bound": unfinished > 0}
     for p in PERCENTILES:
         out["p%d" % p] = percentile(slowdowns, p)
     out["mean"] = sum(slowdowns) / len(slowdowns) if slowdowns else None
     return out
+
+
+def result_stats(results):
+    """stats() of FlowResults: every flow with a slowdown, censored or not."""
+    counted = [r for r in results if r.slowdown is not None]
+    return stats([r.slowdown for r in counted], sum(1 for r in counted if r.censored))
