@@ -18,6 +18,7 @@
 #include <cstring>
 #include <string>
 
+#include "lib/common/cpu_steal.h"
 #include "lib/tm/latency_histogram.h"
 
 namespace {
@@ -101,20 +102,26 @@ int main(int argc, char** argv) {
     return 1;
   }
   static Gaps g;  // the histogram's counters are large; not on the stack
+  const auto steal_before = sluice::cpu_steal_ns(static_cast<unsigned>(o.cpu));
   measure(o.seconds, &g);
+  const auto steal_after = sluice::cpu_steal_ns(static_cast<unsigned>(o.cpu));
+  // -1: the kernel does not say (no /proc/stat line).
+  const double steal_ms =
+      steal_before && steal_after ? (*steal_after - *steal_before) / 1e6 : -1.0;
   const double per_s = 1.0 / o.seconds;
   if (o.json) {
     std::printf("{\"cpu\": %d, \"seconds\": %.3f, \"loops\": %" PRIu64 ", \"max_gap_ns\": %" PRIu64
                 ", \"gap_p99_ns\": %" PRIu64 ", \"gap_p999_ns\": %" PRIu64
                 ", \"gaps_over_10us\": %" PRIu64 ", \"gaps_over_50us\": %" PRIu64
-                ", \"gaps_over_200us\": %" PRIu64 "}\n",
+                ", \"gaps_over_200us\": %" PRIu64 ", \"steal_ms\": %.1f}\n",
                 o.cpu, o.seconds, g.loops, g.max_ns, quantile_ns(g.hist, 0.99),
-                quantile_ns(g.hist, 0.999), g.over_10us, g.over_50us, g.over_200us);
+                quantile_ns(g.hist, 0.999), g.over_10us, g.over_50us, g.over_200us, steal_ms);
   } else {
     std::printf("machine floor on cpu %d (%.1f s busy loop, %" PRIu64
-                " clock reads): gaps >10 us %.1f/s, >50 us %.1f/s, >200 us %.1f/s, max %.1f us\n",
+                " clock reads): gaps >10 us %.1f/s, >50 us %.1f/s, >200 us %.1f/s, max %.1f us; "
+                "hypervisor steal %.1f ms\n",
                 o.cpu, o.seconds, g.loops, g.over_10us * per_s, g.over_50us * per_s,
-                g.over_200us * per_s, g.max_ns / 1e3);
+                g.over_200us * per_s, g.max_ns / 1e3, steal_ms);
   }
   return 0;
 }
