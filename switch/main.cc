@@ -17,9 +17,11 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 
+#include "lib/common/cpu_steal.h"
 #include "lib/config/config_loader.h"
 #include "switch/capture_writer.h"
 #include "switch/memory_prefault.h"
@@ -248,14 +250,21 @@ int run(int argc, char** argv) {
   start_replay(*rt, clock);
   CaptureWriter capture_writer;
   capture_writer.start(*rt);
+  std::vector<std::optional<uint64_t>> steal_before;
+  for (auto& w : rt->workers) steal_before.push_back(cpu_steal_ns(rte_lcore_to_cpu_id(w->lcore)));
   for (auto& w : rt->workers) {
     workers.push_back(std::make_unique<Worker>(*rt, *w));
     rte_eal_remote_launch(worker_main, workers.back().get(), w->lcore);
   }
   run_main_lcore(*rt, opt);
+  rt->stop_ns = clock.now_ns();
   rt->stop.store(true);
   rte_eal_mp_wait_lcore();
   capture_writer.stop();
+  for (size_t i = 0; i < rt->workers.size(); ++i) {
+    const auto after = cpu_steal_ns(rte_lcore_to_cpu_id(rt->workers[i]->lcore));
+    if (steal_before[i] && after) rt->workers[i]->steal_ns = int64_t(*after - *steal_before[i]);
+  }
   const double seconds = (TscClock(rt->tsc_hz).now_ns() - rt->start_ns) * 1e-9;
   const std::vector<PortFinal> finals = drain_and_total(*rt);
   print_summary(*rt, finals, seconds);

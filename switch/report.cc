@@ -89,11 +89,13 @@ void print_workers(const Runtime& rt, double seconds) {
     const uint64_t total = w->total_cycles.get();
     const double busy = total == 0 ? 0.0 : 100.0 * double(w->busy_cycles.get()) / double(total);
     std::printf("worker lcore %u: busy %.1f%%, loop p99 %s, max %.1f us, %.1f gaps/s > 50 us, "
-                "%.1f/s > 200 us; %" PRIu64 " page faults, preempted %" PRIu64 " times\n",
+                "%.1f/s > 200 us; %" PRIu64 " page faults, preempted %" PRIu64
+                " times, hypervisor steal %.1f ms\n",
                 w->lcore, busy, format_bound(quantile_upper_ns(w->loop_gap, 0.99)).c_str(),
                 w->loop_gap_max_ns.get() / 1e3, w->loop_gaps_over_50us.get() / seconds,
                 w->loop_gaps_over_200us.get() / seconds,
-                w->minor_faults.get() + w->major_faults.get(), w->involuntary_switches.get());
+                w->minor_faults.get() + w->major_faults.get(), w->involuntary_switches.get(),
+                w->steal_ns < 0 ? -1.0 : w->steal_ns / 1e6);
   }
 }
 
@@ -185,6 +187,7 @@ std::string workers_json(const Runtime& rt) {
          ", \"cpu\": " + std::to_string(rte_lcore_to_cpu_id(static_cast<int>(w->lcore))) +
          ", \"iterations\": " + std::to_string(w->iterations.get()) +
          ", \"busy_fraction\": " + std::to_string(busy) +
+         ", \"busy_seconds\": " + std::to_string(double(w->busy_cycles.get()) / double(rt.tsc_hz)) +
          ", \"loop_gap_p99_ns\": " + std::to_string(quantile_upper_ns(w->loop_gap, 0.99)) +
          ", \"loop_gap_p9999_ns\": " + std::to_string(quantile_upper_ns(w->loop_gap, 0.9999)) +
          ", \"loop_gap_max_ns\": " + std::to_string(w->loop_gap_max_ns.get()) +
@@ -193,7 +196,8 @@ std::string workers_json(const Runtime& rt) {
          ", \"minor_faults\": " + std::to_string(w->minor_faults.get()) +
          ", \"major_faults\": " + std::to_string(w->major_faults.get()) +
          ", \"involuntary_switches\": " + std::to_string(w->involuntary_switches.get()) +
-         ", \"voluntary_switches\": " + std::to_string(w->voluntary_switches.get()) + "}";
+         ", \"voluntary_switches\": " + std::to_string(w->voluntary_switches.get()) +
+         ", \"steal_ms\": " + std::to_string(w->steal_ns < 0 ? -1.0 : w->steal_ns / 1e6) + "}";
   }
   return j + "]";
 }
@@ -206,6 +210,8 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
                   ", \"replay_start_epoch_seconds\": " + exact_seconds(epoch_ns) +
                   ", \"replay_origin_capture_seconds\": " +
                   exact_seconds(static_cast<int64_t>(rt.replay_origin_ts_ns)) +
+                  ", \"run_end_epoch_seconds\": " +
+                  exact_seconds(static_cast<int64_t>(rt.stop_ns) + rt.realtime_offset_ns) +
                   ", \"switches\": [";
   for (const SwitchRuntime& sw : rt.switches) {
     if (sw.index > 0) j += ", ";

@@ -164,6 +164,9 @@ struct WorkerRuntime {
   // What the kernel did to this lcore's thread while it ran (getrusage):
   // page faults, and how often it was preempted or gave up the core.
   RelaxedCounter minor_faults, major_faults, involuntary_switches, voluntary_switches;
+  // Hypervisor steal on this lcore's CPU over the run (main thread, before
+  // launch and after stop); -1 when the kernel does not say.
+  int64_t steal_ns = -1;
 };
 
 struct Runtime {
@@ -175,6 +178,7 @@ struct Runtime {
   std::vector<std::unique_ptr<WorkerRuntime>> workers;
   uint64_t tsc_hz = 0;
   uint64_t start_ns = 0;
+  uint64_t stop_ns = 0;                // when the workers were told to stop
   uint64_t replay_start_ns = 0;        // when capture time replay_origin_ts_ns is due
   uint64_t replay_origin_ts_ns = 0;    // earliest first timestamp of the replayed captures
   int64_t realtime_offset_ns = 0;      // CLOCK_REALTIME minus the data-path clock
