@@ -41,7 +41,10 @@ def run_experiment(srcdir, binary, out):
            "--schemes", ",".join(SCHEMES),
            "--cdf", os.path.join(srcdir, "conf", "workloads", "fb_hadoop.cdf"),
            "--load", "0.1", "--duration", "0.01", "--seed", "3", "--drain", "0.5",
-           "--pfc-xoff", "50KB", "--sluice", binary, "--out", out, "--",
+           "--pfc-xoff", "50KB", "--sluice", binary, "--out", out,
+           # What is asserted here are counters with wide margins, which hold
+           # on a loaded machine; keeping time is test_fidelity's to judge.
+           "--allow-unfaithful", "--floor-seconds", "0", "--",
            "--incast-degree", "7", "--incast-size", "3MB", "--incast-period", "5ms",
            "--incast-receiver", "h0"]
     done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,

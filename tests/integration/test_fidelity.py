@@ -1,0 +1,137 @@
+#!/usr/bin/python3
+"""The one-server fabric keeps time (docs/testbed.md, "Stalls" and "Fidelity
+gate"). The leaf-spine runs the web-search workload at load 0.1 for 50 ms
+(seed 5: 34,678 host packets, 63,652 port transmissions), with the machine's
+floor measured on the worker's CPU before each attempt. Asserted:
+
+Always (sluice's own stalls, whatever the machine does):
+- the worker took no page fault during the run (memory is prefaulted);
+- no capture record was left out (the writer thread kept up);
+- no port reports lost transmit time the worker's loop could not have lost:
+  a port can only lose what loop gaps beyond the 200 us catch-up allow
+  (this once failed: unshaped link ports counted busy time as lost);
+- the worker's loop stalls (> 50 us) no more often than the bare busy loop
+  on the same CPU (measured just before and just after), within a margin
+  for how much the floor itself moves from one second to the next (3x +
+  50/s): sluice adds no stalls of its own. The floor of this 2-vCPU virtual
+  machine moves a lot (hypervisor steal, and the two vCPUs slow each other),
+  so this must hold in one attempt of three.
+
+When the floor is quiet (gaps > 50 us under 40/s, hypervisor steal under 1%
+of the floor measurement): the issue's target, every shaper, link and replay
+lateness p99 within the 25.6 us bucket and at most 1 ms lost on any port. A
+machine gap during the 55 ms of traffic can cost one attempt, so up to three
+attempts are made; the target must be met by one attempt with a quiet floor.
+When no attempt saw a quiet floor, the target is reported as not judged (the
+assertions above still hold) and the floor figures say why."""
+
+import json
+import os
+import subprocess
+
+import harness
+from harness import check
+
+QUIET_GAPS_PER_S = 40.0
+QUIET_STEAL_FRACTION = 0.01
+MAX_LATENESS_NS = 25_600
+MAX_LOST_NS = 1_000_000
+CATCH_UP_NS = 200_000  # the link and shaper catch-up window (switch/worker.cc)
+ATTEMPTS = 3
+
+
+def floor(srcdir, builddir, cpu, seconds=2.0):
+    binary = os.path.join(builddir, "tools", "floor", "sluice-floor")
+    out = subprocess.run([binary, "--cpu", str(cpu), "--seconds", str(seconds), "--json"],
+                         check=True, capture_output=True, text=True).stdout
+    d = json.loads(out)
+    d["gaps_per_s"] = d["gaps_over_50us"] / d["seconds"]
+    d["quiet"] = (d["gaps_per_s"] < QUIET_GAPS_PER_S and
+                  0 <= d["steal_ms"] < QUIET_STEAL_FRACTION * d["seconds"] * 1e3)
+    return d
+
+
+def ports(summary):
+    for sw in summary["switches"]:
+        for p in sw["ports"]:
+            yield sw["name"] + "/" + p["name"], p
+
+
+def run(srcdir, binary, tmp, workload, attempt):
+    out = os.path.join(tmp, "run%d" % attempt)
+    cmd = ["/usr/bin/python3", os.path.join(srcdir, "tools", "experiment"),
+           "--config", os.path.join(srcdir, "conf", "leafspine.yaml"), "--schemes", "droptail",
+           "--workload", workload, "--drain", "0.3", "--sluice", binary, "--out", out,
+           "--allow-unfaithful", "--floor-seconds", "0"]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    with open(os.path.join(out, "droptail", "summary.json")) as f:
+        return json.load(f)
+
+
+def check_own_stalls(summary, fl):
+    (w,) = summary["workers"]
+    check(w["minor_faults"] + w["major_faults"] == 0,
+          "the worker took %d page faults" % (w["minor_faults"] + w["major_faults"]))
+    excess = max(0, w["loop_gap_max_ns"] - CATCH_UP_NS) * w["loop_gaps_over_200us"]
+    for name, p in ports(summary):
+        check(p.get("capture_dropped_records", 0) == 0,
+              "%s: %d capture records left out" % (name, p.get("capture_dropped_records", 0)))
+        check(p["shaper_lost_ns"] <= excess,
+              "%s lost %.3f ms but the loop's gaps beyond the catch-up allow %.3f ms"
+              % (name, p["shaper_lost_ns"] / 1e6, excess / 1e6))
+    return w["loop_gaps_over_50us"] / summary["duration_seconds"]
+
+
+def target_misses(summary):
+    misses = []
+    for name, p in ports(summary):
+        if p["shaper_lost_ns"] > MAX_LOST_NS:
+            misses.append("%s lost %.3f ms" % (name, p["shaper_lost_ns"] / 1e6))
+        for kind in ("shaper", "link", "replay"):
+            v = p.get(kind + "_lateness_p99_ns", 0)
+            if p.get(kind + "_lateness_samples", 0) and v > MAX_LATENESS_NS:
+                misses.append("%s %s lateness p99 <= %.1f us" % (name, kind, v / 1e3))
+    return misses
+
+
+def test(binary, srcdir):
+    builddir = os.path.dirname(os.path.dirname(binary))
+    with harness.TempDir("fidelity") as tmp:
+        workload = os.path.join(tmp, "workload")
+        subprocess.run(["/usr/bin/python3", os.path.join(srcdir, "tools", "workload"),
+                        "--cdf", os.path.join(srcdir, "conf", "workloads", "websearch.cdf"),
+                        "--load", "0.1", "--link-rate", "10Gbps", "--hosts-from-config",
+                        os.path.join(srcdir, "conf", "leafspine.yaml"), "--duration", "0.05",
+                        "--seed", "5", "--out", workload], check=True, stdout=subprocess.DEVNULL)
+        judged = False
+        stall_rates = []
+        for attempt in range(ATTEMPTS):
+            fl = floor(srcdir, builddir, cpu=1)
+            summary = run(srcdir, binary, tmp, workload, attempt)
+            after = floor(srcdir, builddir, cpu=1)
+            fl["gaps_per_s"] = max(fl["gaps_per_s"], after["gaps_per_s"])
+            fl["quiet"] = fl["quiet"] and after["quiet"]
+            rate = check_own_stalls(summary, fl)
+            stall_rates.append((rate, fl["gaps_per_s"]))
+            misses = target_misses(summary)
+            w = summary["workers"][0]
+            print("attempt %d: floor %.1f gaps/s > 50 us, steal %.1f ms, max %.0f us (%s); "
+                  "worker %.1f gaps/s > 50 us, max %.0f us, steal %.1f ms; target %s"
+                  % (attempt + 1, fl["gaps_per_s"], fl["steal_ms"], fl["max_gap_ns"] / 1e3,
+                     "quiet" if fl["quiet"] else "noisy", rate, w["loop_gap_max_ns"] / 1e3,
+                     w["steal_ms"], "met" if not misses else "missed: " + "; ".join(misses[:4])))
+            own_ok = any(r <= 3 * f + 50 for r, f in stall_rates)
+            if fl["quiet"]:
+                judged = True
+                if not misses and own_ok:
+                    print("fidelity: target met on a quiet floor")
+                    return
+        check(own_ok, "the worker's loop stalled > 50 us more often than the bare loop on its "
+              "cpu in every attempt (worker, floor gaps/s): %s" % stall_rates)
+        check(not judged, "the target was missed on every attempt whose floor was quiet")
+        print("fidelity: the floor was never quiet; the absolute target was not judged "
+              "(sluice's own stalls were)")
+
+
+if __name__ == "__main__":
+    harness.main(test)
