@@ -273,6 +273,8 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
         field("replay_lateness_p99_ns", quantile_upper_ns(pr.pcap->lateness(), 0.99));
         field("replay_lateness_samples", pr.pcap->lateness().total());
         field("capture_dropped_records", pr.pcap->capture_dropped());
+        field("replay_max_lateness_ns", pr.pcap->max_lateness_ns());
+        field("replay_alloc_failures", pr.pcap->alloc_failures());
       }
       j += ", \"drops\": {";
       bool first_drop = true;
