@@ -246,12 +246,14 @@ int run(int argc, char** argv) {
   std::fflush(stdout);
   std::vector<std::unique_ptr<Worker>> workers;
   const TscClock clock(rt->tsc_hz);
-  rt->start_ns = clock.now_ns();
-  start_replay(*rt, clock);
   CaptureWriter capture_writer;
   capture_writer.start(*rt);
   std::vector<std::optional<uint64_t>> steal_before;
   for (auto& w : rt->workers) steal_before.push_back(cpu_steal_ns(rte_lcore_to_cpu_id(w->lcore)));
+  // The replay's time origin is taken last, right before the launch, so no
+  // set-up time eats into its lead.
+  rt->start_ns = clock.now_ns();
+  start_replay(*rt, clock);
   for (auto& w : rt->workers) {
     workers.push_back(std::make_unique<Worker>(*rt, *w));
     rte_eal_remote_launch(worker_main, workers.back().get(), w->lcore);
