@@ -55,18 +55,6 @@ void LiveTable::print(const Runtime& rt, uint64_t now_ns) {
   prev_ns_ = now_ns;
 }
 
-// Upper bound of the bucket holding quantile q (0..1); 0 when empty.
-uint64_t quantile_upper_ns(const LatencyHistogram& h, double q) {
-  const uint64_t total = h.total();
-  if (total == 0) return 0;
-  const uint64_t rank = static_cast<uint64_t>(q * double(total - 1)) + 1;
-  uint64_t seen = 0;
-  for (unsigned b = 0; b < h.bucket_count(); ++b) {
-    seen += h.count(b);
-    if (seen >= rank) return h.upper_bound_ns(b);
-  }
-  return UINT64_MAX;
-}
 
 namespace {
 
@@ -83,11 +71,16 @@ std::string format_bound(uint64_t ns) {
   return buf;
 }
 
+// Share of the worker's loop time spent in iterations that moved a packet.
+double busy_fraction(const WorkerRuntime& w) {
+  const uint64_t total = w.total_cycles.get();
+  return total == 0 ? 0.0 : double(w.busy_cycles.get()) / double(total);
+}
+
 // Each worker loop's period and what the kernel did to its thread.
 void print_workers(const Runtime& rt, double seconds) {
   for (const auto& w : rt.workers) {
-    const uint64_t total = w->total_cycles.get();
-    const double busy = total == 0 ? 0.0 : 100.0 * double(w->busy_cycles.get()) / double(total);
+    const double busy = 100.0 * busy_fraction(*w);
     std::printf("worker lcore %u: busy %.1f%%, loop p99 %s, max %.1f us, %.1f gaps/s > 50 us, "
                 "%.1f/s > 200 us; %" PRIu64 " page faults, preempted %" PRIu64
                 " times, hypervisor steal %.1f ms\n",
@@ -181,8 +174,7 @@ std::string workers_json(const Runtime& rt) {
   std::string j = "[";
   for (const auto& w : rt.workers) {
     if (j.size() > 1) j += ", ";
-    const uint64_t total = w->total_cycles.get();
-    const double busy = total == 0 ? 0.0 : double(w->busy_cycles.get()) / double(total);
+    const double busy = busy_fraction(*w);
     j += "{\"lcore\": " + std::to_string(w->lcore) +
          ", \"cpu\": " + std::to_string(rte_lcore_to_cpu_id(static_cast<int>(w->lcore))) +
          ", \"iterations\": " + std::to_string(w->iterations.get()) +

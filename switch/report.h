@@ -32,9 +32,6 @@ void print_summary(const Runtime& rt, const std::vector<PortFinal>& ports, doubl
 bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, double seconds,
                         const std::string& path, std::string* error);
 
-// Upper bound (ns) of the histogram bucket that holds quantile q in [0, 1].
-uint64_t quantile_upper_ns(const LatencyHistogram& h, double q);
-
 // L1 bit rate of a port between its first and last transmit, counting the
 // shaper's per-frame wire overhead.
 double tx_l1_bits_per_second(const PortRuntime& p, const PortTotals& t);

@@ -23,11 +23,9 @@ bool CaptureRing::begin_record(uint64_t ts_ns, uint32_t frame_len) {
   const uint64_t used = write_pos_ - tail_.load(std::memory_order_acquire);
   if (used + kRecordHeaderBytes + caplen > capacity()) {
     dropped_.add();
-    skipping_ = true;
     capture_left_ = 0;
     return false;
   }
-  skipping_ = false;
   const uint32_t h[4] = {static_cast<uint32_t>(ts_ns / 1'000'000'000),
                          static_cast<uint32_t>(ts_ns % 1'000'000'000), caplen, frame_len};
   put(h, sizeof h);
@@ -38,7 +36,7 @@ bool CaptureRing::begin_record(uint64_t ts_ns, uint32_t frame_len) {
 }
 
 void CaptureRing::append(const void* data, uint32_t len) {
-  if (skipping_ || capture_left_ == 0) return;
+  if (capture_left_ == 0) return;
   const uint32_t n = std::min(len, capture_left_);
   put(data, n);
   capture_left_ -= n;

@@ -47,10 +47,10 @@ class CaptureRing {
   size_t mask_;
   uint32_t snaplen_;
   // Producer state: where the record being written ends up, and how much of
-  // the current frame is still to be kept (0: no record open).
+  // the current frame is still to be kept (0: no record open, or it was
+  // refused).
   uint64_t write_pos_ = 0;
   uint32_t capture_left_ = 0;
-  bool skipping_ = false;
   alignas(64) std::atomic<uint64_t> head_{0};  // published by the producer
   alignas(64) std::atomic<uint64_t> tail_{0};  // released by the consumer
   RelaxedCounter records_, dropped_;

@@ -62,4 +62,18 @@ class LatencyHistogram {
   RelaxedCounter total_;
 };
 
+// Upper bound (ns) of the bucket that holds quantile q in [0, 1]; 0 when the
+// histogram is empty, kInf when the quantile is past the last finite bucket.
+inline uint64_t quantile_upper_ns(const LatencyHistogram& h, double q) {
+  const uint64_t total = h.total();
+  if (total == 0) return 0;
+  const uint64_t rank = static_cast<uint64_t>(q * double(total - 1)) + 1;
+  uint64_t seen = 0;
+  for (unsigned b = 0; b < h.bucket_count(); ++b) {
+    seen += h.count(b);
+    if (seen >= rank) return h.upper_bound_ns(b);
+  }
+  return LatencyHistogram::kInf;
+}
+
 }  // namespace sluice

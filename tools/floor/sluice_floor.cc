@@ -74,17 +74,6 @@ void measure(double seconds, Gaps* g) {
   }
 }
 
-// Upper bound of the bucket holding the q-quantile gap.
-uint64_t quantile_ns(const sluice::LatencyHistogram& h, double q) {
-  const uint64_t rank = static_cast<uint64_t>(q * double(h.total() - 1)) + 1;
-  uint64_t seen = 0;
-  for (unsigned b = 0; b < h.bucket_count(); ++b) {
-    seen += h.count(b);
-    if (seen >= rank) return h.upper_bound_ns(b);
-  }
-  return UINT64_MAX;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -114,8 +103,8 @@ int main(int argc, char** argv) {
                 ", \"gap_p99_ns\": %" PRIu64 ", \"gap_p999_ns\": %" PRIu64
                 ", \"gaps_over_10us\": %" PRIu64 ", \"gaps_over_50us\": %" PRIu64
                 ", \"gaps_over_200us\": %" PRIu64 ", \"steal_ms\": %.1f}\n",
-                o.cpu, o.seconds, g.loops, g.max_ns, quantile_ns(g.hist, 0.99),
-                quantile_ns(g.hist, 0.999), g.over_10us, g.over_50us, g.over_200us, steal_ms);
+                o.cpu, o.seconds, g.loops, g.max_ns, sluice::quantile_upper_ns(g.hist, 0.99),
+                sluice::quantile_upper_ns(g.hist, 0.999), g.over_10us, g.over_50us, g.over_200us, steal_ms);
   } else {
     std::printf("machine floor on cpu %d (%.1f s busy loop, %" PRIu64
                 " clock reads): gaps >10 us %.1f/s, >50 us %.1f/s, >200 us %.1f/s, max %.1f us; "
