@@ -71,7 +71,7 @@ void run_main_lcore(Runtime& rt, const CliOptions& opt) {
   uint64_t next_table = rt.start_ns + interval_ns;
   while (g_signal == 0) {
     const uint64_t now = clock.now_ns();
-    if (now >= stop_ns) break;
+    if (now - clock_frozen_ns(rt) >= stop_ns) break;  // --duration is the fabric's time
     if (interval_ns > 0 && now >= next_table) {
       table.print(rt, now);
       next_table += interval_ns;
@@ -259,7 +259,7 @@ int run(int argc, char** argv) {
     rte_eal_remote_launch(worker_main, workers.back().get(), w->lcore);
   }
   run_main_lcore(*rt, opt);
-  rt->stop_ns = clock.now_ns();
+  rt->stop_ns = clock.now_ns() - clock_frozen_ns(*rt);
   rt->stop.store(true);
   rte_eal_mp_wait_lcore();
   capture_writer.stop();
@@ -267,7 +267,9 @@ int run(int argc, char** argv) {
     const auto after = cpu_steal_ns(rte_lcore_to_cpu_id(rt->workers[i]->lcore));
     if (steal_before[i] && after) rt->workers[i]->steal_ns = int64_t(*after - *steal_before[i]);
   }
-  const double seconds = (TscClock(rt->tsc_hz).now_ns() - rt->start_ns) * 1e-9;
+  // The fabric's duration: in virtual time, the wall time less what was frozen.
+  const double seconds =
+      (TscClock(rt->tsc_hz).now_ns() - clock_frozen_ns(*rt) - rt->start_ns) * 1e-9;
   const std::vector<PortFinal> finals = drain_and_total(*rt);
   print_summary(*rt, finals, seconds);
   int rc = flush_captures(*rt) ? 0 : 1;

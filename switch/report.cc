@@ -78,6 +78,17 @@ double busy_fraction(const WorkerRuntime& w) {
 }
 
 // Each worker loop's period and what the kernel did to its thread.
+// Virtual time: how much of the run the fabric was frozen for.
+void print_clock(const Runtime& rt, double seconds) {
+  if (rt.config.clock.mode != ClockMode::kVirtual) return;
+  const double frozen = clock_frozen_ns(rt) * 1e-9;
+  std::printf("virtual time (max step %.1f us): %.3f s of fabric time took %.3f s, "
+              "%.3f s frozen (dilation %.2f)\n",
+              rt.config.clock.max_step_ns / 1e3, seconds, seconds + frozen, frozen,
+              seconds > 0 ? (seconds + frozen) / seconds : 1.0);
+}
+
+// `seconds` of wall time (loop gaps are the machine's).
 void print_workers(const Runtime& rt, double seconds) {
   for (const auto& w : rt.workers) {
     const double busy = 100.0 * busy_fraction(*w);
@@ -146,7 +157,9 @@ void print_summary(const Runtime& rt, const std::vector<PortFinal>& ports, doubl
                   p->pcap->capture_dropped());
   }
   print_fidelity(rt);
-  print_workers(rt, seconds > 0 ? seconds : 1.0);
+  print_clock(rt, seconds);
+  const double wall = seconds + clock_frozen_ns(rt) * 1e-9;
+  print_workers(rt, wall > 0 ? wall : 1.0);
   std::fflush(stdout);
 }
 
@@ -170,6 +183,14 @@ std::string bfc_switch_json(const Runtime& rt, const SwitchRuntime& sw) {
 
 // Each worker lcore's loop: how long its iterations took, against which the
 // machine's floor (tools/floor) is read.
+std::string clock_json(const Runtime& rt, double seconds) {
+  const bool virt = rt.config.clock.mode == ClockMode::kVirtual;
+  return std::string("{\"mode\": \"") + (virt ? "virtual" : "real") +
+         "\", \"max_step_ns\": " + std::to_string(virt ? rt.config.clock.max_step_ns : 0) +
+         ", \"frozen_ns\": " + std::to_string(clock_frozen_ns(rt)) +
+         ", \"wall_seconds\": " + std::to_string(seconds + clock_frozen_ns(rt) * 1e-9) + "}";
+}
+
 std::string workers_json(const Runtime& rt) {
   std::string j = "[";
   for (const auto& w : rt.workers) {
@@ -286,7 +307,7 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
     if (sw.bfc_on) j += ", \"bfc\": " + bfc_switch_json(rt, sw);
     j += "}";
   }
-  j += "], \"workers\": " + workers_json(rt) + "}\n";
+  j += "], \"clock\": " + clock_json(rt, seconds) + ", \"workers\": " + workers_json(rt) + "}\n";
   FILE* f = std::fopen(path.c_str(), "w");
   if (f == nullptr) {
     *error = "cannot write " + path;

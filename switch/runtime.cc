@@ -1,5 +1,7 @@
 #include "switch/runtime.h"
 
+#include <algorithm>
+
 namespace sluice {
 
 void set_peer_mac(PortRuntime& p, const MacAddr& peer) {
@@ -20,6 +22,12 @@ int find_port(const Runtime& rt, const PortRef& ref) {
     if (rt.switch_label(p->index) == ref.sw && p->cfg->name == ref.port) return p->index;
   }
   return -1;
+}
+
+uint64_t clock_frozen_ns(const Runtime& rt) {
+  uint64_t frozen = 0;
+  for (const auto& w : rt.workers) frozen = std::max(frozen, w->clock_frozen_ns.get());
+  return frozen;
 }
 
 MacAddr unpack_mac(uint64_t packed) {

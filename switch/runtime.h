@@ -161,6 +161,9 @@ struct WorkerRuntime {
   RelaxedCounter loop_gaps_over_50us;   // as tools/floor counts the machine's gaps
   RelaxedCounter loop_gaps_over_200us;
   RelaxedCounter iterations;
+  // Virtual time (clock.mode virtual): how far this lcore's clock is behind
+  // the machine's, i.e. the stalls it froze the fabric for.
+  RelaxedCounter clock_frozen_ns;
   // What the kernel did to this lcore's thread while it ran (getrusage):
   // page faults, and how often it was preempted or gave up the core.
   RelaxedCounter minor_faults, major_faults, involuntary_switches, voluntary_switches;
@@ -178,7 +181,7 @@ struct Runtime {
   std::vector<std::unique_ptr<WorkerRuntime>> workers;
   uint64_t tsc_hz = 0;
   uint64_t start_ns = 0;
-  uint64_t stop_ns = 0;                // when the workers were told to stop
+  uint64_t stop_ns = 0;                // when the workers were told to stop (data-path clock)
   uint64_t replay_start_ns = 0;        // when capture time replay_origin_ts_ns is due
   uint64_t replay_origin_ts_ns = 0;    // earliest first timestamp of the replayed captures
   int64_t realtime_offset_ns = 0;      // CLOCK_REALTIME minus the data-path clock
@@ -201,6 +204,10 @@ void set_peer_mac(PortRuntime& p, const MacAddr& peer);
 
 // Global index of the port "sw/port" (after the ports are created), or -1.
 int find_port(const Runtime& rt, const PortRef& ref);
+
+// How far the data path's clock is behind the machine's: the stalls virtual
+// time froze the fabric for (0 in real time). data path ns = machine ns - this.
+uint64_t clock_frozen_ns(const Runtime& rt);
 
 // The MAC of PortRuntime::peer_mac's packed form (low 48 bits).
 MacAddr unpack_mac(uint64_t packed);

@@ -348,6 +348,14 @@ std::string create_pfc(Runtime& rt) {
 
 }  // namespace
 
+// Virtual time is one worker's clock: lcores that freeze the fabric at
+// different moments would hand each other packets from different instants.
+std::string check_virtual_clock(const Runtime& rt) {
+  if (rt.config.clock.mode != ClockMode::kVirtual || rt.workers.size() <= 1) return "";
+  return "clock.mode virtual needs one worker lcore, but " + std::to_string(rt.workers.size()) +
+         " have ports (give EAL two lcores, e.g. -l 0,1, or use clock.mode real)";
+}
+
 std::string build_runtime(Runtime& rt) {
   rt.pool = rte_pktmbuf_pool_create("sluice_mbufs", rt.config.mbufs, kMbufCache, 0,
                                     RTE_MBUF_DEFAULT_BUF_SIZE, static_cast<int>(rte_socket_id()));
@@ -363,6 +371,7 @@ std::string build_runtime(Runtime& rt) {
   std::string err = create_ports(rt);
   if (err.empty()) err = create_links(rt);
   if (err.empty()) err = assign_workers(rt);
+  if (err.empty()) err = check_virtual_clock(rt);
   if (err.empty()) err = create_rings(rt);
   for (SwitchRuntime& sw : rt.switches) {
     if (err.empty()) err = create_routes(sw);

@@ -43,7 +43,13 @@ uint32_t parse_length(const rte_mbuf* m) {
 }  // namespace
 
 Worker::Worker(Runtime& rt, WorkerRuntime& w)
-    : rt_(rt), w_(w), clock_(rt.tsc_hz), staged_(rt.workers.size()) {
+    : rt_(rt),
+      w_(w),
+      clock_(rt.tsc_hz),
+      emulated_(rt.config.clock.mode == ClockMode::kVirtual ? rt.config.clock.max_step_ns : 0),
+      staged_(rt.workers.size()) {
+  // From the run's start, so a late launch is frozen too in virtual time.
+  emulated_.start(rt.start_ns);
   for (const auto& p : rt.ports) ports_.push_back(p.get());
   for (const auto& shard : w.bfc) bfc_ |= shard != nullptr;
   // Yielding hands the core to whatever else is runnable on it, for a whole
@@ -51,7 +57,7 @@ Worker::Worker(Runtime& rt, WorkerRuntime& w)
   const unsigned cpu = rte_lcore_to_cpu_id(static_cast<int>(w.lcore));
   unsigned lcore;
   RTE_LCORE_FOREACH(lcore) {
-    if (lcore != w.lcore && rte_lcore_to_cpu_id(static_cast<int>(lcore)) == cpu)
+    if (lcore != w.lcore && static_cast<unsigned>(rte_lcore_to_cpu_id(static_cast<int>(lcore))) == cpu)
       yield_when_idle_ = true;
   }
 }
@@ -97,7 +103,8 @@ void Worker::loop() {
     const uint64_t start = rte_rdtsc();
     record_loop_gap(clock_.to_ns(start - last));
     last = start;
-    const uint64_t now = clock_.to_ns(start);
+    const uint64_t now = emulated_.advance(clock_.to_ns(start));
+    if (emulated_.frozen_ns() != w_.clock_frozen_ns.get()) w_.clock_frozen_ns.set(emulated_.frozen_ns());
     const bool busy = iterate(now, ++iteration % kTimerEveryIterations == 0);
     const uint64_t end = rte_rdtsc();
     w_.total_cycles.add(end - start);
@@ -111,7 +118,7 @@ void Worker::loop() {
     }
   }
   flush_staged();
-  const uint64_t end_ns = clock_.to_ns(rte_rdtsc());
+  const uint64_t end_ns = emulated_.advance(clock_.to_ns(rte_rdtsc()));
   for (uint16_t p : w_.ports) {
     if (ports_[p]->pfc_reaction) ports_[p]->pfc_reaction->settle(end_ns);
   }

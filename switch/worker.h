@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "lib/common/emulated_clock.h"
 #include "lib/control/control_frame.h"
 #include "lib/net/packet_parser.h"
 #include "switch/mbuf_meta.h"
@@ -60,6 +61,7 @@ class Worker {
   Runtime& rt_;
   WorkerRuntime& w_;
   TscClock clock_;
+  EmulatedClock emulated_;  // the data path's `now`: real, or virtual time
   struct Stage {
     rte_mbuf* pkts[kBurst];
     unsigned count = 0;

@@ -149,8 +149,19 @@ struct MetricsConfig {
   std::string address = "127.0.0.1:9100";
 };
 
+enum class ClockMode { kReal, kVirtual };
+
+// The data path's clock (lib/common/emulated_clock.h; docs/testbed.md,
+// "Virtual time").
+struct ClockConfig {
+  ClockMode mode = ClockMode::kReal;
+  uint64_t max_step_ns = 5'000;  // virtual time: most it advances per loop iteration
+  int line = 0;
+};
+
 struct Config {
   std::string file;
+  ClockConfig clock;
   std::vector<SwitchConfig> switches;
   std::vector<WorkerConfig> workers;  // empty: ports spread over EAL worker lcores
   MetricsConfig metrics;

@@ -52,7 +52,8 @@ class Loader {
 
   void load(const YAML::Node& root, Config* c) {
     const Field top{root, ""};
-    if (!r_.expect_map(top, {"metrics", "mbufs", "switches", "workers"})) return;
+    if (!r_.expect_map(top, {"clock", "metrics", "mbufs", "switches", "workers"})) return;
+    if (auto f = r_.field(top, "clock", Need::kOptional)) load_clock(*f, &c->clock);
     if (auto f = r_.field(top, "metrics", Need::kOptional)) load_metrics(*f, &c->metrics);
     if (auto f = r_.field(top, "mbufs", Need::kOptional))
       set(r_.integer(*f, 1024, 1u << 26), &c->mbufs);
@@ -70,6 +71,19 @@ class Loader {
   }
 
  private:
+  void load_clock(const Field& k, ClockConfig* out) {
+    out->line = YamlReader::line_of(k.node);
+    if (!r_.expect_map(k, {"mode", "max_step"})) return;
+    if (auto f = r_.field(k, "mode", Need::kOptional)) {
+      set(r_.choice<ClockMode>(*f, {{"real", ClockMode::kReal}, {"virtual", ClockMode::kVirtual}}),
+          &out->mode);
+    }
+    // Below 1 us the loop itself would dilate every run; above 1 ms a frame
+    // could be that late, which no mechanism here tolerates.
+    if (auto f = r_.field(k, "max_step", Need::kOptional))
+      set(r_.duration(*f, 1'000, 1'000'000), &out->max_step_ns);
+  }
+
   void load_metrics(const Field& m, MetricsConfig* out) {
     if (!r_.expect_map(m, {"enabled", "address"})) return;
     if (auto f = r_.field(m, "enabled", Need::kOptional)) set(r_.boolean(*f), &out->enabled);

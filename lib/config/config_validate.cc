@@ -36,6 +36,7 @@ class Validator {
     }
     check_workers();
     check_capture_files();
+    check_clock();
   }
 
  private:
@@ -254,6 +255,24 @@ class Validator {
       if (it != writer.end()) {
         error(key, "\"" + path + "\" is also written by " + it->second +
                        ", which would truncate it before it is replayed");
+      }
+    }
+  }
+
+  // Virtual time freezes the fabric while the machine stalls, which only
+  // the fabric's own ports can follow: a device or host outside the process
+  // keeps the machine's time.
+  void check_clock() {
+    if (c_.clock.mode != ClockMode::kVirtual) return;
+    for (size_t s = 0; s < c_.switches.size(); ++s) {
+      const SwitchConfig& sw = c_.switches[s];
+      for (size_t p = 0; p < sw.ports.size(); ++p) {
+        const PortConfig& port = sw.ports[p];
+        if (port.pcap || !port.link_peer.empty()) continue;
+        error("clock.mode", "virtual time needs every port to be a capture-file port or an "
+                            "internal link, but " + sw.name + "/" + port.name + " is device \"" +
+                            port.device + "\", which keeps the machine's time");
+        return;
       }
     }
   }

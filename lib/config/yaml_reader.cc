@@ -19,7 +19,13 @@ std::string range_text(uint64_t min, uint64_t max, std::string (*format)(uint64_
 }
 
 std::string bytes_text(uint64_t v) { return std::to_string(v) + "B"; }
-std::string ns_text(uint64_t v) { return std::to_string(v) + "ns"; }
+// In the largest unit that keeps the value whole: 1000000 -> "1ms".
+std::string ns_text(uint64_t v) {
+  if (v != 0 && v % 1'000'000'000 == 0) return std::to_string(v / 1'000'000'000) + "s";
+  if (v != 0 && v % 1'000'000 == 0) return std::to_string(v / 1'000'000) + "ms";
+  if (v != 0 && v % 1'000 == 0) return std::to_string(v / 1'000) + "us";
+  return std::to_string(v) + "ns";
+}
 std::string plain_text(uint64_t v) { return std::to_string(v); }
 
 std::string lower(std::string s) {

@@ -302,10 +302,42 @@ class ExperimentGate(unittest.TestCase):
         self.assertTrue(self.read(out, "compare", "compare.txt").startswith(
             "NOT VALID: fidelity limits exceeded\n"))
 
+    def test_clock_reaches_every_scheme_config(self):
+        _, out = self.experiment("virtual")
+        for scheme in ("droptail", "ecn"):
+            self.assertIn("clock:\n  mode: virtual\n  max_step: 5us\n",
+                          self.read(out, scheme, "sluice.yaml"))
+        _, out = self.experiment("real", "--clock", "real")
+        self.assertIn("clock:\n  mode: real\n", self.read(out, "droptail", "sluice.yaml"))
+
     def test_looser_limits(self):
         proc, _ = self.experiment("loose", "--max-lost-ms", "4", "--max-lateness-us", "51.2",
                                   unfaithful="droptail")
         self.assertEqual(proc.returncode, 0, proc.stderr)
+
+
+class VirtualTimeFigures(unittest.TestCase):
+    def test_line_beside_the_run(self):
+        doc = summary(("s", [port("p", shaper_lost_ns=0)]), duration=1.0)
+        doc["clock"] = {"mode": "virtual", "max_step_ns": 5000, "frozen_ns": 250_000_000,
+                        "wall_seconds": 1.25}
+        doc["workers"] = [{"lcore": 1, "cpu": 1, "loop_gaps_over_50us": 125}]
+        lines = fidelity.format_figures(fidelity.figures(doc))
+        self.assertEqual(lines[1], "virtual time (max step 5 us): fabric frozen 250 ms of "
+                                   "1.25 s wall, dilation 1.25")
+        # Loop gaps are the machine's: per wall second.
+        self.assertIn("gaps >50 us 125 (100.0/s)", lines[2])
+
+    def test_real_time_prints_no_clock_line(self):
+        doc = summary(("s", [port("p", shaper_lost_ns=0)]))
+        doc["clock"] = {"mode": "real", "max_step_ns": 0, "frozen_ns": 0, "wall_seconds": 1.0}
+        self.assertEqual(len(fidelity.format_figures(fidelity.figures(doc))), 1)
+
+    def test_apply_clock(self):
+        a = argparse.Namespace(clock="virtual", max_step="2us")
+        self.assertEqual(fidelity.apply_clock({}, a)["clock"], {"mode": "virtual", "max_step": "2us"})
+        a.clock = "real"
+        self.assertEqual(fidelity.apply_clock({}, a)["clock"], {"mode": "real"})
 
 
 class ParentToolsGate(unittest.TestCase):
@@ -344,6 +376,15 @@ class ParentToolsGate(unittest.TestCase):
             self.assertFalse(json.load(f)["fidelity"]["valid"])
         with open(os.path.join(out, "floor.json")) as f:
             self.assertEqual(json.load(f)["floor"]["cpu"], 1)
+
+    def test_bfc_incast_passes_the_clock_on(self):
+        out = os.path.join(self.tmp.name, "incast-real")
+        proc = self.run_tool("bfc-incast", "--out", out, "--seeds", "1", "--schemes", "droptail",
+                             "--duration", "0.002", "--lock", "", "--clock", "real",
+                             unfaithful="")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(os.path.join(out, "seed1", "droptail", "sluice.yaml")) as f:
+            self.assertIn("clock:\n  mode: real\n", f.read())
 
     def test_bfc_testbed_override(self):
         out = os.path.join(self.tmp.name, "tb")
