@@ -34,7 +34,7 @@ std::unique_ptr<PcapPort> PcapPort::open(const PcapPortConfig& cfg, rte_mempool*
       new PcapPort(cfg, pool, std::move(capture), std::move(replayed), oversize));
   if (!cfg.tx_path.empty()) {
     if (!port->writer_.open(cfg.tx_path, error, kFileBufferBytes, cfg.snaplen)) return nullptr;
-    port->ring_ = std::make_unique<CaptureRing>(kCaptureRingBytes, cfg.snaplen);
+    port->ring_ = std::make_unique<CaptureRing>(kCaptureRingBytes, port->writer_.snaplen());
   }
   return port;
 }

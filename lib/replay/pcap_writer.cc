@@ -18,14 +18,6 @@ struct FileHeader {
 };
 static_assert(sizeof(FileHeader) == 24);
 
-struct RecordHeader {
-  uint32_t ts_sec;
-  uint32_t ts_nsec;
-  uint32_t caplen;
-  uint32_t origlen;
-};
-static_assert(sizeof(RecordHeader) == 16);
-
 }  // namespace
 
 bool PcapWriter::open(const std::string& path, std::string* error, size_t buffer_bytes,
@@ -40,7 +32,6 @@ bool PcapWriter::open(const std::string& path, std::string* error, size_t buffer
   buffer_ = std::make_unique<char[]>(buffer_bytes);
   std::setvbuf(file_, buffer_.get(), _IOFBF, buffer_bytes);
   failed_ = false;
-  records_ = 0;
   snaplen_ = std::max<uint32_t>(1, std::min(snaplen, kPcapWriteSnaplen));
   FileHeader h;
   h.snaplen = snaplen_;
@@ -53,22 +44,6 @@ void PcapWriter::put(const void* data, size_t len) {
     failed_ = true;
     saved_errno_ = errno;
   }
-}
-
-void PcapWriter::begin_record(uint64_t ts_ns, uint32_t frame_len) {
-  if (file_ == nullptr) return;
-  capture_left_ = std::min(frame_len, snaplen_);
-  const RecordHeader h{static_cast<uint32_t>(ts_ns / 1'000'000'000),
-                       static_cast<uint32_t>(ts_ns % 1'000'000'000), capture_left_, frame_len};
-  put(&h, sizeof h);
-  ++records_;
-}
-
-void PcapWriter::append(const void* data, uint32_t len) {
-  if (file_ == nullptr) return;
-  const uint32_t n = std::min(len, capture_left_);
-  if (n > 0) put(data, n);
-  capture_left_ -= n;
 }
 
 bool PcapWriter::flush(std::string* error) {

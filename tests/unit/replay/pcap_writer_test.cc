@@ -1,5 +1,7 @@
 // The written file is compared byte for byte with an image assembled here
 // from the pcap format (nanosecond magic, host byte order on x86: little endian).
+// Records reach the writer as in sluice: encoded by a CaptureRing, drained
+// into PcapWriter::write_bytes.
 #include "lib/replay/pcap_writer.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +14,7 @@
 #include <tuple>
 #include <vector>
 
+#include "lib/replay/capture_ring.h"
 #include "lib/replay/pcap_reader.h"
 
 namespace sluice {
@@ -34,6 +37,29 @@ Bytes pattern(size_t len, uint8_t seed) {
   return f;
 }
 
+// A capture port's producer and writer thread in one: records go into a
+// CaptureRing with the writer's snaplen and are drained into the file.
+class Recorder {
+ public:
+  explicit Recorder(PcapWriter* w) : w_(w), ring_(1u << 20, w->snaplen()) {}
+  void begin_record(uint64_t ts_ns, uint32_t frame_len) {
+    EXPECT_TRUE(ring_.begin_record(ts_ns, frame_len));
+  }
+  void append(const void* data, uint32_t len) {
+    ring_.append(data, len);
+    ring_.drain([this](const uint8_t* p, size_t n) { w_->write_bytes(p, n); });
+  }
+  void write_record(uint64_t ts_ns, const void* data, uint32_t len) {
+    begin_record(ts_ns, len);
+    append(data, len);
+  }
+  uint64_t records() const { return ring_.records(); }
+
+ private:
+  PcapWriter* w_;
+  CaptureRing ring_;
+};
+
 TEST(PcapWriter, WritesNanosecondPcapExactly) {
   static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "expected image is little endian");
   const std::string path = testing::TempDir() + "pcap_writer_test.pcap";
@@ -41,13 +67,14 @@ TEST(PcapWriter, WritesNanosecondPcapExactly) {
   PcapWriter w;
   std::string error;
   ASSERT_TRUE(w.open(path, &error)) << error;
-  w.write_record(1'700'000'000'123'456'789ull, a.data(), 60);
-  w.begin_record(1'700'000'001'000'000'001ull, 1514);  // in three pieces, as mbuf segments
-  w.append(b.data(), 1000);
-  w.append(b.data() + 1000, 500);
-  w.append(b.data() + 1500, 14);
-  w.write_record(5, big.data(), 70'000);  // longer than the snaplen
-  EXPECT_EQ(w.records(), 3u);
+  Recorder r(&w);
+  r.write_record(1'700'000'000'123'456'789ull, a.data(), 60);
+  r.begin_record(1'700'000'001'000'000'001ull, 1514);  // in three pieces, as mbuf segments
+  r.append(b.data(), 1000);
+  r.append(b.data() + 1000, 500);
+  r.append(b.data() + 1500, 14);
+  r.write_record(5, big.data(), 70'000);  // longer than the snaplen
+  EXPECT_EQ(r.records(), 3u);
   ASSERT_TRUE(w.flush(&error)) << error;
 
   Bytes expected = {0x4d, 0x3c, 0xb2, 0xa1, 2, 0, 4, 0};
@@ -85,10 +112,11 @@ TEST(PcapWriter, SnaplenCutsFramesAndIsInTheHeader) {
   PcapWriter w;
   std::string error;
   ASSERT_TRUE(w.open(path, &error, 64 * 1024, 128)) << error;
-  w.begin_record(7, 1514);  // in two pieces, the cut falling in the first
-  w.append(a.data(), 100);
-  w.append(a.data() + 100, 1414);
-  w.write_record(8, b.data(), 60);  // shorter than the snaplen: whole
+  Recorder r(&w);
+  r.begin_record(7, 1514);  // in two pieces, the cut falling in the first
+  r.append(a.data(), 100);
+  r.append(a.data() + 100, 1414);
+  r.write_record(8, b.data(), 60);  // shorter than the snaplen: whole
   ASSERT_TRUE(w.flush(&error)) << error;
 
   Bytes expected = {0x4d, 0x3c, 0xb2, 0xa1, 2, 0, 4, 0};
@@ -117,7 +145,8 @@ TEST(PcapWriter, NothingReachesTheFileUntilFlushWithABigBuffer) {
   std::string error;
   ASSERT_TRUE(w.open(path, &error)) << error;
   const Bytes f = pattern(1000, 4);
-  for (int i = 0; i < 100; ++i) w.write_record(i, f.data(), 1000);
+  Recorder r(&w);
+  for (int i = 0; i < 100; ++i) r.write_record(i, f.data(), 1000);
   EXPECT_EQ(slurp(path).size(), 0u);  // 101 KB sits in the 4 MB buffer
   ASSERT_TRUE(w.flush(&error));
   EXPECT_EQ(slurp(path).size(), 24u + 100u * (16u + 1000u));
@@ -131,12 +160,12 @@ TEST(PcapWriter, ReportsOpenAndWriteErrors) {
   EXPECT_FALSE(w.open("/nonexistent/dir/x.pcap", &error));
   EXPECT_EQ(error, "cannot open /nonexistent/dir/x.pcap for writing: No such file or directory");
   EXPECT_FALSE(w.is_open());
-  w.write_record(0, "x", 1);  // harmless when not open
+  w.write_bytes("x", 1);  // harmless when not open
 
   // /dev/full accepts the open and fails every write with ENOSPC.
   ASSERT_TRUE(w.open("/dev/full", &error, 64)) << error;
   const Bytes f = pattern(200, 5);
-  w.write_record(0, f.data(), 200);
+  w.write_bytes(f.data(), 200);
   EXPECT_FALSE(w.flush(&error));
   EXPECT_EQ(error, "writing /dev/full failed: No space left on device");
   EXPECT_TRUE(w.failed());
