@@ -45,6 +45,7 @@ struct MbufExtra {
   uint16_t ingress;         // global index of the port the frame arrived on
   uint16_t upstream_queue;  // BFC: from the received shim, else kNoUpstreamQueue
   uint8_t bfc_flagged;      // BFC: counted in a pause counter until it leaves
+  uint8_t pfc_priority;     // PFC: the priority its bytes count under at ingress
 };
 
 extern int g_mbuf_extra_offset;

@@ -291,11 +291,18 @@ void Worker::admit(rte_mbuf* m, uint64_t now) {
   if (ingress != kNoIngress) tp.aux = static_cast<uint16_t>(ingress + 1);
   const EnqueueResult r = out.tm->enqueue(now, meta.queue, tp, meta.ecn_capable);
   if (r.verdict == EnqueueVerdict::kDropped) return drop(out.index, m, r.reason);
-  if (ingress != kNoIngress) {
-    w_.pfc_bytes[ingress].on_enqueue(priority_of_queue(meta.queue, out.tm->num_queues()),
-                                     tp.bytes);
-  }
+  if (ingress != kNoIngress) count_pfc_ingress(out, m, ingress, meta.queue, tp.bytes);
   if (r.verdict == EnqueueVerdict::kEnqueuedMarked) mark_ce(c, ip);
+}
+
+// PFC counts a packet's bytes at its ingress under the priority of its own
+// class (the queue the class map gave it), remembered for the dequeue: BFC
+// moves packets to other queues, whose priorities say nothing about them.
+void Worker::count_pfc_ingress(const PortRuntime& out, rte_mbuf* m, uint16_t ingress,
+                               uint16_t class_queue, uint32_t bytes) {
+  const uint8_t prio = priority_of_queue(class_queue, out.tm->num_queues());
+  mbuf_extra(m)->pfc_priority = prio;
+  w_.pfc_bytes[ingress].on_enqueue(prio, bytes);
 }
 
 // The ingress port a data packet to `out` is counted against for PFC
@@ -428,7 +435,7 @@ bool Worker::transmit(PortRuntime& port, uint64_t now) {
       }
       if (port.bfc) bfc_departure(port, out[i], now);
       if (aux != 0) {
-        w_.pfc_bytes[aux - 1].on_dequeue(priority_of_queue(out[i].queue, port.tm->num_queues()),
+        w_.pfc_bytes[aux - 1].on_dequeue(mbuf_extra(port.tx_pending[i])->pfc_priority,
                                          out[i].bytes);
       }
     }

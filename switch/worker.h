@@ -36,6 +36,8 @@ class Worker {
   void admit(rte_mbuf* m, uint64_t now);
   static constexpr uint16_t kNoIngress = 0xFFFF;
   uint16_t pfc_ingress_of(const PortRuntime& out, rte_mbuf* m);
+  void count_pfc_ingress(const PortRuntime& out, rte_mbuf* m, uint16_t ingress,
+                         uint16_t class_queue, uint32_t bytes);
   uint8_t* write_l2(PortRuntime& out, rte_mbuf* m, uint8_t l3_offset, uint16_t queue);
   void mark_ce(PortCounters& c, uint8_t* ip);
   // BFC (worker_bfc.cc).

@@ -52,8 +52,7 @@ void Worker::admit_bfc(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint
   const uint64_t depth = out.tm->queue_bytes(q);
   const EnqueueResult r = out.tm->enqueue(now, q, tp, meta.ecn_capable);
   if (r.verdict == EnqueueVerdict::kDropped) return drop(out.index, m, r.reason);
-  if (pfc_in != kNoIngress)
-    w_.pfc_bytes[pfc_in].on_enqueue(priority_of_queue(q, out.tm->num_queues()), tp.bytes);
+  if (pfc_in != kNoIngress) count_pfc_ingress(out, m, pfc_in, meta.queue, tp.bytes);
   const uint64_t paused = out.bfc_upstream ? out.bfc_upstream->paused_mask() : 0;
   const BfcSignal s = out.bfc->on_enqueued(out.index, q, depth, paused, now, &t);
   x->bfc_entry = t.entry;

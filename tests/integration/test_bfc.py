@@ -107,7 +107,7 @@ def pcap_port(name, mac, peer, ipv4, rate, role, rx=None, tx=None):
 
 def config(tmp, name, workers, edge_pfc=False):
     a = harness.switch("a", [
-        pcap_port("h1", A_H1, H1, "10.0.1.1/24", "10Gbps", "host", rx="h1.pcap"),
+        pcap_port("h1", A_H1, H1, "10.0.1.1/24", "10Gbps", "host", rx="h1.pcap", tx="tx_h1.pcap"),
         {"name": "b", "link": "b/a", "delay": "1us", "role": "switch", "rate": "10Gbps",
          "mac": A_B, "hop_rtt": "20us"},
         pcap_port("x", A_X, X, "10.0.3.1/24", "10Gbps", "switch", rx="x.pcap", tx="tx_x.pcap"),
@@ -234,8 +234,25 @@ def run_edge_pfc(binary, tmp):
     check(a_b["bfc_peak_queue_bytes"] < 4 * EDGE_XOFF,
           f"edge-pfc: a/b queue reached {a_b['bfc_peak_queue_bytes']} B with h1 paused at "
           f"{EDGE_XOFF} B")
+    # h1's traffic is one class (queue 0 of the class map, priority 0): BFC
+    # spreads its flows over a/b's queues, but PFC counts and pauses h1 by
+    # its own class, never by the queue BFC chose.
+    vectors = pfc_class_vectors(os.path.join(tmp, "tx_h1.pcap"))
+    check(vectors, "edge-pfc: no PFC frame in the capture toward h1")
+    check(set(vectors) == {0x01},
+          f"edge-pfc: PFC frames toward h1 name priorities {sorted(set(vectors))} (class-enable "
+          f"vectors), expected only priority 0, h1's class")
     print(f"edge-pfc: a sent h1 {a_h1['pfc_frames_sent']} PFC frames; deepest queue a/b "
           f"{a_b['bfc_peak_queue_bytes']} B")
+
+
+def pfc_class_vectors(path):
+    """The class-enable vector of every 802.1Qbb frame in a capture."""
+    out = []
+    for f in harness.read_pcap(path):
+        if len(f) >= 18 and f[12:14] == b"\x88\x08" and f[14:16] == b"\x01\x01":
+            out.append(struct.unpack("!H", f[16:18])[0])
+    return out
 
 
 def run(binary, tmp, name, workers, lcores, backlog_moves):
