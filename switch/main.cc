@@ -71,7 +71,7 @@ void run_main_lcore(Runtime& rt, const CliOptions& opt) {
   uint64_t next_table = rt.start_ns + interval_ns;
   while (g_signal == 0) {
     const uint64_t now = clock.now_ns();
-    if (now - clock_frozen_ns(rt) >= stop_ns) break;  // --duration is the fabric's time
+    if (data_path_now_ns(rt, now) >= stop_ns) break;  // --duration is the fabric's time
     if (interval_ns > 0 && now >= next_table) {
       table.print(rt, now);
       next_table += interval_ns;
@@ -259,7 +259,7 @@ int run(int argc, char** argv) {
     rte_eal_remote_launch(worker_main, workers.back().get(), w->lcore);
   }
   run_main_lcore(*rt, opt);
-  rt->stop_ns = clock.now_ns() - clock_frozen_ns(*rt);
+  rt->stop_ns = data_path_now_ns(*rt, clock.now_ns());
   rt->stop.store(true);
   rte_eal_mp_wait_lcore();
   capture_writer.stop();

@@ -82,10 +82,11 @@ double busy_fraction(const WorkerRuntime& w) {
 void print_clock(const Runtime& rt, double seconds) {
   if (rt.config.clock.mode != ClockMode::kVirtual) return;
   const double frozen = clock_frozen_ns(rt) * 1e-9;
-  std::printf("virtual time (max step %.1f us): %.3f s of fabric time took %.3f s, "
-              "%.3f s frozen (dilation %.2f)\n",
-              rt.config.clock.max_step_ns / 1e3, seconds, seconds + frozen, frozen,
-              seconds > 0 ? (seconds + frozen) / seconds : 1.0);
+  std::printf(
+      "virtual time (max step %.1f us): %.3f s of fabric time took %.3f s, "
+      "%.3f s frozen (dilation %.2f)\n",
+      rt.config.clock.max_step_ns / 1e3, seconds, seconds + frozen, frozen,
+      seconds > 0 ? (seconds + frozen) / seconds : 1.0);
 }
 
 // `seconds` of wall time (loop gaps are the machine's).

@@ -30,6 +30,12 @@ uint64_t clock_frozen_ns(const Runtime& rt) {
   return frozen;
 }
 
+uint64_t data_path_now_ns(const Runtime& rt, uint64_t real_ns) {
+  if (rt.config.clock.mode != ClockMode::kVirtual || rt.workers.empty()) return real_ns;
+  const uint64_t now = rt.workers.front()->clock_now_ns.get();
+  return now != 0 ? now : rt.start_ns;
+}
+
 MacAddr unpack_mac(uint64_t packed) {
   MacAddr m;
   for (int i = 0; i < 6; ++i) m[i] = static_cast<uint8_t>(packed >> (8 * i));

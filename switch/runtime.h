@@ -164,6 +164,7 @@ struct WorkerRuntime {
   // Virtual time (clock.mode virtual): how far this lcore's clock is behind
   // the machine's, i.e. the stalls it froze the fabric for.
   RelaxedCounter clock_frozen_ns;
+  RelaxedCounter clock_now_ns;  // virtual time: this lcore's `now` (0 before it starts)
   // What the kernel did to this lcore's thread while it ran (getrusage):
   // page faults, and how often it was preempted or gave up the core.
   RelaxedCounter minor_faults, major_faults, involuntary_switches, voluntary_switches;
@@ -206,8 +207,13 @@ void set_peer_mac(PortRuntime& p, const MacAddr& peer);
 int find_port(const Runtime& rt, const PortRef& ref);
 
 // How far the data path's clock is behind the machine's: the stalls virtual
-// time froze the fabric for (0 in real time). data path ns = machine ns - this.
+// time froze the fabric for (0 in real time).
 uint64_t clock_frozen_ns(const Runtime& rt);
+
+// The data path's instant for the machine's `real_ns`: the machine's in real
+// time; in virtual time the worker's own `now`, which stands still while the
+// worker is stalled (the main lcore may run meanwhile).
+uint64_t data_path_now_ns(const Runtime& rt, uint64_t real_ns);
 
 // The MAC of PortRuntime::peer_mac's packed form (low 48 bits).
 MacAddr unpack_mac(uint64_t packed);

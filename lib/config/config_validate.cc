@@ -269,9 +269,11 @@ class Validator {
       for (size_t p = 0; p < sw.ports.size(); ++p) {
         const PortConfig& port = sw.ports[p];
         if (port.pcap || !port.link_peer.empty()) continue;
-        error("clock.mode", "virtual time needs every port to be a capture-file port or an "
-                            "internal link, but " + sw.name + "/" + port.name + " is device \"" +
-                            port.device + "\", which keeps the machine's time");
+        const std::string name = sw.name + "/" + port.name;
+        error("clock.mode",
+              "virtual time needs every port to be a capture-file port or an "
+              "internal link, but " +
+                  name + " is device \"" + port.device + "\", which keeps the machine's time");
         return;
       }
     }
