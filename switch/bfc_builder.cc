@@ -8,6 +8,8 @@
 #include <memory>
 #include <vector>
 
+#include "lib/bfc/hop_rtt.h"
+
 namespace sluice {
 namespace {
 
@@ -58,11 +60,9 @@ std::string create_shard(Runtime& rt, const SwitchRuntime& sw, WorkerRuntime& w,
   c.owned_queues = owned;
   c.flow_table_factor = bc.flow_table_factor;
   c.hop_rtt_ns = hop_rtt;
-  c.sticky_ns = bc.sticky_ns != 0 ? bc.sticky_ns : 2 * hop_rtt;
+  c.sticky_ns = bfc_sticky_ns(bc.sticky_ns, hop_rtt);
   c.rng_seed = 0xbfc00000u + w.slot * 256u + sw.index;
-  const uint64_t interval = bc.bitmap_interval_ns != 0
-                                ? bc.bitmap_interval_ns
-                                : BitmapSchedule::kDefaultHopRttMultiple * hop_rtt;
+  const uint64_t interval = bfc_bitmap_interval_ns(bc.bitmap_interval_ns, hop_rtt);
   try {
     auto shard = std::make_unique<BfcShard>(c);
     for (const BfcElidedPairs& pairs : bc.no_backpressure) {

@@ -17,6 +17,7 @@
 #include <memory>
 
 #include "lib/bfc/flow_table.h"
+#include "lib/common/saturating.h"
 #include "lib/common/relaxed_counter.h"
 #include "lib/common/xorshift.h"
 
@@ -68,9 +69,10 @@ class QueueAssigner {
  private:
   // Sticky: packets still here (moving would reorder them), or active within
   // sticky_ns (upstream may still hold packets sent under the old assignment).
+  // Saturating: a configured sticky near 2^64 must not wrap to "expired".
   bool keeps_queue(const FlowEntry& e, uint64_t now_ns) const {
     if (!e.used || e.queue >= queues_) return false;
-    return e.packets > 0 || now_ns < e.last_active_ns + sticky_ns_;
+    return e.packets > 0 || now_ns < sat_add(e.last_active_ns, sticky_ns_);
   }
 
   uint16_t pick_dynamic(uint16_t egress) {
