@@ -97,9 +97,13 @@ std::string create_control_rings(Runtime& rt) {
 }  // namespace
 
 uint64_t bfc_hop_rtt_ns(const Runtime& rt, const SwitchRuntime& sw) {
-  uint64_t m = 0;
-  for (uint16_t g : sw.ports) m = std::max(m, rt.ports[g]->cfg->hop_rtt_ns);
-  return m;
+  std::vector<uint64_t> rtts;
+  std::unique_ptr<bool[]> facing = std::make_unique<bool[]>(sw.ports.size());
+  for (uint16_t g : sw.ports) {
+    facing[rtts.size()] = rt.ports[g]->cfg->role == PortRole::kSwitch;
+    rtts.push_back(rt.ports[g]->cfg->hop_rtt_ns);
+  }
+  return upstream_hop_rtt_ns(rtts, std::span<const bool>(facing.get(), rtts.size()));
 }
 
 BfcSwitchTotals bfc_switch_totals(const Runtime& rt, const SwitchRuntime& sw) {

@@ -48,11 +48,5 @@ TEST(BfcPauseThreshold, ThFollowsNActiveAsQueuesFillPauseAndDrain) {
   EXPECT_EQ(th(), 25'000u);
 }
 
-TEST(BfcPauseThreshold, HopRttIsTheLargestIngressRtt) {
-  const std::array<uint64_t, 4> rtts = {2'000, 9'500, 4'000, 0};
-  EXPECT_EQ(max_hop_rtt_ns(rtts), 9'500u);
-  EXPECT_EQ(max_hop_rtt_ns({}), 0u);
-}
-
 }  // namespace
 }  // namespace sluice
