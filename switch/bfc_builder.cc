@@ -47,17 +47,22 @@ std::string create_shard(Runtime& rt, const SwitchRuntime& sw, WorkerRuntime& w,
                          const SwitchTables& t) {
   const BfcConfig& bc = sw.cfg->bfc;
   const uint32_t queues = sw.cfg->tm.queues_per_port;
-  uint32_t owned = 0;
-  for (uint16_t g : sw.ports) owned += rt.ports[g]->owner_slot == w.slot ? queues : 0;
-  if (owned == 0) return "";
+  // The egress ports this lcore owns: one flow-table slice each.
+  std::unique_ptr<bool[]> owned = std::make_unique<bool[]>(rt.ports.size());
+  bool any = false;
+  for (uint16_t g : sw.ports) {
+    owned[g] = rt.ports[g]->owner_slot == w.slot;
+    any = any || owned[g];
+  }
+  if (!any) return "";
   const std::span<const bool> facing(t.facing.get(), rt.ports.size());
   const uint64_t hop_rtt = bfc_hop_rtt_ns(rt, sw);
   BfcShardConfig c;
   c.mode = assignment(bc.assignment);
   c.switch_facing = facing;
   c.rate_bps = t.rates;
+  c.egress_ports = std::span<const bool>(owned.get(), rt.ports.size());
   c.queues_per_port = queues;
-  c.owned_queues = owned;
   c.flow_table_factor = bc.flow_table_factor;
   c.hop_rtt_ns = hop_rtt;
   c.sticky_ns = bfc_sticky_ns(bc.sticky_ns, hop_rtt);

@@ -28,8 +28,8 @@ struct BfcShardConfig {
   BfcAssignment mode = BfcAssignment::kDynamic;
   std::span<const bool> switch_facing;  // per port index (sizes every per-port table)
   std::span<const uint64_t> rate_bps;   // per port index: the egress rate in Th
+  std::span<const bool> egress_ports;   // per port index: owned by this shard (a table slice)
   uint32_t queues_per_port = 32;
-  uint32_t owned_queues = 32;  // data queues of the egress ports of this shard
   uint32_t flow_table_factor = FlowTable::kDefaultFactor;
   uint64_t hop_rtt_ns = 10'000;  // the largest one-hop RTT of the switch's ports
   uint64_t sticky_ns = 20'000;   // 2 x hop RTT by default

@@ -1,17 +1,18 @@
 #pragma once
 // BFC flow table: a fixed array of `factor x total queues` entries, indexed by
-// (egress port, flow hash). An entry holds the queue assigned to whatever
-// flows hash onto it, how many of their packets are in the switch, and when
-// one last arrived or left. docs/mechanisms/bfc.md ("Flow table").
+// (egress port, flow hash) as in the paper (3.3.1). Each egress port has its
+// own slice of `factor x queues_per_port` entries, so an entry only ever
+// holds flows of one port and a queue number never crosses ports:
 //
-//   index = (hash + egress x kEgressStride) mod size
+//   index = base[egress] + hash mod (factor x queues_per_port)
 //
-// kEgressStride is an odd 32-bit constant, so the same hash on two egress
-// ports lands on unrelated entries. Different flows may share an entry; a
-// 16-bit tag (the hash's high half) and the egress port detect it, and the
+// An entry holds the queue assigned to whatever flows hash onto it, how many
+// of their packets are in the switch, and when one last arrived or left.
+// docs/mechanisms/bfc.md ("Flow table"). Different flows of one port may
+// share an entry; a 16-bit tag (the hash's high half) detects it, and the
 // table counts it as an index collision when the entry still has packets.
-// Two flows of one egress port with equal index and equal tag go unseen
-// (probability 2^-16 per sharing pair).
+// Two flows with equal index and equal tag go unseen (probability 2^-16 per
+// sharing pair).
 //
 // Single writer (the lcore owning the egress ports); no allocation after
 // construction.
@@ -19,6 +20,7 @@
 #include <cassert>
 #include <cstdint>
 #include <memory>
+#include <span>
 
 #include "lib/common/relaxed_counter.h"
 
@@ -28,23 +30,28 @@ struct FlowEntry {
   uint64_t last_active_ns = 0;  // last arrival or departure of a packet
   uint32_t packets = 0;         // packets of this entry in the switch
   uint16_t queue = 0;           // assigned queue of the egress port
-  uint16_t egress = 0;          // egress port of the last flow that claimed it
-  uint16_t tag = 0;             // high 16 bits of that flow's hash
+  uint16_t tag = 0;             // high 16 bits of the last claiming flow's hash
   bool used = false;            // ever claimed (queue and last_active_ns valid)
 };
 
 class FlowTable {
  public:
   static constexpr uint32_t kDefaultFactor = 100;
-  static constexpr uint64_t kEgressStride = 0x9E3779B1;
 
-  // Throws std::invalid_argument when total_queues or factor is 0 or the
-  // size does not fit 32 bits.
-  explicit FlowTable(uint32_t total_queues, uint32_t factor = kDefaultFactor);
+  // A slice for each port p with egress_ports[p] (the egress ports of this
+  // lcore). Throws std::invalid_argument when no port has a slice,
+  // queues_per_port or factor is 0, or the size does not fit 32 bits.
+  FlowTable(std::span<const bool> egress_ports, uint32_t queues_per_port,
+            uint32_t factor = kDefaultFactor);
 
   uint32_t size() const { return size_; }
+  uint32_t slice_size() const { return slice_; }
+  bool has_slice(uint16_t egress) const {
+    return egress < num_ports_ && base_[egress] != kNoSlice;
+  }
   uint32_t index(uint16_t egress, uint32_t hash) const {
-    return static_cast<uint32_t>((hash + egress * kEgressStride) % size_);
+    assert(has_slice(egress));
+    return base_[egress] + hash % slice_;
   }
   static uint16_t tag_of(uint32_t hash) { return static_cast<uint16_t>(hash >> 16); }
 
@@ -57,9 +64,8 @@ class FlowTable {
     *index_out = i;
     FlowEntry& e = entries_[i];
     const uint16_t tag = tag_of(hash);
-    if (e.used && (e.tag != tag || e.egress != egress) && e.packets > 0) index_collisions_.add(1);
+    if (e.used && e.tag != tag && e.packets > 0) index_collisions_.add(1);
     e.tag = tag;
-    e.egress = egress;
     return e;
   }
 
@@ -84,7 +90,12 @@ class FlowTable {
   uint64_t index_collisions() const { return index_collisions_.get(); }
 
  private:
-  uint32_t size_;
+  static constexpr uint32_t kNoSlice = UINT32_MAX;
+
+  uint32_t num_ports_;
+  uint32_t slice_;
+  uint32_t size_ = 0;
+  std::unique_ptr<uint32_t[]> base_;  // first entry of each port's slice, or kNoSlice
   std::unique_ptr<FlowEntry[]> entries_;
   RelaxedCounter occupied_;
   RelaxedCounter index_collisions_;

@@ -15,6 +15,7 @@ namespace {
 // test unless said otherwise). 4 data queues per port keep the rotation
 // short enough to follow by hand.
 constexpr std::array<bool, 3> kFacing = {true, false, true};
+constexpr std::array<bool, 3> kOwned = {true, true, true};
 constexpr uint64_t k10G = 10'000'000'000;
 constexpr uint64_t k25G = 25'000'000'000;
 constexpr std::array<uint64_t, 3> kRates = {k10G, k25G, k10G};
@@ -31,8 +32,8 @@ BfcShardConfig config(BfcAssignment mode = BfcAssignment::kDynamic) {
   c.mode = mode;
   c.switch_facing = kFacing;
   c.rate_bps = kRates;
+  c.egress_ports = kOwned;  // a slice of 400 entries per port
   c.queues_per_port = kQueues;
-  c.owned_queues = 3 * kQueues;  // flow table of 1200 entries
   c.hop_rtt_ns = kHopRtt;
   c.sticky_ns = kSticky;
   c.rng_seed = 7;
@@ -65,13 +66,18 @@ TEST(BfcShard, RejectsInconsistentSizes) {
   c.queues_per_port = 65;
   EXPECT_THROW(BfcShard{c}, std::invalid_argument);
   c = config();
-  c.owned_queues = 0;
+  const std::array<bool, 3> none = {false, false, false};
+  c.egress_ports = none;
+  EXPECT_THROW(BfcShard{c}, std::invalid_argument);
+  c = config();
+  const std::array<bool, 2> short_owned = {true, true};
+  c.egress_ports = short_owned;
   EXPECT_THROW(BfcShard{c}, std::invalid_argument);
 }
 
 TEST(BfcShard, NewFlowsRotateThroughEmptyQueuesAndKeepTheirQueueWhileBusy) {
   BfcShard s(config());
-  // Flow table index = hash mod 1200 on egress 0 (stride x 0).
+  // Flow table index = hash mod 400 on egress 0 (the first slice).
   const Sent a = send(s, 0, 1, 0);
   const Sent b = send(s, 0, 2, 100);
   const Sent c = send(s, 0, 3, 200);
@@ -136,6 +142,20 @@ TEST(BfcShard, NoEmptyQueueFallsBackToARandomQueueAndCountsACollision) {
   // A second new flow draws again.
   EXPECT_LT(send(s, 0, 31, 30).q, kQueues);
   EXPECT_EQ(s.assigner().queue_collisions(), 2u);
+}
+
+// The flow table is indexed by egress port and hash (paper 3.3.1): flows of
+// port 0 never lend their queue to a new flow of port 2.
+TEST(BfcShard, FlowsOfAnotherPortNeverLendTheirQueue) {
+  BfcShard s(config());
+  // 1200 flows keep packets on port 0, whose queues are all in use.
+  for (uint32_t h = 0; h < 1200; ++h) send(s, 0, h, h);
+  const uint64_t collisions = s.table().index_collisions();
+  // Port 2's queues are all empty: each new flow there gets the next one,
+  // and none of them meets a port-0 flow in the table.
+  for (uint32_t i = 0; i < kQueues; ++i) EXPECT_EQ(send(s, kEgress, 5000 + i, 2000).q, i) << i;
+  EXPECT_EQ(s.table().index_collisions(), collisions);
+  EXPECT_EQ(s.assigner().empty_mask(kEgress), 0u);
 }
 
 TEST(BfcShard, ThresholdIsHopBdpOverActiveQueues) {

@@ -2,29 +2,40 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <stdexcept>
 
 namespace sluice {
 namespace {
 
-TEST(BfcFlowTable, SizeIsFactorTimesQueues) {
-  EXPECT_EQ(FlowTable(4 * 32).size(), 12800u);  // default factor 100
-  EXPECT_EQ(FlowTable(10, 3).size(), 30u);
-  EXPECT_THROW(FlowTable(0), std::invalid_argument);
-  EXPECT_THROW(FlowTable(10, 0), std::invalid_argument);
+constexpr std::array<bool, 1> kOne = {true};
+
+TEST(BfcFlowTable, SizeIsFactorTimesQueuesOfTheEgressPorts) {
+  const std::array<bool, 5> four = {true, true, false, true, true};
+  EXPECT_EQ(FlowTable(four, 32).size(), 12800u);  // default factor 100
+  EXPECT_EQ(FlowTable(four, 32).slice_size(), 3200u);
+  EXPECT_EQ(FlowTable(kOne, 10, 3).size(), 30u);
+  const std::array<bool, 2> none = {false, false};
+  EXPECT_THROW(FlowTable(none, 32), std::invalid_argument);
+  EXPECT_THROW(FlowTable(kOne, 0), std::invalid_argument);
+  EXPECT_THROW(FlowTable(kOne, 10, 0), std::invalid_argument);
+  const std::array<bool, 8> many = {true, true, true, true, true, true, true, true};
+  EXPECT_THROW(FlowTable(many, 64, 10'000'000), std::invalid_argument);  // > 2^32
 }
 
-TEST(BfcFlowTable, IndexIsHashPlusEgressStrideModSize) {
-  FlowTable t(10, 100);  // 1000 entries
+TEST(BfcFlowTable, EachEgressPortHasItsOwnSlice) {
+  const std::array<bool, 4> ports = {true, false, true, true};
+  FlowTable t(ports, 10, 100);  // 3 slices of 1000
   EXPECT_EQ(t.index(0, 1234), 234u);
-  // 0x9E3779B1 = 2654435761; 2654435761 mod 1000 = 761.
-  EXPECT_EQ(t.index(1, 1234), (234u + 761u) % 1000u);
-  EXPECT_EQ(t.index(2, 0), (2u * 761u) % 1000u);
-  EXPECT_EQ(t.index(0, 0xFFFFFFFFu), 4294967295u % 1000u);
+  EXPECT_EQ(t.index(2, 1234), 1000u + 234u);
+  EXPECT_EQ(t.index(3, 0xFFFFFFFFu), 2000u + 4294967295u % 1000u);
+  EXPECT_FALSE(t.has_slice(1));  // another lcore's port
+  EXPECT_FALSE(t.has_slice(4));
+  EXPECT_TRUE(t.has_slice(3));
 }
 
 TEST(BfcFlowTable, PacketsAndLastActivityFollowEnqueueAndDeparture) {
-  FlowTable t(1, 10);
+  FlowTable t(kOne, 1, 10);
   uint32_t i = 0;
   t.claim(0, 7, &i);
   EXPECT_EQ(i, 7u);
@@ -42,7 +53,7 @@ TEST(BfcFlowTable, PacketsAndLastActivityFollowEnqueueAndDeparture) {
 }
 
 TEST(BfcFlowTable, IndexCollisionCountedOnlyWhileOtherFlowHasPackets) {
-  FlowTable t(1, 10);                             // 10 entries: hashes equal mod 10 share an entry
+  FlowTable t(kOne, 1, 10);                       // 10 entries: hashes equal mod 10 share an entry
   const uint32_t a = 0x000A0003, b = 0x00140003;  // both 3 mod 10; tags 10 and 20
   uint32_t i = 0, j = 0;
   FlowEntry& e = t.claim(0, a, &i);
@@ -59,13 +70,16 @@ TEST(BfcFlowTable, IndexCollisionCountedOnlyWhileOtherFlowHasPackets) {
   EXPECT_EQ(t.index_collisions(), 1u);
 }
 
-TEST(BfcFlowTable, SameTagOnAnotherEgressIsACollision) {
-  FlowTable t(1, 1);  // one entry: everything collides
-  uint32_t i = 0;
+TEST(BfcFlowTable, SameHashOnAnotherEgressIsAnotherEntry) {
+  const std::array<bool, 2> two = {true, true};
+  FlowTable t(two, 1, 1);  // one entry per port
+  uint32_t i = 0, j = 0;
   t.claim(0, 5, &i).used = true;
   t.on_enqueue(i, 1);
-  t.claim(1, 5, &i);
-  EXPECT_EQ(t.index_collisions(), 1u);
+  t.claim(1, 6, &j);  // a different flow, but on port 1: its own entry
+  EXPECT_NE(i, j);
+  EXPECT_FALSE(t.at(j).used);
+  EXPECT_EQ(t.index_collisions(), 0u);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <set>
 #include <stdexcept>
 #include <utility>
@@ -132,7 +133,8 @@ TEST(BfcQueueAssigner, StickyNearUint64MaxDoesNotWrap) {
 // Flow table and assigner together on a simulated clock: the entry's last
 // activity is its last departure, and stickiness runs from there.
 TEST(BfcQueueAssigner, WithFlowTableStickinessRunsFromTheLastDeparture) {
-  FlowTable table(2 * 4);
+  const std::array<bool, 2> ports = {true, true};
+  FlowTable table(ports, 4);
   QueueAssigner a(cfg(BfcAssignment::kDynamic, 4));
   const uint32_t hash = 0xABCD1234;
   auto enqueue = [&](uint64_t now) {
