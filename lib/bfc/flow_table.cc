@@ -4,8 +4,7 @@
 
 namespace sluice {
 
-FlowTable::FlowTable(std::span<const bool> egress_ports, uint32_t queues_per_port,
-                     uint32_t factor)
+FlowTable::FlowTable(std::span<const bool> egress_ports, uint32_t queues_per_port, uint32_t factor)
     : num_ports_(static_cast<uint32_t>(egress_ports.size())) {
   const uint64_t slice = static_cast<uint64_t>(queues_per_port) * factor;
   uint64_t size = 0;

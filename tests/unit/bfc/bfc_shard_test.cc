@@ -5,6 +5,7 @@
 #include <array>
 #include <deque>
 #include <stdexcept>
+#include <vector>
 
 #include "lib/control/control_frame.h"
 
@@ -156,6 +157,59 @@ TEST(BfcShard, FlowsOfAnotherPortNeverLendTheirQueue) {
   for (uint32_t i = 0; i < kQueues; ++i) EXPECT_EQ(send(s, kEgress, 5000 + i, 2000).q, i) << i;
   EXPECT_EQ(s.table().index_collisions(), collisions);
   EXPECT_EQ(s.assigner().empty_mask(kEgress), 0u);
+}
+
+// assign() only decides: a packet the traffic manager then drops (so
+// on_enqueued() is never called) leaves the table, the rotation and every
+// counter as they were.
+TEST(BfcShard, APacketDroppedAtAdmissionChangesNothing) {
+  BfcShard s(config());
+  BfcTicket t;
+  EXPECT_EQ(s.assign(0, 1, 0, &t), 0);  // dropped
+  EXPECT_FALSE(s.table().at(t.entry).used);
+  EXPECT_EQ(s.table().occupied(), 0u);
+  // The rotation did not move: the next new flows still start at queue 0.
+  for (uint32_t i = 0; i < kQueues; ++i) EXPECT_EQ(send(s, 0, 2 + i, 10).q, i) << i;
+  EXPECT_EQ(s.last_active_queues(0), kQueues);
+  // Every queue is busy: a new flow's random pick, then dropped, is no queue collision.
+  BfcTicket r;
+  EXPECT_LT(s.assign(0, 30, 20, &r), kQueues);
+  EXPECT_EQ(s.assigner().queue_collisions(), 0u);
+  // Another flow's dropped packet on flow 2's busy entry is no index collision.
+  const uint32_t shares = 2 + 400 * 1000;  // 2 mod 400, tag 6 (flow 2's is 0)
+  BfcTicket c;
+  s.assign(0, shares, 30, &c);
+  EXPECT_EQ(c.entry, s.table().index(0, 2));
+  EXPECT_EQ(s.table().index_collisions(), 0u);
+  EXPECT_EQ(s.table().at(c.entry).packets, 1u);
+  EXPECT_EQ(s.table().at(c.entry).last_active_ns, 10u);
+}
+
+// Index collisions count flows, not packets: a flow that shares another's
+// busy entry counts once, however many packets it sends.
+TEST(BfcShard, IndexCollisionCountedOncePerFlow) {
+  BfcShard s(config());
+  // Entry 1 of port 0 (hash mod 400), tags 0, 6 and 12.
+  const uint32_t a = 1, b = 1 + 400 * 1000, c = 1 + 400 * 2000;
+  std::vector<BfcTicket> held;
+  for (uint64_t k = 0; k < 5; ++k) {
+    held.push_back(send(s, 0, a, k).ticket);
+    held.push_back(send(s, 0, b, k).ticket);
+  }
+  EXPECT_EQ(s.table().index_collisions(), 1u);  // b, once
+  held.push_back(send(s, 0, c, 10).ticket);
+  held.push_back(send(s, 0, a, 11).ticket);
+  held.push_back(send(s, 0, c, 12).ticket);
+  held.push_back(send(s, 0, b, 13).ticket);
+  EXPECT_EQ(s.table().index_collisions(), 2u);  // and c, once
+  for (const BfcTicket& t : held) s.on_departure(0, 0, false, t, 20);
+  EXPECT_EQ(s.table().at(1).packets, 0u);
+  // The entry emptied: b alone is no collision; a joining it again is a new one.
+  send(s, 0, b, 30);
+  EXPECT_EQ(s.table().index_collisions(), 2u);
+  send(s, 0, a, 31);
+  send(s, 0, a, 32);
+  EXPECT_EQ(s.table().index_collisions(), 3u);
 }
 
 TEST(BfcShard, ThresholdIsHopBdpOverActiveQueues) {

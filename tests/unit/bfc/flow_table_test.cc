@@ -36,11 +36,10 @@ TEST(BfcFlowTable, EachEgressPortHasItsOwnSlice) {
 
 TEST(BfcFlowTable, PacketsAndLastActivityFollowEnqueueAndDeparture) {
   FlowTable t(kOne, 1, 10);
-  uint32_t i = 0;
-  t.claim(0, 7, &i);
+  const uint32_t i = t.index(0, 7);
   EXPECT_EQ(i, 7u);
-  t.on_enqueue(i, 100);
-  t.on_enqueue(i, 200);
+  t.on_enqueue(i, 7, 100);
+  t.on_enqueue(i, 7, 200);
   EXPECT_EQ(t.at(i).packets, 2u);
   EXPECT_EQ(t.at(i).last_active_ns, 200u);
   EXPECT_EQ(t.occupied(), 1u);
@@ -52,34 +51,40 @@ TEST(BfcFlowTable, PacketsAndLastActivityFollowEnqueueAndDeparture) {
   EXPECT_EQ(t.occupied(), 0u);
 }
 
-TEST(BfcFlowTable, IndexCollisionCountedOnlyWhileOtherFlowHasPackets) {
+TEST(BfcFlowTable, IndexCollisionCountedOncePerFlowWhileOtherFlowHasPackets) {
   FlowTable t(kOne, 1, 10);                       // 10 entries: hashes equal mod 10 share an entry
   const uint32_t a = 0x000A0003, b = 0x00140003;  // both 3 mod 10; tags 10 and 20
-  uint32_t i = 0, j = 0;
-  FlowEntry& e = t.claim(0, a, &i);
-  e.used = true;  // the assigner marks it when it assigns a queue
-  t.on_enqueue(i, 10);
-  t.claim(0, a, &j);  // the same flow again: no collision
+  const uint32_t c = 0x00150003;                  // tag 21
+  const uint32_t i = t.index(0, a);
+  EXPECT_EQ(t.index(0, b), i);
+  t.on_enqueue(i, a, 10);
+  t.on_enqueue(i, a, 11);  // the same flow again: no collision
   EXPECT_EQ(t.index_collisions(), 0u);
-  t.claim(0, b, &j);  // another flow while a's packet is here
-  EXPECT_EQ(j, i);
+  EXPECT_EQ(t.at(i).tag, 10u);
+  t.on_enqueue(i, b, 12);  // another flow while a's packets are here
+  t.on_enqueue(i, a, 13);
+  t.on_enqueue(i, b, 14);  // b again: counted already
   EXPECT_EQ(t.index_collisions(), 1u);
+  EXPECT_EQ(t.at(i).tag, 10u);  // still a's entry
+  t.on_enqueue(i, c, 15);
+  EXPECT_EQ(t.index_collisions(), 2u);
+  for (int k = 0; k < 6; ++k) t.on_departure(i, 20);
+  t.on_enqueue(i, b, 30);  // entry idle: b takes it without a collision
+  EXPECT_EQ(t.index_collisions(), 2u);
   EXPECT_EQ(t.at(i).tag, 20u);
-  t.on_departure(i, 20);
-  t.claim(0, a, &j);  // entry idle: a takes it back without a collision
-  EXPECT_EQ(t.index_collisions(), 1u);
+  t.on_enqueue(i, a, 31);  // a joins b: a new occupancy, a new collision
+  EXPECT_EQ(t.index_collisions(), 3u);
 }
 
 TEST(BfcFlowTable, SameHashOnAnotherEgressIsAnotherEntry) {
   const std::array<bool, 2> two = {true, true};
   FlowTable t(two, 1, 1);  // one entry per port
-  uint32_t i = 0, j = 0;
-  t.claim(0, 5, &i).used = true;
-  t.on_enqueue(i, 1);
-  t.claim(1, 6, &j);  // a different flow, but on port 1: its own entry
+  const uint32_t i = t.index(0, 5), j = t.index(1, 0x00070005);
   EXPECT_NE(i, j);
-  EXPECT_FALSE(t.at(j).used);
+  t.on_enqueue(i, 5, 1);
+  t.on_enqueue(j, 0x00070005, 2);  // another flow, but on port 1: its own entry
   EXPECT_EQ(t.index_collisions(), 0u);
+  EXPECT_EQ(t.occupied(), 2u);
 }
 
 }  // namespace

@@ -138,10 +138,9 @@ TEST(BfcQueueAssigner, WithFlowTableStickinessRunsFromTheLastDeparture) {
   QueueAssigner a(cfg(BfcAssignment::kDynamic, 4));
   const uint32_t hash = 0xABCD1234;
   auto enqueue = [&](uint64_t now) {
-    uint32_t i = 0;
-    FlowEntry& e = table.claim(1, hash, &i);
-    const uint16_t q = a.assign(1, hash, e, now);
-    table.on_enqueue(i, now);
+    const uint32_t i = table.index(1, hash);
+    const uint16_t q = a.assign(1, hash, table.at(i), now);
+    table.on_enqueue(i, hash, now);
     a.on_queue_nonempty(1, q);
     return std::pair{i, q};
   };
