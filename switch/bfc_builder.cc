@@ -8,6 +8,8 @@
 #include <memory>
 #include <vector>
 
+#include "lib/bfc/hop_rtt.h"
+
 namespace sluice {
 namespace {
 
@@ -45,24 +47,27 @@ std::string create_shard(Runtime& rt, const SwitchRuntime& sw, WorkerRuntime& w,
                          const SwitchTables& t) {
   const BfcConfig& bc = sw.cfg->bfc;
   const uint32_t queues = sw.cfg->tm.queues_per_port;
-  uint32_t owned = 0;
-  for (uint16_t g : sw.ports) owned += rt.ports[g]->owner_slot == w.slot ? queues : 0;
-  if (owned == 0) return "";
+  // The egress ports this lcore owns: one flow-table slice each.
+  std::unique_ptr<bool[]> owned = std::make_unique<bool[]>(rt.ports.size());
+  bool any = false;
+  for (uint16_t g : sw.ports) {
+    owned[g] = rt.ports[g]->owner_slot == w.slot;
+    any = any || owned[g];
+  }
+  if (!any) return "";
   const std::span<const bool> facing(t.facing.get(), rt.ports.size());
   const uint64_t hop_rtt = bfc_hop_rtt_ns(rt, sw);
   BfcShardConfig c;
   c.mode = assignment(bc.assignment);
   c.switch_facing = facing;
   c.rate_bps = t.rates;
+  c.egress_ports = std::span<const bool>(owned.get(), rt.ports.size());
   c.queues_per_port = queues;
-  c.owned_queues = owned;
   c.flow_table_factor = bc.flow_table_factor;
   c.hop_rtt_ns = hop_rtt;
-  c.sticky_ns = bc.sticky_ns != 0 ? bc.sticky_ns : 2 * hop_rtt;
+  c.sticky_ns = bfc_sticky_ns(bc.sticky_ns, hop_rtt);
   c.rng_seed = 0xbfc00000u + w.slot * 256u + sw.index;
-  const uint64_t interval = bc.bitmap_interval_ns != 0
-                                ? bc.bitmap_interval_ns
-                                : BitmapSchedule::kDefaultHopRttMultiple * hop_rtt;
+  const uint64_t interval = bfc_bitmap_interval_ns(bc.bitmap_interval_ns, hop_rtt);
   try {
     auto shard = std::make_unique<BfcShard>(c);
     for (const BfcElidedPairs& pairs : bc.no_backpressure) {
@@ -97,9 +102,13 @@ std::string create_control_rings(Runtime& rt) {
 }  // namespace
 
 uint64_t bfc_hop_rtt_ns(const Runtime& rt, const SwitchRuntime& sw) {
-  uint64_t m = 0;
-  for (uint16_t g : sw.ports) m = std::max(m, rt.ports[g]->cfg->hop_rtt_ns);
-  return m;
+  std::vector<uint64_t> rtts;
+  std::unique_ptr<bool[]> facing = std::make_unique<bool[]>(sw.ports.size());
+  for (uint16_t g : sw.ports) {
+    facing[rtts.size()] = rt.ports[g]->cfg->role == PortRole::kSwitch;
+    rtts.push_back(rt.ports[g]->cfg->hop_rtt_ns);
+  }
+  return upstream_hop_rtt_ns(rtts, std::span<const bool>(facing.get(), rtts.size()));
 }
 
 BfcSwitchTotals bfc_switch_totals(const Runtime& rt, const SwitchRuntime& sw) {

@@ -13,7 +13,8 @@ namespace sluice {
 // Call after the traffic managers exist. Returns an empty string on success.
 std::string create_bfc(Runtime& rt);
 
-// The switch's largest one-hop RTT (its ports' hop_rtt), BFC's HRTT.
+// BFC's HRTT: the largest hop_rtt of the switch's switch-facing ports (all
+// ports when it has none). lib/bfc/hop_rtt.h.
 uint64_t bfc_hop_rtt_ns(const Runtime& rt, const SwitchRuntime& sw);
 
 // A BFC switch's flow-table and assignment figures, summed over its shards

@@ -51,6 +51,7 @@ void Worker::admit_bfc(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint
   if (pfc_in != kNoIngress) tp.aux = static_cast<uint16_t>(pfc_in + 1);
   const uint64_t depth = out.tm->queue_bytes(q);
   const EnqueueResult r = out.tm->enqueue(now, q, tp, meta.ecn_capable);
+  // Dropped: assign() only decided, so the shard is as before the packet.
   if (r.verdict == EnqueueVerdict::kDropped) return drop(out.index, m, r.reason);
   if (pfc_in != kNoIngress) count_pfc_ingress(out, m, pfc_in, meta.queue, tp.bytes);
   const uint64_t paused = out.bfc_upstream ? out.bfc_upstream->paused_mask() : 0;

@@ -18,15 +18,15 @@ QueueAssignerConfig assigner_config(const BfcShardConfig& cfg) {
 }  // namespace
 
 BfcShard::BfcShard(const BfcShardConfig& cfg)
-    : table_(cfg.owned_queues, cfg.flow_table_factor),
+    : table_(cfg.egress_ports, cfg.queues_per_port, cfg.flow_table_factor),
       assigner_(assigner_config(cfg)),
       counters_(cfg.switch_facing),
       hop_rtt_ns_(cfg.hop_rtt_ns),
       all_queues_(cfg.queues_per_port >= 64 ? ~uint64_t{0}
                                             : (uint64_t{1} << cfg.queues_per_port) - 1) {
   const size_t ports = cfg.switch_facing.size();
-  if (cfg.rate_bps.size() != ports)
-    throw std::invalid_argument("bfc shard: one rate per port expected");
+  if (cfg.rate_bps.size() != ports || cfg.egress_ports.size() != ports)
+    throw std::invalid_argument("bfc shard: one rate and one egress flag per port expected");
   th_by_active_ = std::make_unique<uint64_t[]>(ports * kThSlots);
   for (size_t p = 0; p < ports; ++p) {
     for (uint32_t n = 0; n < kThSlots; ++n)

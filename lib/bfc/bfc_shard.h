@@ -4,8 +4,10 @@
 // assigner and the pause counters so that switch/ makes three calls per
 // packet and does only the I/O:
 //
-//   assign()       before the traffic manager: which data queue
-//   on_enqueued()  after the traffic manager accepted it: flag, maybe pause
+//   assign()       before the traffic manager: which data queue (decides
+//                  only; a packet the traffic manager drops leaves no trace)
+//   on_enqueued()  after the traffic manager accepted it: takes the entry and
+//                  the queue, counts collisions, flags, maybe pauses
 //   on_departure() when it left (sent, or drained at stop): maybe resume
 //
 // The shard sees the egress ports its lcore owns, and every ingress port of
@@ -28,8 +30,8 @@ struct BfcShardConfig {
   BfcAssignment mode = BfcAssignment::kDynamic;
   std::span<const bool> switch_facing;  // per port index (sizes every per-port table)
   std::span<const uint64_t> rate_bps;   // per port index: the egress rate in Th
+  std::span<const bool> egress_ports;   // per port index: owned by this shard (a table slice)
   uint32_t queues_per_port = 32;
-  uint32_t owned_queues = 32;  // data queues of the egress ports of this shard
   uint32_t flow_table_factor = FlowTable::kDefaultFactor;
   uint64_t hop_rtt_ns = 10'000;  // the largest one-hop RTT of the switch's ports
   uint64_t sticky_ns = 20'000;   // 2 x hop RTT by default
@@ -42,6 +44,9 @@ struct BfcTicket {
   uint16_t ingress = 0;
   uint16_t upstream_queue = kNoUpstreamQueue;
   bool flagged = false;
+  // From assign() to on_enqueued() only (not kept with the packet).
+  uint32_t hash = 0;
+  QueuePick pick;
 };
 
 class BfcShard {
@@ -49,20 +54,24 @@ class BfcShard {
   // Throws std::invalid_argument for inconsistent sizes (see the parts).
   explicit BfcShard(const BfcShardConfig& cfg);
 
-  // The queue for a packet of flow `hash` to `egress`; fills ticket->entry.
-  // (The three per-packet calls are defined inline below.)
-  uint16_t assign(uint16_t egress, uint32_t hash, uint64_t now_ns, BfcTicket* ticket) {
-    FlowEntry& e = table_.claim(egress, hash, &ticket->entry);
-    return assigner_.assign(egress, hash, e, now_ns);
+  // The queue for a packet of flow `hash` to `egress`; fills the ticket and
+  // changes nothing: a packet dropped before on_enqueued() moves no entry,
+  // rotation or counter. (The per-packet calls are defined inline below.)
+  uint16_t assign(uint16_t egress, uint32_t hash, uint64_t now_ns, BfcTicket* ticket) const {
+    ticket->entry = table_.index(egress, hash);
+    ticket->hash = hash;
+    ticket->pick = assigner_.pick(egress, hash, table_.at(ticket->entry), now_ns);
+    return ticket->pick.queue;
   }
 
-  // The traffic manager took the packet into queue `q` of `egress`, which
-  // held queue_bytes before it; `paused_mask` is the egress port's queues
-  // paused by its own downstream. kPause: send BFC_PAUSE(ticket->upstream_queue)
-  // out of ticket->ingress.
+  // The traffic manager took the packet into queue `q` (= the ticket's pick)
+  // of `egress`, which held queue_bytes before it; `paused_mask` is the
+  // egress port's queues paused by its own downstream. kPause: send
+  // BFC_PAUSE(ticket->upstream_queue) out of ticket->ingress.
   BfcSignal on_enqueued(uint16_t egress, uint16_t q, uint64_t queue_bytes, uint64_t paused_mask,
                         uint64_t now_ns, BfcTicket* ticket) {
-    table_.on_enqueue(ticket->entry, now_ns);
+    assigner_.commit(egress, ticket->pick, table_.at(ticket->entry));
+    table_.on_enqueue(ticket->entry, ticket->hash, now_ns);
     // Th counts the queue the packet joins as active even if it was empty.
     assigner_.on_queue_nonempty(egress, q);
     const uint64_t nonempty = ~assigner_.empty_mask(egress) & all_queues_;

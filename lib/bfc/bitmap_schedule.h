@@ -1,7 +1,7 @@
 #pragma once
 // When each switch-facing ingress port re-sends its full paused set as a
 // BFC_BITMAP: every interval_ns (default 10 x hop RTT), so a lost BFC_PAUSE or
-// BFC_RESUME heals within one interval. The body is
+// BFC_RESUME heals within one interval (lib/bfc/hop_rtt.h). The body is
 // PauseCounters::paused_mask(port). docs/mechanisms/bfc.md ("Bitmap refresh").
 // Single writer; no allocation after construction.
 
@@ -9,19 +9,20 @@
 #include <memory>
 #include <span>
 
+#include "lib/common/saturating.h"
+
 namespace sluice {
 
 class BitmapSchedule {
  public:
-  static constexpr uint64_t kDefaultHopRttMultiple = 10;
-
   // One entry per port: is it switch-facing (only those get bitmaps). The
   // first bitmap of every port is due at first_ns + interval_ns. Throws
   // std::invalid_argument for interval_ns 0.
   BitmapSchedule(std::span<const bool> switch_facing, uint64_t interval_ns, uint64_t first_ns);
 
   // Calls fn(port) for every switch-facing port whose bitmap is due at
-  // now_ns, and schedules its next one interval_ns after now_ns.
+  // now_ns, and schedules its next one interval_ns after now_ns. Due times
+  // saturate: one past 2^64 is never, not at once.
   template <class F>
   void poll(uint64_t now_ns, F&& fn) {
     if (now_ns < next_due_ns_) return;
@@ -30,7 +31,7 @@ class BitmapSchedule {
       if (due_ns_[p] == UINT64_MAX) continue;  // host-facing
       if (now_ns >= due_ns_[p]) {
         fn(static_cast<uint16_t>(p));
-        due_ns_[p] = now_ns + interval_ns_;
+        due_ns_[p] = sat_add(now_ns, interval_ns_);
       }
       if (due_ns_[p] < next) next = due_ns_[p];
     }

@@ -1,17 +1,19 @@
 #pragma once
 // BFC flow table: a fixed array of `factor x total queues` entries, indexed by
-// (egress port, flow hash). An entry holds the queue assigned to whatever
-// flows hash onto it, how many of their packets are in the switch, and when
-// one last arrived or left. docs/mechanisms/bfc.md ("Flow table").
+// (egress port, flow hash) as in the paper (3.3.1). Each egress port has its
+// own slice of `factor x queues_per_port` entries, so an entry only ever
+// holds flows of one port and a queue number never crosses ports:
 //
-//   index = (hash + egress x kEgressStride) mod size
+//   index = base[egress] + hash mod (factor x queues_per_port)
 //
-// kEgressStride is an odd 32-bit constant, so the same hash on two egress
-// ports lands on unrelated entries. Different flows may share an entry; a
-// 16-bit tag (the hash's high half) and the egress port detect it, and the
-// table counts it as an index collision when the entry still has packets.
-// Two flows of one egress port with equal index and equal tag go unseen
-// (probability 2^-16 per sharing pair).
+// An entry holds the queue assigned to whatever flows hash onto it, how many
+// of their packets are in the switch, and when one last arrived or left.
+// docs/mechanisms/bfc.md ("Flow table"). Different flows of one port may
+// share an entry. An index collision is counted once per flow that joins an
+// entry while another flow has packets in it: the entry keeps the 16-bit tag
+// (hash >> 16) of the flow that took it while empty, and one bit (tag mod 32)
+// per flow already counted since. Missed: a joiner with the owner's tag
+// (2^-16) or with a counted joiner's bit (1/32 per such joiner).
 //
 // Single writer (the lcore owning the egress ports); no allocation after
 // construction.
@@ -19,6 +21,7 @@
 #include <cassert>
 #include <cstdint>
 #include <memory>
+#include <span>
 
 #include "lib/common/relaxed_counter.h"
 
@@ -27,46 +30,37 @@ namespace sluice {
 struct FlowEntry {
   uint64_t last_active_ns = 0;  // last arrival or departure of a packet
   uint32_t packets = 0;         // packets of this entry in the switch
+  uint32_t joined = 0;          // bit tag % 32 of each flow counted as colliding
   uint16_t queue = 0;           // assigned queue of the egress port
-  uint16_t egress = 0;          // egress port of the last flow that claimed it
-  uint16_t tag = 0;             // high 16 bits of that flow's hash
+  uint16_t tag = 0;             // tag of the flow that took the entry while empty
   bool used = false;            // ever claimed (queue and last_active_ns valid)
 };
 
 class FlowTable {
  public:
   static constexpr uint32_t kDefaultFactor = 100;
-  static constexpr uint64_t kEgressStride = 0x9E3779B1;
 
-  // Throws std::invalid_argument when total_queues or factor is 0 or the
-  // size does not fit 32 bits.
-  explicit FlowTable(uint32_t total_queues, uint32_t factor = kDefaultFactor);
+  // A slice for each port p with egress_ports[p] (the egress ports of this
+  // lcore). Throws std::invalid_argument when no port has a slice,
+  // queues_per_port or factor is 0, or the size does not fit 32 bits.
+  FlowTable(std::span<const bool> egress_ports, uint32_t queues_per_port,
+            uint32_t factor = kDefaultFactor);
 
   uint32_t size() const { return size_; }
+  uint32_t slice_size() const { return slice_; }
+  bool has_slice(uint16_t egress) const { return egress < num_ports_ && base_[egress] != kNoSlice; }
   uint32_t index(uint16_t egress, uint32_t hash) const {
-    return static_cast<uint32_t>((hash + egress * kEgressStride) % size_);
+    assert(has_slice(egress));
+    return base_[egress] + hash % slice_;
   }
   static uint16_t tag_of(uint32_t hash) { return static_cast<uint16_t>(hash >> 16); }
 
-  // The entry of a flow about to be enqueued. If another flow holds it with
-  // packets in the switch, counts an index collision; the entry then carries
-  // the new flow's tag (the entry is shared, its queue is unchanged).
-  // (Per packet, so defined inline below, as are on_enqueue / on_departure.)
-  FlowEntry& claim(uint16_t egress, uint32_t hash, uint32_t* index_out) {
-    const uint32_t i = index(egress, hash);
-    *index_out = i;
-    FlowEntry& e = entries_[i];
-    const uint16_t tag = tag_of(hash);
-    if (e.used && (e.tag != tag || e.egress != egress) && e.packets > 0) index_collisions_.add(1);
-    e.tag = tag;
-    e.egress = egress;
-    return e;
-  }
-
-  // A packet of entry `index` entered / left the switch (left: dequeued or
-  // dropped after enqueue). Keeps the occupancy count.
-  void on_enqueue(uint32_t index, uint64_t now_ns) {
+  // A packet of flow `hash` in entry `index` entered / left the switch (left:
+  // dequeued or dropped after enqueue). Keeps the occupancy count and, on
+  // entry, the index-collision count. (Per packet, so defined inline.)
+  void on_enqueue(uint32_t index, uint32_t hash, uint64_t now_ns) {
     FlowEntry& e = entries_[index];
+    count_collision(e, tag_of(hash));
     if (e.packets++ == 0) occupied_.add(1);
     e.last_active_ns = now_ns;
   }
@@ -84,7 +78,26 @@ class FlowTable {
   uint64_t index_collisions() const { return index_collisions_.get(); }
 
  private:
-  uint32_t size_;
+  static constexpr uint32_t kNoSlice = UINT32_MAX;
+
+  // An empty entry becomes the arriving flow's (taking over an idle entry is
+  // no collision); a busy one counts each other flow once.
+  void count_collision(FlowEntry& e, uint16_t tag) {
+    if (e.packets == 0) {
+      e.tag = tag;
+      e.joined = 0;
+      return;
+    }
+    const uint32_t bit = uint32_t{1} << (tag % 32);
+    if (tag == e.tag || (e.joined & bit) != 0) return;
+    e.joined |= bit;
+    index_collisions_.add(1);
+  }
+
+  uint32_t num_ports_;
+  uint32_t slice_;
+  uint32_t size_ = 0;
+  std::unique_ptr<uint32_t[]> base_;  // first entry of each port's slice, or kNoSlice
   std::unique_ptr<FlowEntry[]> entries_;
   RelaxedCounter occupied_;
   RelaxedCounter index_collisions_;

@@ -5,7 +5,11 @@
 namespace sluice {
 
 QueueAssigner::QueueAssigner(const QueueAssignerConfig& cfg)
-    : mode_(cfg.mode), queues_(cfg.queues_per_port), sticky_ns_(cfg.sticky_ns), rng_(cfg.rng_seed) {
+    : mode_(cfg.mode),
+      queues_(cfg.queues_per_port),
+      sticky_ns_(cfg.sticky_ns),
+      rng_(cfg.rng_seed),
+      next_random_(rng_.next32()) {
   if (cfg.num_ports == 0) throw std::invalid_argument("queue assigner: no ports");
   if (queues_ == 0 || queues_ > 64)
     throw std::invalid_argument("queue assigner: queues per port must be 1..64");

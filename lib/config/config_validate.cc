@@ -166,6 +166,14 @@ class Validator {
     if (sw.tm.class_mapping == ClassMapping::kDscp) {
       error(bpath, "bfc assigns flows to queues itself: class_map must be fifo");
     }
+    // Th = hop_rtt x rate / N_active assumes the active queues share the port
+    // fairly (paper 3.3.1-3.3.2); strict priority would rank flows by the
+    // queue number dynamic assignment happened to give them.
+    if (sw.tm.scheduler == SchedulerKind::kStrictPriority) {
+      error(at("", "switches", s) + ".scheduler",
+            "bfc needs a round-robin scheduler among its queues (Th = hop_rtt x rate / active "
+            "queues): scheduler must be drr");
+    }
     for (size_t p = 0; p < sw.ports.size(); ++p) {
       if (sw.ports[p].rate_bps == 0) {
         error(at(at("", "switches", s), "ports", p) + ".rate",

@@ -107,7 +107,9 @@ def pcap_port(name, mac, peer, ipv4, rate, role, rx=None, tx=None):
 
 def config(tmp, name, workers, edge_pfc=False):
     a = harness.switch("a", [
-        pcap_port("h1", A_H1, H1, "10.0.1.1/24", "10Gbps", "host", rx="h1.pcap", tx="tx_h1.pcap"),
+        # A slow host link must not raise a's HRTT (switch-facing ports only).
+        dict(pcap_port("h1", A_H1, H1, "10.0.1.1/24", "10Gbps", "host", rx="h1.pcap",
+                       tx="tx_h1.pcap"), hop_rtt="50us"),
         {"name": "b", "link": "b/a", "delay": "1us", "role": "switch", "rate": "10Gbps",
          "mac": A_B, "hop_rtt": "20us"},
         pcap_port("x", A_X, X, "10.0.3.1/24", "10Gbps", "switch", rx="x.pcap", tx="tx_x.pcap"),
@@ -158,6 +160,8 @@ def check_summary(summary, spoofed, name, backlog_moves):
     b_a = harness.find_port(summary, "b", "a")
     b_h2 = harness.find_port(summary, "b", "h2")
     check_eq(a_h1["drops"], {"control_from_host": spoofed}, f"{name}: a/h1 drops")
+    hrtt = {sw["name"]: sw["bfc"]["hop_rtt_ns"] for sw in summary["switches"]}
+    check_eq(hrtt, {"a": 20_000, "b": 20_000}, f"{name}: HRTT from switch-facing ports only")
     want_x = {}
     for _, reason in x_frames():
         if reason:

@@ -5,6 +5,7 @@
 #include <array>
 #include <deque>
 #include <stdexcept>
+#include <vector>
 
 #include "lib/control/control_frame.h"
 
@@ -15,6 +16,7 @@ namespace {
 // test unless said otherwise). 4 data queues per port keep the rotation
 // short enough to follow by hand.
 constexpr std::array<bool, 3> kFacing = {true, false, true};
+constexpr std::array<bool, 3> kOwned = {true, true, true};
 constexpr uint64_t k10G = 10'000'000'000;
 constexpr uint64_t k25G = 25'000'000'000;
 constexpr std::array<uint64_t, 3> kRates = {k10G, k25G, k10G};
@@ -31,8 +33,8 @@ BfcShardConfig config(BfcAssignment mode = BfcAssignment::kDynamic) {
   c.mode = mode;
   c.switch_facing = kFacing;
   c.rate_bps = kRates;
+  c.egress_ports = kOwned;  // a slice of 400 entries per port
   c.queues_per_port = kQueues;
-  c.owned_queues = 3 * kQueues;  // flow table of 1200 entries
   c.hop_rtt_ns = kHopRtt;
   c.sticky_ns = kSticky;
   c.rng_seed = 7;
@@ -65,13 +67,18 @@ TEST(BfcShard, RejectsInconsistentSizes) {
   c.queues_per_port = 65;
   EXPECT_THROW(BfcShard{c}, std::invalid_argument);
   c = config();
-  c.owned_queues = 0;
+  const std::array<bool, 3> none = {false, false, false};
+  c.egress_ports = none;
+  EXPECT_THROW(BfcShard{c}, std::invalid_argument);
+  c = config();
+  const std::array<bool, 2> short_owned = {true, true};
+  c.egress_ports = short_owned;
   EXPECT_THROW(BfcShard{c}, std::invalid_argument);
 }
 
 TEST(BfcShard, NewFlowsRotateThroughEmptyQueuesAndKeepTheirQueueWhileBusy) {
   BfcShard s(config());
-  // Flow table index = hash mod 1200 on egress 0 (stride x 0).
+  // Flow table index = hash mod 400 on egress 0 (the first slice).
   const Sent a = send(s, 0, 1, 0);
   const Sent b = send(s, 0, 2, 100);
   const Sent c = send(s, 0, 3, 200);
@@ -136,6 +143,73 @@ TEST(BfcShard, NoEmptyQueueFallsBackToARandomQueueAndCountsACollision) {
   // A second new flow draws again.
   EXPECT_LT(send(s, 0, 31, 30).q, kQueues);
   EXPECT_EQ(s.assigner().queue_collisions(), 2u);
+}
+
+// The flow table is indexed by egress port and hash (paper 3.3.1): flows of
+// port 0 never lend their queue to a new flow of port 2.
+TEST(BfcShard, FlowsOfAnotherPortNeverLendTheirQueue) {
+  BfcShard s(config());
+  // 1200 flows keep packets on port 0, whose queues are all in use.
+  for (uint32_t h = 0; h < 1200; ++h) send(s, 0, h, h);
+  const uint64_t collisions = s.table().index_collisions();
+  // Port 2's queues are all empty: each new flow there gets the next one,
+  // and none of them meets a port-0 flow in the table.
+  for (uint32_t i = 0; i < kQueues; ++i) EXPECT_EQ(send(s, kEgress, 5000 + i, 2000).q, i) << i;
+  EXPECT_EQ(s.table().index_collisions(), collisions);
+  EXPECT_EQ(s.assigner().empty_mask(kEgress), 0u);
+}
+
+// assign() only decides: a packet the traffic manager then drops (so
+// on_enqueued() is never called) leaves the table, the rotation and every
+// counter as they were.
+TEST(BfcShard, APacketDroppedAtAdmissionChangesNothing) {
+  BfcShard s(config());
+  BfcTicket t;
+  EXPECT_EQ(s.assign(0, 1, 0, &t), 0);  // dropped
+  EXPECT_FALSE(s.table().at(t.entry).used);
+  EXPECT_EQ(s.table().occupied(), 0u);
+  // The rotation did not move: the next new flows still start at queue 0.
+  for (uint32_t i = 0; i < kQueues; ++i) EXPECT_EQ(send(s, 0, 2 + i, 10).q, i) << i;
+  EXPECT_EQ(s.last_active_queues(0), kQueues);
+  // Every queue is busy: a new flow's random pick, then dropped, is no queue collision.
+  BfcTicket r;
+  EXPECT_LT(s.assign(0, 30, 20, &r), kQueues);
+  EXPECT_EQ(s.assigner().queue_collisions(), 0u);
+  // Another flow's dropped packet on flow 2's busy entry is no index collision.
+  const uint32_t shares = 2 + 400 * 1000;  // 2 mod 400, tag 6 (flow 2's is 0)
+  BfcTicket c;
+  s.assign(0, shares, 30, &c);
+  EXPECT_EQ(c.entry, s.table().index(0, 2));
+  EXPECT_EQ(s.table().index_collisions(), 0u);
+  EXPECT_EQ(s.table().at(c.entry).packets, 1u);
+  EXPECT_EQ(s.table().at(c.entry).last_active_ns, 10u);
+}
+
+// Index collisions count flows, not packets: a flow that shares another's
+// busy entry counts once, however many packets it sends.
+TEST(BfcShard, IndexCollisionCountedOncePerFlow) {
+  BfcShard s(config());
+  // Entry 1 of port 0 (hash mod 400), tags 0, 6 and 12.
+  const uint32_t a = 1, b = 1 + 400 * 1000, c = 1 + 400 * 2000;
+  std::vector<BfcTicket> held;
+  for (uint64_t k = 0; k < 5; ++k) {
+    held.push_back(send(s, 0, a, k).ticket);
+    held.push_back(send(s, 0, b, k).ticket);
+  }
+  EXPECT_EQ(s.table().index_collisions(), 1u);  // b, once
+  held.push_back(send(s, 0, c, 10).ticket);
+  held.push_back(send(s, 0, a, 11).ticket);
+  held.push_back(send(s, 0, c, 12).ticket);
+  held.push_back(send(s, 0, b, 13).ticket);
+  EXPECT_EQ(s.table().index_collisions(), 2u);  // and c, once
+  for (const BfcTicket& t : held) s.on_departure(0, 0, false, t, 20);
+  EXPECT_EQ(s.table().at(1).packets, 0u);
+  // The entry emptied: b alone is no collision; a joining it again is a new one.
+  send(s, 0, b, 30);
+  EXPECT_EQ(s.table().index_collisions(), 2u);
+  send(s, 0, a, 31);
+  send(s, 0, a, 32);
+  EXPECT_EQ(s.table().index_collisions(), 3u);
 }
 
 TEST(BfcShard, ThresholdIsHopBdpOverActiveQueues) {

@@ -37,5 +37,19 @@ TEST(BfcBitmapSchedule, OnlyHostFacingPortsMeansNeverDue) {
   EXPECT_TRUE(poll(s, 1'000'000).empty());
 }
 
+// first + interval and now + interval can pass 2^64 (bitmap_interval is any
+// configured duration): the next bitmap is then never due, not due at once.
+TEST(BfcBitmapSchedule, DueTimesSaturateInsteadOfWrapping) {
+  BitmapSchedule s(kFacing, UINT64_MAX - 5, 1000);  // 1000 + interval wraps to 994
+  EXPECT_EQ(s.next_due_ns(), UINT64_MAX);
+  EXPECT_TRUE(poll(s, 1000).empty());
+  EXPECT_TRUE(poll(s, UINT64_MAX - 1).empty());
+
+  BitmapSchedule t(kFacing, 1'000'000, 0);
+  EXPECT_EQ(poll(t, UINT64_MAX - 10), (std::vector<uint16_t>{0, 2}));
+  EXPECT_EQ(t.next_due_ns(), UINT64_MAX);        // would wrap to 999'989
+  EXPECT_TRUE(poll(t, UINT64_MAX - 5).empty());  // not re-sent at once
+}
+
 }  // namespace
 }  // namespace sluice

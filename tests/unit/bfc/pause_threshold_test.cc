@@ -18,6 +18,9 @@ TEST(BfcPauseThreshold, OneHopBdpSharedByActiveQueues) {
   EXPECT_EQ(pause_threshold_bytes(2'000, 10'000'000'000ull, 3), 833u);
   // No overflow: 1 s x 400 Gb/s = 5e10 bytes.
   EXPECT_EQ(pause_threshold_bytes(1'000'000'000, 400'000'000'000ull, 1), 50'000'000'000ull);
+  // A hop RTT near UINT64_MAX ns at 400 Gb/s is 50 x 2^64 bytes: saturates, not truncates.
+  EXPECT_EQ(pause_threshold_bytes(UINT64_MAX, 400'000'000'000ull, 1), UINT64_MAX);
+  EXPECT_EQ(pause_threshold_bytes(UINT64_MAX, 8'000'000'000ull, 1), UINT64_MAX);
 }
 
 TEST(BfcPauseThreshold, ActiveQueuesAreNonEmptyAndNotPaused) {
@@ -43,12 +46,6 @@ TEST(BfcPauseThreshold, ThFollowsNActiveAsQueuesFillPauseAndDrain) {
   EXPECT_EQ(th(), 12'500u);
   nonempty = 0b0011;  // the active ones drain
   EXPECT_EQ(th(), 25'000u);
-}
-
-TEST(BfcPauseThreshold, HopRttIsTheLargestIngressRtt) {
-  const std::array<uint64_t, 4> rtts = {2'000, 9'500, 4'000, 0};
-  EXPECT_EQ(max_hop_rtt_ns(rtts), 9'500u);
-  EXPECT_EQ(max_hop_rtt_ns({}), 0u);
 }
 
 }  // namespace

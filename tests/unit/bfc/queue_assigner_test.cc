@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <set>
 #include <stdexcept>
 #include <utility>
@@ -108,17 +109,38 @@ TEST(BfcQueueAssigner, StickyForTwoHopRttsAfterLastActivity) {
   EXPECT_EQ(a.assign(0, 1, e, 5000 + kSticky), 1);
 }
 
+// last_active + sticky can pass 2^64 (sticky is any configured duration):
+// the entry must stay sticky, not wrap to a deadline long past.
+TEST(BfcQueueAssigner, StickyNearUint64MaxDoesNotWrap) {
+  QueueAssignerConfig c = cfg(BfcAssignment::kDynamic, 4);
+  c.sticky_ns = UINT64_MAX - 10;
+  QueueAssigner a(c);
+  FlowEntry e;
+  EXPECT_EQ(a.assign(0, 1, e, 1000), 0);
+  e.last_active_ns = 1000;  // 1000 + sticky wraps to 989
+  EXPECT_EQ(a.assign(0, 1, e, 2000), 0);
+  EXPECT_EQ(a.assign(0, 1, e, UINT64_MAX - 1), 0);
+
+  // A short sticky late on the clock: last + sticky passes 2^64 too.
+  QueueAssigner b(cfg(BfcAssignment::kDynamic, 4));
+  FlowEntry f;
+  EXPECT_EQ(b.assign(0, 1, f, UINT64_MAX - 5), 0);
+  f.last_active_ns = UINT64_MAX - 5;
+  EXPECT_EQ(b.assign(0, 1, f, UINT64_MAX - 1), 0);
+  EXPECT_EQ(b.queue_collisions(), 0u);
+}
+
 // Flow table and assigner together on a simulated clock: the entry's last
 // activity is its last departure, and stickiness runs from there.
 TEST(BfcQueueAssigner, WithFlowTableStickinessRunsFromTheLastDeparture) {
-  FlowTable table(2 * 4);
+  const std::array<bool, 2> ports = {true, true};
+  FlowTable table(ports, 4);
   QueueAssigner a(cfg(BfcAssignment::kDynamic, 4));
   const uint32_t hash = 0xABCD1234;
   auto enqueue = [&](uint64_t now) {
-    uint32_t i = 0;
-    FlowEntry& e = table.claim(1, hash, &i);
-    const uint16_t q = a.assign(1, hash, e, now);
-    table.on_enqueue(i, now);
+    const uint32_t i = table.index(1, hash);
+    const uint16_t q = a.assign(1, hash, table.at(i), now);
+    table.on_enqueue(i, hash, now);
     a.on_queue_nonempty(1, q);
     return std::pair{i, q};
   };

@@ -114,6 +114,19 @@ TEST(BfcConfig, RefusedWithDscpOrAnUnshapedPort) {
             }));
 }
 
+TEST(BfcConfig, RefusedWithStrictPriority) {
+  EXPECT_EQ(errors_of(with_bfc("    scheduler: strict\n"
+                               "    bfc: {}\n")),
+            (std::vector<std::string>{
+                "t.yaml:3: switches[0].scheduler: bfc needs a round-robin scheduler among its "
+                "queues (Th = hop_rtt x rate / active queues): scheduler must be drr",
+            }));
+  // The same scheduler without bfc, or drr with bfc, is fine.
+  EXPECT_TRUE(errors_of(with_bfc("    scheduler: strict\n")).empty());
+  EXPECT_TRUE(errors_of(with_bfc("    scheduler: drr\n    bfc: {}\n")).empty());
+  EXPECT_TRUE(errors_of(with_bfc("    scheduler: strict\n    bfc: {enabled: false}\n")).empty());
+}
+
 TEST(LinkFifo, DefaultReadAndOnlyOnLinks) {
   const std::string yaml =
       "switches:\n"
