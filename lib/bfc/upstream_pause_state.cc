@@ -1,17 +1,12 @@
 #include "lib/bfc/upstream_pause_state.h"
 
-#include <stdexcept>
-
 namespace sluice {
 
-UpstreamPauseState::UpstreamPauseState(EgressPort* port, uint32_t num_shards)
-    : port_(port), num_queues_(port->num_queues()), num_shards_(num_shards) {
-  if (num_shards == 0 || num_shards > kMaxShards)
-    throw std::invalid_argument("bfc upstream: shards must be 1..64");
-}
+UpstreamPauseState::UpstreamPauseState(EgressPort* port)
+    : port_(port), num_queues_(port->num_queues()) {}
 
 bool UpstreamPauseState::on_pause(uint8_t shard, uint16_t q) {
-  if (shard >= num_shards_ || q >= num_queues_) {
+  if (shard >= kMaxShards || q >= num_queues_) {
     invalid_frames.add(1);
     return false;
   }
@@ -20,7 +15,7 @@ bool UpstreamPauseState::on_pause(uint8_t shard, uint16_t q) {
 }
 
 bool UpstreamPauseState::on_resume(uint8_t shard, uint16_t q) {
-  if (shard >= num_shards_ || q >= num_queues_) {
+  if (shard >= kMaxShards || q >= num_queues_) {
     invalid_frames.add(1);
     return false;
   }
@@ -29,7 +24,7 @@ bool UpstreamPauseState::on_resume(uint8_t shard, uint16_t q) {
 }
 
 bool UpstreamPauseState::on_bitmap(uint8_t shard, const uint8_t* bits, uint16_t count) {
-  if (shard >= num_shards_ || !beyond_clear(bits, count)) {
+  if (shard >= kMaxShards || !beyond_clear(bits, count)) {
     invalid_frames.add(1);
     return false;
   }

@@ -4,7 +4,9 @@
 // BFC_PAUSE / BFC_RESUME change one shard's hold, BFC_BITMAP replaces all of
 // that shard's holds (repairing a lost pause or resume). Transitions drive
 // EgressPort::pause_queue (until resumed) / resume_queue; the paused queues
-// keep their packets. docs/mechanisms/bfc.md ("Upstream side").
+// keep their packets. A shard is the *sender's* lcore slot, so any shard the
+// wire allows (0..63) is accepted, whatever this process's worker count.
+// docs/mechanisms/bfc.md ("Upstream side").
 // Single writer (the lcore owning the port); no allocation after construction.
 
 #include <cstdint>
@@ -18,14 +20,13 @@ namespace sluice {
 
 class UpstreamPauseState {
  public:
+  // Shards a downstream may send from (the frame's shard byte allows 256).
   static constexpr uint32_t kMaxShards = 64;
 
-  // num_shards: downstream shards that may send frames (1..64). Throws
-  // std::invalid_argument otherwise.
-  UpstreamPauseState(EgressPort* port, uint32_t num_shards);
+  explicit UpstreamPauseState(EgressPort* port);
 
   // Each returns false (and counts invalid_frames, changing nothing) for a
-  // shard or queue out of range. `bits` holds `count` queue bits, bit
+  // shard at or beyond kMaxShards or a queue out of range. `bits` holds `count` queue bits, bit
   // q = byte q/8, bit q%8 (LSB first); queues at or beyond `count` are
   // released by that shard; bits for queues this port lacks must be clear.
   bool on_pause(uint8_t shard, uint16_t q);
@@ -48,7 +49,6 @@ class UpstreamPauseState {
 
   EgressPort* port_;
   uint32_t num_queues_;
-  uint32_t num_shards_;
   RelaxedCounter paused_mask_;
   uint64_t holders_[EgressPort::kMaxQueues] = {};  // bit s = shard s holds queue q
 };
