@@ -26,9 +26,11 @@ class UpstreamPauseState {
   explicit UpstreamPauseState(EgressPort* port);
 
   // Each returns false (and counts invalid_frames, changing nothing) for a
-  // shard at or beyond kMaxShards or a queue out of range. `bits` holds `count` queue bits, bit
-  // q = byte q/8, bit q%8 (LSB first); queues at or beyond `count` are
-  // released by that shard; bits for queues this port lacks must be clear.
+  // shard at or beyond kMaxShards or, for a pause or resume, a queue this
+  // port lacks. `bits` holds `count` queue bits, bit q = byte q/8, bit q%8
+  // (LSB first); queues at or beyond `count` are released by that shard. A
+  // bitmap's bits for queues this port lacks are ignored (counted in
+  // unknown_queue_bitmaps) and the rest applied, so loss repair goes on.
   bool on_pause(uint8_t shard, uint16_t q);
   bool on_resume(uint8_t shard, uint16_t q);
   bool on_bitmap(uint8_t shard, const uint8_t* bits, uint16_t count);
@@ -41,6 +43,7 @@ class UpstreamPauseState {
   uint64_t paused_mask() const { return paused_mask_.get(); }
 
   RelaxedCounter invalid_frames;
+  RelaxedCounter unknown_queue_bitmaps;  // applied, with bits for queues we lack
 
  private:
   bool beyond_clear(const uint8_t* bits, uint16_t count) const;
