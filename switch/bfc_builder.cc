@@ -130,6 +130,7 @@ std::string create_bfc(Runtime& rt) {
     w->bfc.resize(rt.switches.size());
     w->bfc_bitmaps.resize(rt.switches.size());
   }
+  // Our slots are the shard bytes our frames carry; a peer accepts 0..63.
   if (rt.workers.size() > UpstreamPauseState::kMaxShards)
     return "BFC supports at most 64 worker lcores (shards)";
   for (SwitchRuntime& sw : rt.switches) {
@@ -144,8 +145,7 @@ std::string create_bfc(Runtime& rt) {
       p.bfc = rt.workers[p.owner_slot]->bfc[sw.index].get();
       if (p.cfg->role != PortRole::kSwitch) continue;
       p.bfc_peer = true;
-      p.bfc_upstream = std::make_unique<UpstreamPauseState>(
-          p.tm.get(), static_cast<uint32_t>(rt.workers.size()));
+      p.bfc_upstream = std::make_unique<UpstreamPauseState>(p.tm.get());
     }
   }
   return any ? create_control_rings(rt) : "";

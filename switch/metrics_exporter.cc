@@ -219,6 +219,10 @@ void SluiceCollector::collect_bfc_ports(std::vector<MetricFamily>& out) const {
   auto th =
       family("sluice_bfc_threshold_bytes",
              "Pause threshold Th of this egress port, as of its last enqueue.", MetricType::Gauge);
+  auto unknown = family("sluice_bfc_bitmap_unknown_queues_total",
+                        "BFC bitmaps from this port's downstream that paused queues the port "
+                        "lacks; those bits were ignored and the rest applied.",
+                        MetricType::Counter);
   for (const auto& p : rt_.ports) {
     if (p->bfc == nullptr) continue;
     const PortTotals t = rt_.port_totals(p->index);
@@ -239,8 +243,11 @@ void SluiceCollector::collect_bfc_ports(std::vector<MetricFamily>& out) const {
     add_value(paused, l, p->bfc_upstream ? std::popcount(p->bfc_upstream->paused_mask()) : 0);
     add_value(active, l, double(p->bfc->last_active_queues(p->index)));
     add_value(th, l, double(p->bfc->last_threshold(p->index)));
+    if (p->bfc_upstream)
+      add_value(unknown, l, double(p->bfc_upstream->unknown_queue_bitmaps.get()));
   }
-  for (auto* f : {&sent, &recv, &lost, &held, &paused, &active, &th}) out.push_back(std::move(*f));
+  for (auto* f : {&sent, &recv, &lost, &held, &paused, &active, &th, &unknown})
+    out.push_back(std::move(*f));
 }
 
 void SluiceCollector::collect_bfc_switches(std::vector<MetricFamily>& out) const {

@@ -275,6 +275,8 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
         field("bfc_active_queues", pr.bfc->last_active_queues(pi));
         field("bfc_queues_paused",
               pr.bfc_upstream ? std::popcount(pr.bfc_upstream->paused_mask()) : 0);
+        field("bfc_bitmap_unknown_queues",
+              pr.bfc_upstream ? pr.bfc_upstream->unknown_queue_bitmaps.get() : 0);
       }
       field("control_dropped_packets", rt.ports[pi]->tm->control_dropped.get());
       field("shaper_lost_ns", rt.ports[pi]->tm->shaper_lost_ns());

@@ -44,8 +44,10 @@ void add_bfc(rte_tel_data* d, const PortRuntime& p, const PortTotals& t) {
   }
   rte_tel_data_add_dict_u64(d, "bfc_threshold_bytes", p.bfc->last_threshold(p.index));
   rte_tel_data_add_dict_u64(d, "bfc_active_queues", p.bfc->last_active_queues(p.index));
-  if (p.bfc_upstream)
-    rte_tel_data_add_dict_u64(d, "bfc_paused_queue_mask", p.bfc_upstream->paused_mask());
+  if (!p.bfc_upstream) return;
+  rte_tel_data_add_dict_u64(d, "bfc_paused_queue_mask", p.bfc_upstream->paused_mask());
+  rte_tel_data_add_dict_u64(d, "bfc_bitmap_unknown_queues",
+                            p.bfc_upstream->unknown_queue_bitmaps.get());
 }
 
 int cmd_port(const char*, const char* params, rte_tel_data* d) {

@@ -1,17 +1,12 @@
 #include "lib/bfc/upstream_pause_state.h"
 
-#include <stdexcept>
-
 namespace sluice {
 
-UpstreamPauseState::UpstreamPauseState(EgressPort* port, uint32_t num_shards)
-    : port_(port), num_queues_(port->num_queues()), num_shards_(num_shards) {
-  if (num_shards == 0 || num_shards > kMaxShards)
-    throw std::invalid_argument("bfc upstream: shards must be 1..64");
-}
+UpstreamPauseState::UpstreamPauseState(EgressPort* port)
+    : port_(port), num_queues_(port->num_queues()) {}
 
 bool UpstreamPauseState::on_pause(uint8_t shard, uint16_t q) {
-  if (shard >= num_shards_ || q >= num_queues_) {
+  if (shard >= kMaxShards || q >= num_queues_) {
     invalid_frames.add(1);
     return false;
   }
@@ -20,7 +15,7 @@ bool UpstreamPauseState::on_pause(uint8_t shard, uint16_t q) {
 }
 
 bool UpstreamPauseState::on_resume(uint8_t shard, uint16_t q) {
-  if (shard >= num_shards_ || q >= num_queues_) {
+  if (shard >= kMaxShards || q >= num_queues_) {
     invalid_frames.add(1);
     return false;
   }
@@ -29,10 +24,11 @@ bool UpstreamPauseState::on_resume(uint8_t shard, uint16_t q) {
 }
 
 bool UpstreamPauseState::on_bitmap(uint8_t shard, const uint8_t* bits, uint16_t count) {
-  if (shard >= num_shards_ || !beyond_clear(bits, count)) {
+  if (shard >= kMaxShards) {
     invalid_frames.add(1);
     return false;
   }
+  if (!beyond_clear(bits, count)) unknown_queue_bitmaps.add(1);
   for (uint16_t q = 0; q < num_queues_; ++q) {
     const bool set = q < count && ((bits[q / 8] >> (q % 8)) & 1);
     if (set)
@@ -56,7 +52,8 @@ bool UpstreamPauseState::on_message(const ControlMessage& msg) {
   }
 }
 
-// A peer may describe more queues than this port has, but must not pause them.
+// A peer may describe more queues than this port has; pausing them is an error
+// of the peer's, but must not stop the bits that do name our queues.
 bool UpstreamPauseState::beyond_clear(const uint8_t* bits, uint16_t count) const {
   for (uint16_t q = static_cast<uint16_t>(num_queues_); q < count; ++q)
     if ((bits[q / 8] >> (q % 8)) & 1) return false;

@@ -4,7 +4,9 @@
 // BFC_PAUSE / BFC_RESUME change one shard's hold, BFC_BITMAP replaces all of
 // that shard's holds (repairing a lost pause or resume). Transitions drive
 // EgressPort::pause_queue (until resumed) / resume_queue; the paused queues
-// keep their packets. docs/mechanisms/bfc.md ("Upstream side").
+// keep their packets. A shard is the *sender's* lcore slot, so any shard the
+// wire allows (0..63) is accepted, whatever this process's worker count.
+// docs/mechanisms/bfc.md ("Upstream side").
 // Single writer (the lcore owning the port); no allocation after construction.
 
 #include <cstdint>
@@ -18,16 +20,17 @@ namespace sluice {
 
 class UpstreamPauseState {
  public:
+  // Shards a downstream may send from (the frame's shard byte allows 256).
   static constexpr uint32_t kMaxShards = 64;
 
-  // num_shards: downstream shards that may send frames (1..64). Throws
-  // std::invalid_argument otherwise.
-  UpstreamPauseState(EgressPort* port, uint32_t num_shards);
+  explicit UpstreamPauseState(EgressPort* port);
 
   // Each returns false (and counts invalid_frames, changing nothing) for a
-  // shard or queue out of range. `bits` holds `count` queue bits, bit
-  // q = byte q/8, bit q%8 (LSB first); queues at or beyond `count` are
-  // released by that shard; bits for queues this port lacks must be clear.
+  // shard at or beyond kMaxShards or, for a pause or resume, a queue this
+  // port lacks. `bits` holds `count` queue bits, bit q = byte q/8, bit q%8
+  // (LSB first); queues at or beyond `count` are released by that shard. A
+  // bitmap's bits for queues this port lacks are ignored (counted in
+  // unknown_queue_bitmaps) and the rest applied, so loss repair goes on.
   bool on_pause(uint8_t shard, uint16_t q);
   bool on_resume(uint8_t shard, uint16_t q);
   bool on_bitmap(uint8_t shard, const uint8_t* bits, uint16_t count);
@@ -40,6 +43,7 @@ class UpstreamPauseState {
   uint64_t paused_mask() const { return paused_mask_.get(); }
 
   RelaxedCounter invalid_frames;
+  RelaxedCounter unknown_queue_bitmaps;  // applied, with bits for queues we lack
 
  private:
   bool beyond_clear(const uint8_t* bits, uint16_t count) const;
@@ -48,7 +52,6 @@ class UpstreamPauseState {
 
   EgressPort* port_;
   uint32_t num_queues_;
-  uint32_t num_shards_;
   RelaxedCounter paused_mask_;
   uint64_t holders_[EgressPort::kMaxQueues] = {};  // bit s = shard s holds queue q
 };
