@@ -267,21 +267,22 @@ TEST(EgressPort, SharedBufferAcrossPorts) {
   EXPECT_EQ(b.enqueue(0, 1, packet(200), false).reason, DropReason::kBufferFull);
 }
 
-}  // namespace
-}  // namespace sluice
-
-namespace sluice {
-namespace {
+// One data queue at `rate_bps` (0: unshaped), with room for long backlogs:
+// the port the fidelity tests below drive with a late or bursty caller.
+EgressPortConfig one_queue_config(uint64_t rate_bps) {
+  EgressPortConfig c;
+  c.num_queues = 1;
+  c.queue_capacity = 1 << 16;
+  c.rate_bps = rate_bps;
+  return c;
+}
 
 // A caller that comes back late loses transmit time only beyond the bucket,
 // and only while frames wait; the port reports exactly that loss.
 TEST(EgressPortFidelity, ShaperLostTimeCountsOnlyBackloggedOverflow) {
   SharedBuffer buf(1 << 30, 8.0);
-  EgressPortConfig c;
-  c.num_queues = 1;
-  c.queue_capacity = 1 << 16;
-  c.rate_bps = 1'000'000'000;  // 1 Gbps: 1 byte = 8 ns
-  c.burst_bytes = 1000;        // 8 us of tokens
+  EgressPortConfig c = one_queue_config(1'000'000'000);  // 1 Gbps: 1 byte = 8 ns
+  c.burst_bytes = 1000;                                  // 8 us of tokens
   c.wire_overhead_bytes = 0;
   EgressPort p(c, &buf);
   TmPacket t;
@@ -300,18 +301,9 @@ TEST(EgressPortFidelity, ShaperLostTimeCountsOnlyBackloggedOverflow) {
   EXPECT_EQ(p.shaper_lost_ns(), 84'000u);
 }
 
-}  // namespace
-}  // namespace sluice
-
-namespace sluice {
-namespace {
-
 TEST(EgressPortFidelity, FirstDequeueAtALateClockLosesNothing) {
   SharedBuffer buf(1 << 20, 1.0);
-  EgressPortConfig c;
-  c.num_queues = 1;
-  c.rate_bps = 10'000'000'000ull;
-  EgressPort p(c, &buf);
+  EgressPort p(one_queue_config(10'000'000'000ull), &buf);
   TmPacket t;
   t.bytes = 100;
   p.enqueue(5'000'000'000'000ull, 0, t, false);  // a TSC-based clock is far from 0
@@ -320,22 +312,12 @@ TEST(EgressPortFidelity, FirstDequeueAtALateClockLosesNothing) {
   EXPECT_EQ(p.shaper_lost_ns(), 0u);
 }
 
-}  // namespace
-}  // namespace sluice
-
-namespace sluice {
-namespace {
-
 // An unshaped port (an internal link paces itself) that its caller serves a
 // few frames at a time keeps frames waiting between calls; that is the link
 // being busy, not time lost. It once counted every gap between calls as lost.
 TEST(EgressPortFidelity, UnshapedPortServedInSmallBurstsLosesNothing) {
   SharedBuffer buf(1 << 30, 8.0);
-  EgressPortConfig c;
-  c.num_queues = 1;
-  c.queue_capacity = 1 << 16;
-  c.rate_bps = 0;
-  EgressPort p(c, &buf);
+  EgressPort p(one_queue_config(0), &buf);
   TmPacket t;
   t.bytes = 1500;
   for (int i = 0; i < 100; ++i) p.enqueue(1'000'000, 0, t, false);
