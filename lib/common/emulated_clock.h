@@ -33,7 +33,6 @@ class EmulatedClock {
   }
 
   uint64_t frozen_ns() const { return frozen_ns_; }
-  uint64_t max_step_ns() const { return max_step_ns_; }
   bool is_virtual() const { return max_step_ns_ != 0; }
 
  private:

@@ -313,6 +313,33 @@ def arp_request(src_mac, src_ip, target_ip):
 
 # ---------------------------------------------------------------- summary
 
+# The emulator's fidelity target (docs/testbed.md, "Fidelity gate").
+FIDELITY_MAX_LATENESS_NS = 25_600
+FIDELITY_MAX_LOST_NS = 1_000_000
+LATENESS_KINDS = ("shaper", "link", "replay")
+
+
+def summary_ports(summary):
+    """("switch/port", port) for every port of a sluice summary."""
+    for sw in summary["switches"]:
+        for p in sw["ports"]:
+            yield sw["name"] + "/" + p["name"], p
+
+
+def fidelity_misses(summary):
+    """One line per port figure over the fidelity target: lost time, and each
+    lateness p99 that has samples."""
+    misses = []
+    for name, p in summary_ports(summary):
+        if p["shaper_lost_ns"] > FIDELITY_MAX_LOST_NS:
+            misses.append("%s lost %.3f ms" % (name, p["shaper_lost_ns"] / 1e6))
+        for kind in LATENESS_KINDS:
+            v = p.get(kind + "_lateness_p99_ns", 0)
+            if p.get(kind + "_lateness_samples", 0) and v > FIDELITY_MAX_LATENESS_NS:
+                misses.append("%s %s lateness p99 <= %.1f us" % (name, kind, v / 1e3))
+    return misses
+
+
 def find_port(summary, switch_name, port_name):
     for sw in summary["switches"]:
         if sw["name"] == switch_name:

@@ -41,8 +41,6 @@ from harness import check
 
 QUIET_GAPS_PER_S = 40.0
 QUIET_STEAL_FRACTION = 0.01
-MAX_LATENESS_NS = 25_600
-MAX_LOST_NS = 1_000_000
 CATCH_UP_NS = 200_000  # the link and shaper catch-up window (switch/worker.cc)
 ATTEMPTS = 3
 
@@ -56,12 +54,6 @@ def floor(srcdir, builddir, cpu, seconds=2.0):
     d["quiet"] = (d["gaps_per_s"] < QUIET_GAPS_PER_S and
                   0 <= d["steal_ms"] < QUIET_STEAL_FRACTION * d["seconds"] * 1e3)
     return d
-
-
-def ports(summary):
-    for sw in summary["switches"]:
-        for p in sw["ports"]:
-            yield sw["name"] + "/" + p["name"], p
 
 
 def run(srcdir, binary, tmp, workload, attempt, clock="real"):
@@ -80,7 +72,7 @@ def check_own_stalls(summary, fl):
     check(w["minor_faults"] + w["major_faults"] == 0,
           "the worker took %d page faults" % (w["minor_faults"] + w["major_faults"]))
     excess = max(0, w["loop_gap_max_ns"] - CATCH_UP_NS) * w["loop_gaps_over_200us"]
-    for name, p in ports(summary):
+    for name, p in harness.summary_ports(summary):
         check(p.get("capture_dropped_records", 0) == 0,
               "%s: %d capture records left out" % (name, p.get("capture_dropped_records", 0)))
         check(p["shaper_lost_ns"] <= excess,
@@ -89,23 +81,11 @@ def check_own_stalls(summary, fl):
     return w["loop_gaps_over_50us"] / summary["duration_seconds"]
 
 
-def target_misses(summary):
-    misses = []
-    for name, p in ports(summary):
-        if p["shaper_lost_ns"] > MAX_LOST_NS:
-            misses.append("%s lost %.3f ms" % (name, p["shaper_lost_ns"] / 1e6))
-        for kind in ("shaper", "link", "replay"):
-            v = p.get(kind + "_lateness_p99_ns", 0)
-            if p.get(kind + "_lateness_samples", 0) and v > MAX_LATENESS_NS:
-                misses.append("%s %s lateness p99 <= %.1f us" % (name, kind, v / 1e3))
-    return misses
-
-
 def check_virtual_time(srcdir, binary, tmp, workload):
     """Virtual time meets the target on any floor, in one run."""
     summary = run(srcdir, binary, tmp, workload, 0, clock="virtual")
     check(summary["clock"]["mode"] == "virtual", "no virtual clock in %s" % summary["clock"])
-    misses = target_misses(summary)
+    misses = harness.fidelity_misses(summary)
     print("virtual time: %.1f ms frozen; target %s" % (
         summary["clock"]["frozen_ns"] / 1e6, "met" if not misses else "missed"))
     check(not misses, "virtual time missed the target: %s" % "; ".join(misses[:6]))
@@ -131,7 +111,7 @@ def test(binary, srcdir):
             fl["quiet"] = fl["quiet"] and after["quiet"]
             rate = check_own_stalls(summary, fl)
             stall_rates.append((rate, fl["gaps_per_s"]))
-            misses = target_misses(summary)
+            misses = harness.fidelity_misses(summary)
             w = summary["workers"][0]
             print("attempt %d: floor %.1f gaps/s > 50 us, steal %.1f ms, max %.0f us (%s); "
                   "worker %.1f gaps/s > 50 us, max %.0f us, steal %.1f ms; target %s"
