@@ -104,9 +104,12 @@ def switch(name, ports, routes, **extra):
     return s
 
 
-def write_config(path, switches, workers=None, mbufs=None, metrics_address=None):
-    """Writes a sluice YAML configuration (schema: docs/configuration.md)."""
+def write_config(path, switches, workers=None, mbufs=None, metrics_address=None, clock=None):
+    """Writes a sluice YAML configuration (schema: docs/configuration.md);
+    clock: e.g. {"mode": "virtual"}."""
     doc = {}
+    if clock:
+        doc["clock"] = clock
     if metrics_address:
         doc["metrics"] = {"address": metrics_address}
     if mbufs:
