@@ -27,6 +27,13 @@ BfcAssignment assignment(BfcAssignmentKind k) {
   return BfcAssignment::kDynamic;
 }
 
+// Ports whose peer BFC pauses per queue: a switch, or a host whose NIC is a
+// BFC NIC (it names its queue in the shim, paper 3.3.2). Their ingress counts
+// pauses, they get bitmaps, and their hop RTT sizes HRTT.
+bool pausable_peer(const PortConfig& pc) {
+  return pc.role == PortRole::kSwitch || (pc.pcap && pc.nic.mode == NicMode::kBfc);
+}
+
 // Per-port tables every shard of the switch shares the shape of.
 struct SwitchTables {
   std::unique_ptr<bool[]> facing;  // switch-facing ports of this switch
@@ -37,7 +44,7 @@ SwitchTables tables_of(const Runtime& rt, const SwitchRuntime& sw) {
   SwitchTables t{std::make_unique<bool[]>(rt.ports.size()),
                  std::vector<uint64_t>(rt.ports.size(), 0)};
   for (uint16_t g : sw.ports) {
-    t.facing[g] = rt.ports[g]->cfg->role == PortRole::kSwitch;
+    t.facing[g] = pausable_peer(*rt.ports[g]->cfg);
     t.rates[g] = rt.ports[g]->cfg->rate_bps;
   }
   return t;
@@ -105,7 +112,7 @@ uint64_t bfc_hop_rtt_ns(const Runtime& rt, const SwitchRuntime& sw) {
   std::vector<uint64_t> rtts;
   std::unique_ptr<bool[]> facing = std::make_unique<bool[]>(sw.ports.size());
   for (uint16_t g : sw.ports) {
-    facing[rtts.size()] = rt.ports[g]->cfg->role == PortRole::kSwitch;
+    facing[rtts.size()] = pausable_peer(*rt.ports[g]->cfg);
     rtts.push_back(rt.ports[g]->cfg->hop_rtt_ns);
   }
   return upstream_hop_rtt_ns(rtts, std::span<const bool>(facing.get(), rtts.size()));
@@ -143,6 +150,7 @@ std::string create_bfc(Runtime& rt) {
     for (uint16_t g : sw.ports) {
       PortRuntime& p = *rt.ports[g];
       p.bfc = rt.workers[p.owner_slot]->bfc[sw.index].get();
+      p.bfc_nic = p.cfg->pcap && p.cfg->nic.mode == NicMode::kBfc;
       if (p.cfg->role != PortRole::kSwitch) continue;
       p.bfc_peer = true;
       p.bfc_upstream = std::make_unique<UpstreamPauseState>(p.tm.get());

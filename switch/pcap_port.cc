@@ -6,6 +6,10 @@
 #include <optional>
 #include <utility>
 
+#include "lib/control/data_shim.h"
+#include "lib/net/flow_hash.h"
+#include "lib/net/packet_parser.h"
+
 namespace sluice {
 
 // The ring absorbs the writer thread's pauses (a slow disk, a busy core):
@@ -13,6 +17,8 @@ namespace sluice {
 constexpr size_t kCaptureRingBytes = 8u << 20;
 // The file's stdio buffer, filled and written by the writer thread.
 constexpr size_t kFileBufferBytes = 1u << 20;
+// copy_frame(): the frame goes without a shim.
+constexpr uint16_t kNoShim = UINT16_MAX;
 
 std::unique_ptr<PcapPort> PcapPort::open(const PcapPortConfig& cfg, rte_mempool* pool,
                                          std::string* error) {
@@ -59,37 +65,87 @@ PcapPort::PcapPort(const PcapPortConfig& cfg, rte_mempool* pool, PcapCapture cap
       schedule_(capture_offsets(timestamps_of(capture_, replayed_)), cfg.mode, cfg.loop, cfg.speed),
       oversize_skipped_(oversize) {}
 
-uint16_t PcapPort::rx_burst(uint64_t now_ns, rte_mbuf** pkts, uint16_t n) {
-  if (host_.enabled()) {
-    const bool may_send = host_.poll(now_ns);
-    host_paused_ns_.set(host_.paused_ns(now_ns));
-    if (!may_send) return 0;
+void PcapPort::set_host_nic(const HostNicConfig& nic, NicQueueKey key,
+                            const std::array<uint8_t, 64>& dscp_priority) {
+  host_ = HostNic(nic);
+  nic_info_.clear();
+  if (!host_.enabled()) return;
+  nic_info_.reserve(replayed_.size());
+  for (uint32_t i : replayed_) {
+    const PcapRecord& r = capture_.records[i];
+    ParsedPacket pp;
+    parse_packet(capture_.bytes.data() + r.offset, r.caplen, &pp);
+    NicFrameInfo info{0, 0, 0};
+    if (pp.kind == PacketKind::kIpv4) {
+      info.priority = dscp_priority[pp.tos >> 2];
+      const uint64_t dst_or_flow =
+          key == NicQueueKey::kFlow
+              ? flow_hash(pp.src_ip, pp.dst_ip, pp.proto, pp.src_port, pp.dst_port)
+              : pp.dst_ip;
+      // Classes never share a queue, so a PFC pause holds only its own.
+      info.key = uint64_t{info.priority} << 32 | dst_or_flow;
+      if (!pp.has_shim && pp.l3_offset >= 14) info.type_offset = uint8_t(pp.l3_offset - 2);
+    }
+    nic_info_.push_back(info);
   }
+}
+
+void PcapPort::set_host_link(uint64_t rate_bps, uint32_t overhead_bytes) {
+  HostNicConfig nic;
+  nic.rate_bps = rate_bps;
+  nic.overhead_bytes = overhead_bytes;
+  std::array<uint8_t, 64> by_dscp;
+  for (uint32_t d = 0; d < 64; ++d) by_dscp[d] = static_cast<uint8_t>(d >> 3);
+  set_host_nic(nic, NicQueueKey::kDestination, by_dscp);
+}
+
+uint16_t PcapPort::rx_burst(uint64_t now_ns, rte_mbuf** pkts, uint16_t n) {
+  if (!host_.enabled()) return replay_direct(now_ns, pkts, n);
+  host_.poll(now_ns);
+  hand_over(now_ns);
+  uint64_t paused = 0;
+  for (uint32_t s = 0; s < HostNic::kSlots; ++s) paused += host_.class_paused_ns(s, now_ns);
+  host_paused_ns_.set(paused);
+  const uint16_t got = nic_send(now_ns, pkts, n);
+  host_held_.set(host_.queues().held());
+  host_bfc_paused_.set(host_.bfc_paused_mask());
+  return got;
+}
+
+// The application hands every due frame to the NIC, in capture order, until
+// the NIC is full; then it waits, as a sender blocked on a full socket does.
+void PcapPort::hand_over(uint64_t now_ns) {
+  while (schedule_.ready(now_ns)) {
+    if (host_.full()) {
+      host_full_polls_.add();
+      return;
+    }
+    const uint32_t frame = static_cast<uint32_t>(schedule_.frame());
+    const NicFrameInfo& info = nic_info_[frame];
+    const uint32_t shim = host_.bfc() && info.type_offset != 0 ? kSluiceShimLen : 0;
+    NicFrame f;
+    f.due_ns = schedule_.due_ns();
+    f.id = frame;
+    f.bytes = capture_.records[replayed_[frame]].caplen + shim;
+    f.priority = info.priority;
+    host_.enqueue(info.key, f, now_ns);
+    count_pass();
+  }
+}
+
+uint16_t PcapPort::nic_send(uint64_t now_ns, rte_mbuf** pkts, uint16_t n) {
   const bool paced = cfg_.mode == PcapReplayMode::kPaced;
   uint64_t worst = max_lateness_ns_.get();
   uint64_t bytes = 0;
   uint16_t got = 0;
-  while (got < n && schedule_.ready(now_ns)) {
-    const uint64_t start_ns = host_.start_ns(schedule_.due_ns());
-    if (start_ns > now_ns) break;  // the host's wire is still busy
-    rte_mbuf* m = rte_pktmbuf_alloc(pool_);
-    if (m == nullptr) {
-      alloc_failures_.add();
-      break;
-    }
-    const PcapRecord& r = capture_.records[replayed_[schedule_.frame()]];
-    std::memcpy(rte_pktmbuf_mtod(m, void*), capture_.bytes.data() + r.offset, r.caplen);
-    m->data_len = static_cast<uint16_t>(r.caplen);
-    m->pkt_len = r.caplen;
-    bytes += r.caplen;
-    host_.sent(start_ns, r.caplen);
-    if (paced) {
-      lateness_.record(now_ns - start_ns);
-      if (now_ns - start_ns > worst) worst = now_ns - start_ns;
-    }
-    const uint64_t pass = schedule_.pass();
-    schedule_.advance();
-    if (schedule_.pass() != pass || schedule_.done()) passes_.add();
+  HostNic::Pick p;
+  while (got < n && host_.pick(now_ns, &p)) {
+    const bool shim = host_.bfc() && nic_info_[p.frame.id].type_offset != 0;
+    rte_mbuf* m = copy_frame(p.frame.id, shim ? static_cast<uint16_t>(p.queue) : kNoShim);
+    if (m == nullptr) break;
+    host_.sent(p);
+    bytes += m->pkt_len;
+    if (paced) note_lateness(now_ns - p.start_ns, &worst);
     pkts[got++] = m;
   }
   if (got != 0) {
@@ -100,12 +156,72 @@ uint16_t PcapPort::rx_burst(uint64_t now_ns, rte_mbuf** pkts, uint16_t n) {
   return got;
 }
 
+uint16_t PcapPort::replay_direct(uint64_t now_ns, rte_mbuf** pkts, uint16_t n) {
+  const bool paced = cfg_.mode == PcapReplayMode::kPaced;
+  uint64_t worst = max_lateness_ns_.get();
+  uint64_t bytes = 0;
+  uint16_t got = 0;
+  while (got < n && schedule_.ready(now_ns)) {
+    rte_mbuf* m = copy_frame(static_cast<uint32_t>(schedule_.frame()), kNoShim);
+    if (m == nullptr) break;
+    bytes += m->pkt_len;
+    if (paced) note_lateness(now_ns - schedule_.due_ns(), &worst);
+    count_pass();
+    pkts[got++] = m;
+  }
+  if (got != 0) {
+    rx_frames_.add(got);
+    rx_bytes_.add(bytes);
+    max_lateness_ns_.set(worst);
+  }
+  return got;
+}
+
+// Replayed frame `frame` in a fresh mbuf, with the 0x88B6 shim naming NIC
+// queue shim_queue unless that is kNoShim.
+rte_mbuf* PcapPort::copy_frame(uint32_t frame, uint16_t shim_queue) {
+  rte_mbuf* m = rte_pktmbuf_alloc(pool_);
+  if (m == nullptr) {
+    alloc_failures_.add();
+    return nullptr;
+  }
+  const PcapRecord& r = capture_.records[replayed_[frame]];
+  std::memcpy(rte_pktmbuf_mtod(m, void*), capture_.bytes.data() + r.offset, r.caplen);
+  m->data_len = static_cast<uint16_t>(r.caplen);
+  m->pkt_len = r.caplen;
+  if (shim_queue != kNoShim) {
+    auto* p = reinterpret_cast<uint8_t*>(rte_pktmbuf_prepend(m, kSluiceShimLen));
+    insert_shim(p, nic_info_[frame].type_offset, DataShim{shim_queue, 0, 0, 0});
+  }
+  return m;
+}
+
+void PcapPort::count_pass() {
+  const uint64_t pass = schedule_.pass();
+  schedule_.advance();
+  if (schedule_.pass() != pass || schedule_.done()) passes_.add();
+}
+
+void PcapPort::note_lateness(uint64_t lateness_ns, uint64_t* worst) {
+  lateness_.record(lateness_ns);
+  if (lateness_ns > *worst) *worst = lateness_ns;
+}
+
 void PcapPort::to_host(uint64_t time_ns, const rte_mbuf* m) {
-  const auto pause_ns =
-      host_pause_ns(rte_pktmbuf_mtod(m, const uint8_t*), m->data_len, host_.rate_bps());
-  if (!pause_ns) return;
-  host_.pause(time_ns, *pause_ns);
-  host_pause_frames_.add();
+  switch (host_.receive(time_ns, rte_pktmbuf_mtod(m, const uint8_t*), m->data_len)) {
+    case HostFrame::kPause:
+    case HostFrame::kPfc:
+      host_pause_frames_.add();
+      return;
+    case HostFrame::kBfc:
+      host_bfc_frames_.add();
+      return;
+    case HostFrame::kInvalid:
+      host_invalid_frames_.add();
+      return;
+    case HostFrame::kOther:
+      return;
+  }
 }
 
 void PcapPort::write(uint64_t realtime_ns, rte_mbuf* m) {

@@ -6,15 +6,17 @@
 // whole at open, so the data path does no file reads; transmitted frames are
 // encoded into a capture ring that a writer thread drains to the file
 // (drain_capture), so the data path makes no file writes either. Owned and
-// driven by one worker lcore; the counters may be read from any thread. With set_host_link() the replay behaves like a host
-// NIC (lib/replay/host_nic.h): paced at the link's rate and honouring the
-// PAUSE/PFC frames the switch transmits toward it. docs/pcap-ports.md
-// describes the behaviour.
+// driven by one worker lcore; the counters may be read from any thread. With
+// set_host_nic() the replay goes through an emulated host NIC
+// (lib/replay/host_nic.h): send queues paced at the link's rate that honour
+// what the switch transmits toward the host (PAUSE, PFC, BFC).
+// docs/pcap-ports.md describes the behaviour.
 
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <time.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -56,22 +58,25 @@ class PcapPort {
   }
   // Added to now_ns to stamp written frames: CLOCK_REALTIME ns minus clock ns.
   void set_clock_offset(int64_t realtime_minus_tsc_ns) { clock_offset_ns_ = realtime_minus_tsc_ns; }
-  // The emulated host's link (the port's rate and wire overhead), set before
-  // start(): replayed frames never go in faster than rate_bps, and PAUSE/PFC
-  // frames transmitted to the host stop its sending. rate_bps 0: neither.
-  void set_host_link(uint64_t rate_bps, uint32_t overhead_bytes) {
-    host_ = HostNic(rate_bps, overhead_bytes);
-  }
+  // The emulated host's NIC (lib/replay/host_nic.h), set before start():
+  // frames go in no faster than nic.rate_bps, from per-`key` send queues,
+  // held while the switch pauses them (PAUSE, PFC by class, BFC by queue).
+  // dscp_priority[dscp] is a frame's PFC class, as the switch counts it.
+  // nic.rate_bps 0: no NIC (frames go in when due).
+  void set_host_nic(const HostNicConfig& nic, NicQueueKey key,
+                    const std::array<uint8_t, 64>& dscp_priority);
+  // A one-queue NIC at rate_bps, classes by DSCP / 8 (tests, simple hosts).
+  void set_host_link(uint64_t rate_bps, uint32_t overhead_bytes);
 
   // Up to n frames that are due at now_ns (paced) or up to n frames (fast),
-  // copied into fresh mbufs from the pool, no faster than the host link and
-  // none while the host is paused. 0 before start() and once a
-  // non-looping replay is done. If the pool runs dry, returns what it has and
-  // carries on from the same frame on the next call.
+  // copied into fresh mbufs from the pool, as the host NIC sends them (if
+  // set). 0 before start() and once a non-looping replay is done. If the pool
+  // runs dry, returns what it has and carries on from the same frame on the
+  // next call.
   uint16_t rx_burst(uint64_t now_ns, rte_mbuf** pkts, uint16_t n);
   // Writes every frame stamped now_ns + offset (if there is a tx file) and
-  // frees it; a PAUSE/PFC frame among them pauses (or resumes) the host from
-  // its time on. Always takes all n.
+  // frees it; a PAUSE/PFC (or, to a BFC NIC, BFC) frame among them acts on
+  // the host NIC from its time on. Always takes all n.
   uint16_t tx_burst(uint64_t now_ns, rte_mbuf** pkts, uint16_t n);
   // As tx_burst, with a time per frame (e.g. each frame's shaper departure).
   uint16_t tx_burst_at(const uint64_t* times_ns, rte_mbuf** pkts, uint16_t n);
@@ -89,7 +94,8 @@ class PcapPort {
 
   bool has_rx() const { return !cfg_.rx_path.empty(); }
   bool has_tx() const { return writer_.is_open(); }
-  bool rx_done() const { return schedule_.done(); }  // also true without an rx file
+  // Every frame replayed and none left in the NIC (also true without an rx file).
+  bool rx_done() const { return schedule_.done() && host_held_frames() == 0; }
   const PcapPortConfig& config() const { return cfg_; }
 
   uint64_t rx_frames() const { return rx_frames_.get(); }
@@ -106,17 +112,41 @@ class PcapPort {
   uint64_t max_lateness_ns() const { return max_lateness_ns_.get(); }
   // Paced mode: how late each frame went in (the same measure, per frame).
   const LatencyHistogram& lateness() const { return lateness_; }
-  // Host NIC (with a host link): total time the host was paused, exact up to
-  // the last rx_burst; PAUSE/PFC frames transmitted to it that it honoured.
+  // Host NIC: time paused by PAUSE/PFC summed over the priorities (PAUSE
+  // counts once), exact up to the last rx_burst; PAUSE/PFC frames it
+  // honoured; BFC frames it took (valid or not: bfc_invalid says which were
+  // not); MAC Control or BFC frames that did not parse.
   uint64_t host_paused_ns() const { return host_paused_ns_.get(); }
   uint64_t host_pause_frames() const { return host_pause_frames_.get(); }
+  uint64_t host_bfc_frames() const { return host_bfc_frames_.get(); }
+  uint64_t host_invalid_frames() const { return host_invalid_frames_.get(); }
+  // Frames waiting in the NIC's queues; polls in which due frames found the
+  // NIC full and the application waited; NIC queues BFC holds paused.
+  uint32_t host_held_frames() const { return static_cast<uint32_t>(host_held_.get()); }
+  uint64_t host_full_polls() const { return host_full_polls_.get(); }
+  uint64_t host_bfc_paused_mask() const { return host_bfc_paused_.get(); }
+  const HostNic& host_nic() const { return host_; }  // owner lcore or after the run
 
  private:
   PcapPort(const PcapPortConfig& cfg, rte_mempool* pool, PcapCapture capture,
            std::vector<uint32_t> replayed, uint64_t oversize);
   void write(uint64_t realtime_ns, rte_mbuf* m);
   void release(rte_mbuf** pkts, uint16_t n);          // counts and frees transmitted frames
-  void to_host(uint64_t time_ns, const rte_mbuf* m);  // a PAUSE/PFC frame pauses the host
+  void to_host(uint64_t time_ns, const rte_mbuf* m);  // PAUSE/PFC/BFC act on the host NIC
+  uint16_t replay_direct(uint64_t now_ns, rte_mbuf** pkts, uint16_t n);  // no NIC
+  void hand_over(uint64_t now_ns);  // due frames into the NIC's queues
+  uint16_t nic_send(uint64_t now_ns, rte_mbuf** pkts, uint16_t n);
+  rte_mbuf* copy_frame(uint32_t frame, uint16_t shim_queue);  // nullptr: pool empty
+  void count_pass();
+  void note_lateness(uint64_t lateness_ns, uint64_t* worst);
+
+  // Per replayed frame, what the NIC needs: its queue key and class, and
+  // where the shim goes (0: frame without one, e.g. not Ethernet II).
+  struct NicFrameInfo {
+    uint64_t key;
+    uint8_t priority;
+    uint8_t type_offset;
+  };
 
   PcapPortConfig cfg_;
   rte_mempool* pool_;
@@ -124,12 +154,14 @@ class PcapPort {
   std::vector<uint32_t> replayed_;  // schedule frame -> capture record
   ReplaySchedule schedule_;
   HostNic host_;
+  std::vector<NicFrameInfo> nic_info_;
   PcapWriter writer_;
   std::unique_ptr<CaptureRing> ring_;  // worker -> writer thread
   int64_t clock_offset_ns_ = 0;
   uint64_t oversize_skipped_ = 0;
   RelaxedCounter rx_frames_, rx_bytes_, tx_frames_, tx_bytes_, alloc_failures_, passes_,
-      max_lateness_ns_, host_paused_ns_, host_pause_frames_;
+      max_lateness_ns_, host_paused_ns_, host_pause_frames_, host_bfc_frames_,
+      host_invalid_frames_, host_held_, host_full_polls_, host_bfc_paused_;
   LatencyHistogram lateness_;
 };
 

@@ -173,6 +173,21 @@ std::string exact_seconds(int64_t ns) {
 }
 
 // Flow-table and assignment figures of a BFC switch, summed over its shards.
+// The emulated host NIC of a replaying port (docs/pcap-ports.md).
+template <typename Field>
+void host_nic_fields(const PcapPort& p, Field field) {
+  field("host_nic_queues", p.host_nic().queues().num_queues());
+  field("host_nic_held_frames", p.host_held_frames());
+  field("host_nic_full_polls", p.host_full_polls());
+  field("host_nic_queue_collisions", p.host_nic().queues().collisions.get());
+  field("host_paused_ns", p.host_paused_ns());
+  field("host_pause_frames", p.host_pause_frames());
+  field("host_bfc_frames", p.host_bfc_frames());
+  field("host_bfc_invalid", p.host_nic().bfc_invalid());
+  field("host_bfc_paused_queues", std::popcount(p.host_bfc_paused_mask()));
+  field("host_invalid_frames", p.host_invalid_frames());
+}
+
 std::string bfc_switch_json(const Runtime& rt, const SwitchRuntime& sw) {
   const BfcSwitchTotals t = bfc_switch_totals(rt, sw);
   return "{\"flow_table_entries\": " + std::to_string(t.flow_table_entries) +
@@ -291,6 +306,7 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
         field("capture_dropped_records", pr.pcap->capture_dropped());
         field("replay_max_lateness_ns", pr.pcap->max_lateness_ns());
         field("replay_alloc_failures", pr.pcap->alloc_failures());
+        if (pr.pcap->host_nic().enabled()) host_nic_fields(*pr.pcap, field);
       }
       j += ", \"drops\": {";
       bool first_drop = true;

@@ -117,6 +117,7 @@ struct PortRuntime {
   // the pause state its downstream drives.
   BfcShard* bfc = nullptr;
   bool bfc_peer = false;
+  bool bfc_nic = false;  // host port whose NIC names its queue in the shim (nic: bfc)
   std::unique_ptr<UpstreamPauseState> bfc_upstream;
   RelaxedCounter bfc_peak_queue_bytes;   // deepest data queue seen at an enqueue
   RelaxedCounter bfc_peak_excess_bytes;  // deepest queue minus the Th it was judged by

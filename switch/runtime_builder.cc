@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <map>
 
+#include "lib/common/saturating.h"
+#include "lib/pfc/pfc_classes.h"
 #include "lib/tm/class_map.h"
 #include "switch/bfc_builder.h"
 
@@ -78,6 +80,24 @@ MacAddr generated_mac(size_t switch_index, size_t port_index) {
                  static_cast<uint8_t>(port_index >> 8), static_cast<uint8_t>(port_index)};
 }
 
+// The emulated host sends no faster than its link, from per-destination or
+// per-flow queues, and honours what sluice sends it (PAUSE, PFC per class,
+// BFC per queue for a BFC NIC). Its PFC classes are the switch's.
+void set_host_nic(PcapPort& pcap, const SwitchConfig& sc, const PortConfig& pc) {
+  HostNicConfig nic;
+  nic.rate_bps = pc.rate_bps;
+  nic.overhead_bytes = pc.wire_overhead_bytes;
+  nic.queues = pc.nic.queues;
+  nic.capacity = pc.nic.frames;
+  nic.sticky_ns = pc.nic.sticky_ns != 0 ? pc.nic.sticky_ns : sat_mul(2, pc.hop_rtt_ns);
+  nic.bfc = pc.nic.mode == NicMode::kBfc;
+  const uint32_t queues = sc.tm.queues_per_port;
+  std::array<uint8_t, 64> by_dscp;
+  for (uint8_t d = 0; d < 64; ++d)
+    by_dscp[d] = priority_of_queue(queue_for_class(sc.tm.class_mapping, d, queues), queues);
+  pcap.set_host_nic(nic, pc.nic.queue_by, by_dscp);
+}
+
 std::string create_ports(Runtime& rt) {
   for (size_t si = 0; si < rt.config.switches.size(); ++si) {
     const SwitchConfig& sc = rt.config.switches[si];
@@ -97,9 +117,7 @@ std::string create_ports(Runtime& rt) {
         std::string err;
         p->pcap = PcapPort::open(*pc.pcap, rt.pool, &err);
         if (!p->pcap) return port_ref(sc, pc) + ": " + err;
-        // The emulated host sends no faster than its link and honours the
-        // PAUSE/PFC frames sluice sends it.
-        p->pcap->set_host_link(pc.rate_bps, pc.wire_overhead_bytes);
+        set_host_nic(*p->pcap, sc, pc);
         p->pcap_wire = std::make_unique<LinkTiming>(pc.rate_bps, pc.wire_overhead_bytes, 0);
       } else {
         std::string err = start_ethdev(rt, *p);

@@ -270,9 +270,9 @@ void Worker::route_ipv4(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, ui
     MbufExtra* x = mbuf_extra(m);
     x->ingress = in.index;  // PFC and BFC account by ingress
     x->flow_hash = h;
-    // Only a switch-facing BFC port's shim names an upstream queue.
+    // Only a BFC peer's shim (a switch's, or a BFC NIC's) names an upstream queue.
     x->upstream_queue =
-        pp.has_shim && in.bfc_peer
+        pp.has_shim && (in.bfc_peer || in.bfc_nic)
             ? read_shim(rte_pktmbuf_mtod(m, uint8_t*) + pp.shim_offset).upstream_queue
             : kNoUpstreamQueue;
   }

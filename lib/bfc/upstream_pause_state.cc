@@ -1,9 +1,14 @@
 #include "lib/bfc/upstream_pause_state.h"
 
+#include <algorithm>
+
 namespace sluice {
 
 UpstreamPauseState::UpstreamPauseState(EgressPort* port)
     : port_(port), num_queues_(port->num_queues()) {}
+
+UpstreamPauseState::UpstreamPauseState(uint32_t num_queues)
+    : num_queues_(std::min<uint32_t>(num_queues, EgressPort::kMaxQueues)) {}
 
 bool UpstreamPauseState::on_pause(uint8_t shard, uint16_t q) {
   if (shard >= kMaxShards || q >= num_queues_) {
@@ -65,7 +70,7 @@ void UpstreamPauseState::hold(uint8_t shard, uint16_t q) {
   holders_[q] |= uint64_t{1} << shard;
   if (before != 0) return;
   paused_mask_.set(paused_mask_.get() | uint64_t{1} << q);
-  port_->pause_queue(q, UINT64_MAX);
+  if (port_ != nullptr) port_->pause_queue(q, UINT64_MAX);
 }
 
 void UpstreamPauseState::release(uint8_t shard, uint16_t q) {
@@ -73,7 +78,7 @@ void UpstreamPauseState::release(uint8_t shard, uint16_t q) {
   holders_[q] &= ~(uint64_t{1} << shard);
   if (before == 0 || holders_[q] != 0) return;
   paused_mask_.set(paused_mask_.get() & ~(uint64_t{1} << q));
-  port_->resume_queue(q);
+  if (port_ != nullptr) port_->resume_queue(q);
 }
 
 }  // namespace sluice

@@ -3,8 +3,9 @@
 // downstream shards hold paused. A queue is paused while any shard holds it;
 // BFC_PAUSE / BFC_RESUME change one shard's hold, BFC_BITMAP replaces all of
 // that shard's holds (repairing a lost pause or resume). Transitions drive
-// EgressPort::pause_queue (until resumed) / resume_queue; the paused queues
-// keep their packets. A shard is the *sender's* lcore slot, so any shard the
+// EgressPort::pause_queue (until resumed) / resume_queue when built on a
+// port; a BFC host NIC (lib/replay/host_nic.h) builds it on its queue count
+// and reads paused_mask(). The paused queues keep their packets. A shard is the *sender's* lcore slot, so any shard the
 // wire allows (0..63) is accepted, whatever this process's worker count.
 // docs/mechanisms/bfc.md ("Upstream side").
 // Single writer (the lcore owning the port); no allocation after construction.
@@ -24,6 +25,7 @@ class UpstreamPauseState {
   static constexpr uint32_t kMaxShards = 64;
 
   explicit UpstreamPauseState(EgressPort* port);
+  explicit UpstreamPauseState(uint32_t num_queues);  // no port: read paused_mask()
 
   // Each returns false (and counts invalid_frames, changing nothing) for a
   // shard at or beyond kMaxShards or, for a pause or resume, a queue this
@@ -50,7 +52,7 @@ class UpstreamPauseState {
   void hold(uint8_t shard, uint16_t q);
   void release(uint8_t shard, uint16_t q);
 
-  EgressPort* port_;
+  EgressPort* port_ = nullptr;
   uint32_t num_queues_;
   RelaxedCounter paused_mask_;
   uint64_t holders_[EgressPort::kMaxQueues] = {};  // bit s = shard s holds queue q

@@ -51,6 +51,22 @@ struct PcapPortConfig {
   uint32_t snaplen = 65535;  // tx: bytes of each frame written (the record keeps its length)
 };
 
+// The emulated NIC of a capture-file host port (SPEC 4.7, docs/pcap-ports.md
+// "The host NIC"): send queues per destination or per flow, paced at the
+// port's rate, honouring PAUSE and PFC per class, and with mode bfc also BFC
+// per queue (its frames carry the queue number in the 0x88B6 shim).
+enum class NicMode { kPlain, kBfc };
+enum class NicQueueKey { kDestination, kFlow };
+struct NicConfig {
+  NicMode mode = NicMode::kPlain;
+  NicQueueKey queue_by = NicQueueKey::kDestination;
+  uint32_t queues = 32;     // send queues, 1..64
+  uint32_t frames = 16384;  // frames held before the host's application waits
+  uint64_t sticky_ns = 0;   // an idle queue stays its key's this long; 0: 2 x hop_rtt
+  bool given = false;       // a nic: key was written
+  int line = 0;
+};
+
 struct PortConfig {
   std::string name;           // unique within its switch
   std::string device;         // DPDK device: "net_null0", "0000:01:00.0", "net_pcap0,rx_pcap=x"
@@ -69,6 +85,7 @@ struct PortConfig {
   std::optional<Ipv4Prefix> ipv4;        // the port's own address and connected subnet
   uint64_t hop_rtt_ns = 10'000;          // one-hop RTT to the peer
   bool pfc = true;                       // takes part in the switch's PFC/PAUSE when on
+  NicConfig nic;                         // capture-file ports: the emulated host NIC
   int line = 0;                          // where it was declared (for messages)
 };
 

@@ -30,7 +30,10 @@ class Validator {
   void run() {
     index_names();
     for (size_t s = 0; s < c_.switches.size(); ++s) {
-      for (size_t p = 0; p < c_.switches[s].ports.size(); ++p) check_link(s, p);
+      for (size_t p = 0; p < c_.switches[s].ports.size(); ++p) {
+        check_link(s, p);
+        check_nic(s, p);
+      }
       check_routes(s);
       check_bfc(s);
     }
@@ -128,6 +131,25 @@ class Validator {
       error(key, "rate mismatch across the link: " + self + " has " +
                      std::to_string(port.rate_bps) + "bps, " + port.link_peer + " has " +
                      std::to_string(other.rate_bps) + "bps");
+    }
+  }
+
+  // The emulated NIC stands for a replaying host: a capture-file port with
+  // a rate to pace at, role host; BFC NICs need a BFC switch to pause them.
+  void check_nic(size_t s, size_t p) {
+    const SwitchConfig& sw = c_.switches[s];
+    const PortConfig& port = sw.ports[p];
+    if (!port.nic.given) return;
+    const std::string key = at(at("", "switches", s), "ports", p) + ".nic";
+    if (!port.pcap || port.pcap->rx_path.empty()) {
+      error(key, "nic: only a port that replays a capture (pcap.rx) has an emulated host NIC");
+    } else if (port.role != PortRole::kHost) {
+      error(key, "nic: the emulated NIC is a host's: the port's role must be host");
+    } else if (port.rate_bps == 0) {
+      error(key, "nic: the host NIC sends at the port's rate: expected a rate above 0");
+    } else if (port.nic.mode == NicMode::kBfc && !sw.bfc.enabled) {
+      error(key, "nic: bfc needs BFC on switch \"" + sw.name +
+                     "\" (bfc: {enabled: true}) to pause its queues");
     }
   }
 

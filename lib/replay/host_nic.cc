@@ -1,19 +1,100 @@
 #include "lib/replay/host_nic.h"
 
 #include <algorithm>
+#include <cstring>
 
+#include "lib/net/ethertypes.h"
 #include "lib/pfc/pause_frame.h"
 #include "lib/pfc/pause_quanta.h"
 
 namespace sluice {
 
-void HostNic::pause(uint64_t at_ns, uint64_t pause_ns) {
+HostNic::HostNic(const HostNicConfig& cfg)
+    : cfg_(cfg), queues_(std::make_unique<NicQueues>(cfg.queues, cfg.capacity, cfg.sticky_ns)) {
+  if (cfg_.bfc) bfc_ = std::make_unique<UpstreamPauseState>(queues_->num_queues());
+}
+
+namespace {
+
+constexpr uint32_t kTypeOffset = 12;
+constexpr uint32_t kBodyOffset = 14;
+
+bool is_bfc_type(ControlType t) {
+  return t == ControlType::kBfcPause || t == ControlType::kBfcResume ||
+         t == ControlType::kBfcBitmap;
+}
+
+}  // namespace
+
+HostFrame HostNic::receive(uint64_t at_ns, const uint8_t* frame, uint32_t len) {
+  if (!enabled() || len < kBodyOffset) return HostFrame::kOther;
+  const uint16_t type = static_cast<uint16_t>(frame[kTypeOffset] << 8 | frame[kTypeOffset + 1]);
+  if (type == kEtherTypeMacControl) {
+    if (!std::equal(kMacControlDst.begin(), kMacControlDst.end(), frame)) return HostFrame::kOther;
+    MacControlFrame f;
+    if (!parse_mac_control(frame + kBodyOffset, len - kBodyOffset, &f)) return HostFrame::kInvalid;
+    if (f.is_pause()) {
+      pause_port(at_ns, quanta_to_ns(f.quanta[0], cfg_.rate_bps));
+      return HostFrame::kPause;
+    }
+    std::array<uint64_t, 8> length{};
+    for (uint32_t c = 0; c < kPfcClasses; ++c) length[c] = quanta_to_ns(f.quanta[c], cfg_.rate_bps);
+    pause_classes(at_ns, f.class_enable, length);
+    return HostFrame::kPfc;
+  }
+  if (type != kEtherTypeSluiceControl || !cfg_.bfc) return HostFrame::kOther;
+  ControlMessage msg;
+  if (parse_control(frame + kBodyOffset, len - kBodyOffset, &msg) != ControlParseResult::kOk)
+    return HostFrame::kInvalid;
+  if (!is_bfc_type(msg.type)) return HostFrame::kOther;
+  bfc_message(at_ns, msg);
+  return HostFrame::kBfc;
+}
+
+void HostNic::pause_port(uint64_t at_ns, uint64_t length_ns) {
+  Event e{};
+  e.at_ns = at_ns;
+  e.kind = Kind::kPort;
+  e.length_ns[0] = length_ns;
+  push(e);
+}
+
+void HostNic::pause_classes(uint64_t at_ns, uint8_t class_enable,
+                            const std::array<uint64_t, 8>& length_ns) {
+  if (class_enable == 0) return;
+  Event e{};
+  e.at_ns = at_ns;
+  e.kind = Kind::kClasses;
+  e.class_enable = class_enable;
+  e.length_ns = length_ns;
+  push(e);
+}
+
+void HostNic::bfc_message(uint64_t at_ns, const ControlMessage& msg) {
+  if (!bfc_) return;
+  Event e{};
+  e.at_ns = at_ns;
+  e.kind = Kind::kBfc;
+  e.bfc_type = msg.type;
+  e.shard = msg.shard;
+  e.count = msg.count;
+  if (msg.type == ControlType::kBfcBitmap) {
+    const uint32_t bytes = (msg.count + 7u) / 8;
+    std::memcpy(e.bits.data(), msg.entries, std::min<uint32_t>(bytes, 8));
+    for (uint32_t q = NicQueues::kMaxQueues; q < msg.count; ++q)
+      e.bits_beyond = e.bits_beyond || msg.queue_paused(q);
+    e.count = std::min<uint16_t>(msg.count, NicQueues::kMaxQueues);
+  }
+  push(e);
+}
+
+// Pending frames stay in time order and never before the last poll.
+void HostNic::push(Event e) {
   if (!enabled()) return;
   if (count_ == kMaxPending) apply_oldest();
-  // Keep the pending frames in time order and never before the last poll.
-  uint64_t at = std::max(at_ns, polled_ns_);
-  if (count_ != 0) at = std::max(at, pending_[(head_ + count_ - 1) % kMaxPending].at_ns);
-  pending_[(head_ + count_) % kMaxPending] = {at, pause_ns};
+  e.at_ns = std::max(e.at_ns, polled_ns_);
+  if (count_ != 0) e.at_ns = std::max(e.at_ns, pending_[(head_ + count_ - 1) % kMaxPending].at_ns);
+  pending_[(head_ + count_) % kMaxPending] = e;
   ++count_;
 }
 
@@ -25,62 +106,83 @@ void HostNic::apply_oldest() {
 }
 
 void HostNic::apply(const Event& e) {
-  if (open_ && e.at_ns < end_ns_) {  // a running pause: restart its timer
-    end_ns_ = e.at_ns + e.pause_ns;
-    return;
+  switch (e.kind) {
+    case Kind::kPort:
+      timers_[kPauseSlot].apply(e.at_ns, e.length_ns[0]);
+      return;
+    case Kind::kClasses:
+      for (uint32_t c = 0; c < kPfcClasses; ++c)
+        if ((e.class_enable >> c) & 1) timers_[c].apply(e.at_ns, e.length_ns[c]);
+      return;
+    case Kind::kBfc:
+      break;
   }
-  if (open_) closed_ns_ += end_ns_ - start_ns_;
-  open_ = false;
-  if (e.pause_ns == 0) return;  // resume while not paused: nothing to do
-  open_ = true;
-  start_ns_ = e.at_ns;
-  end_ns_ = e.at_ns + e.pause_ns;
+  const uint64_t before = bfc_->paused_mask();
+  if (e.bfc_type == ControlType::kBfcPause) {
+    bfc_->on_pause(e.shard, e.count);
+  } else if (e.bfc_type == ControlType::kBfcResume) {
+    bfc_->on_resume(e.shard, e.count);
+  } else if (bfc_->on_bitmap(e.shard, e.bits.data(), e.count) && e.bits_beyond) {
+    bfc_->unknown_queue_bitmaps.add();
+  }
+  for (uint64_t resumed = before & ~bfc_->paused_mask(); resumed != 0; resumed &= resumed - 1)
+    bfc_resumed_ns_[__builtin_ctzll(resumed)] = e.at_ns;
 }
 
-bool HostNic::poll(uint64_t now_ns) {
+void HostNic::poll(uint64_t now_ns) {
   while (count_ != 0 && pending_[head_].at_ns <= now_ns) apply_oldest();
   polled_ns_ = std::max(polled_ns_, now_ns);
-  return !paused_at(now_ns);
+  paused_classes_ = timers_[kPauseSlot].paused_at(now_ns) ? 0xFF : 0;
+  for (uint32_t c = 0; c < kPfcClasses; ++c)
+    if (timers_[c].paused_at(now_ns)) paused_classes_ |= static_cast<uint8_t>(1u << c);
+}
+
+void HostNic::enqueue(uint64_t key, const NicFrame& f, uint64_t now_ns) {
+  const uint32_t q = queues_->queue_of(key, now_ns, bfc_paused_mask());
+  queues_->push(q, f, now_ns);
 }
 
 uint64_t HostNic::wire_free_ns() const {
-  return static_cast<uint64_t>((wire_free_ + rate_bps_ - 1) / rate_bps_);
+  return static_cast<uint64_t>((wire_free_ + cfg_.rate_bps - 1) / cfg_.rate_bps);
 }
 
-uint64_t HostNic::start_ns(uint64_t due_ns) const {
-  if (!enabled()) return due_ns;
-  // end_ns_ stays the last pause's end after it closes; 0 before any pause.
-  return std::max({due_ns, wire_free_ns(), end_ns_});
+// When what last held queue q or its head's priority let go (end_ns() stays
+// the last pause's end after it closes; 0 before any).
+uint64_t HostNic::ready_ns(uint32_t q, uint8_t priority) const {
+  return std::max(
+      {bfc_resumed_ns_[q], timers_[priority & 7].end_ns(), timers_[kPauseSlot].end_ns()});
 }
 
-void HostNic::sent(uint64_t start_ns, uint32_t bytes) {
-  if (!enabled()) return;
+bool HostNic::pick(uint64_t now_ns, Pick* out) const {
+  const uint64_t wire = wire_free_ns();
+  if (wire > now_ns) return false;
+  const uint64_t candidates = queues_->nonempty_mask() & ~bfc_paused_mask();
+  if (candidates == 0) return false;
+  const uint32_t n = queues_->num_queues();
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t q = (round_robin_ + i) % n;
+    if (((candidates >> q) & 1) == 0) continue;
+    const NicFrame& f = queues_->head(q);
+    if ((paused_classes_ >> (f.priority & 7)) & 1) continue;
+    *out = {q, f, std::max({f.due_ns, wire, ready_ns(q, f.priority)})};
+    return true;
+  }
+  return false;
+}
+
+void HostNic::sent(const Pick& p) {
   // A frame that waited only for the wire starts at its exact end, not at
   // the rounded-up nanosecond, so rounding never accumulates.
-  if (start_ns > wire_free_ns()) wire_free_ = static_cast<unsigned __int128>(start_ns) * rate_bps_;
-  wire_free_ +=
-      static_cast<unsigned __int128>(uint64_t{bytes} + overhead_bytes_) * 8 * 1'000'000'000ull;
+  if (p.start_ns > wire_free_ns())
+    wire_free_ = static_cast<unsigned __int128>(p.start_ns) * cfg_.rate_bps;
+  wire_free_ += static_cast<unsigned __int128>(uint64_t{p.frame.bytes} + cfg_.overhead_bytes) * 8 *
+                1'000'000'000ull;
+  queues_->pop(p.queue, p.start_ns);
+  round_robin_ = (p.queue + 1) % queues_->num_queues();
 }
 
-uint64_t HostNic::paused_ns(uint64_t now_ns) const {
-  if (!open_ || now_ns <= start_ns_) return closed_ns_;
-  return closed_ns_ + std::min(now_ns, end_ns_) - start_ns_;
-}
-
-std::optional<uint64_t> host_pause_ns(const uint8_t* frame, uint32_t len, uint64_t rate_bps) {
-  constexpr uint32_t kTypeOffset = 12;
-  constexpr uint32_t kBodyOffset = 14;
-  if (len < kBodyOffset) return std::nullopt;
-  if (!std::equal(kMacControlDst.begin(), kMacControlDst.end(), frame)) return std::nullopt;
-  if (frame[kTypeOffset] != 0x88 || frame[kTypeOffset + 1] != 0x08) return std::nullopt;
-  MacControlFrame f;
-  if (!parse_mac_control(frame + kBodyOffset, len - kBodyOffset, &f)) return std::nullopt;
-  if (f.class_enable == 0) return std::nullopt;
-  uint16_t quanta = 0;
-  for (uint32_t c = 0; c < kPfcClasses; ++c) {
-    if (f.class_enable & (1u << c)) quanta = std::max(quanta, f.quanta[c]);
-  }
-  return quanta_to_ns(quanta, rate_bps);
+uint64_t HostNic::class_paused_ns(uint32_t slot, uint64_t now_ns) const {
+  return slot < kSlots ? timers_[slot].paused_ns(now_ns) : 0;
 }
 
 }  // namespace sluice

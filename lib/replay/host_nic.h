@@ -1,89 +1,138 @@
 #pragma once
-// The sending side of an emulated host NIC behind a replaying capture port.
-// A real NIC never puts frames on its link faster than the link's rate, and it
-// stops sending while its peer has paused it with 802.3x PAUSE or PFC.
+// The sending side of an emulated host NIC behind a replaying capture port
+// (SPEC 4.7, docs/pcap-ports.md "The host NIC"). Frames the application
+// hands over (at their capture time) wait in per-destination or per-flow send
+// queues (nic_queues.h); the NIC puts one frame at a time on its wire, never
+// faster than the link's rate, taking the queues in round robin and skipping
+// those the network holds:
+//   - 802.3x PAUSE holds every queue, PFC the queues whose head frame is of
+//     a paused priority (each a PauseTimer, the standard's timer restart);
+//   - with `bfc`, BFC_PAUSE / BFC_RESUME / BFC_BITMAP from the first switch
+//     hold single queues (any shard 0..63, as a switch upstream does; BFC
+//     3.3.2), and the frames carry their queue number in the 0x88B6 shim.
+// Further holds (Floodgate's per-destination pause, Flowtune's per-flow
+// rate) belong in pick(): a queue is a destination or a flow.
 //
-// Pacing: the next frame, due at `due`, may start at
-//   start = max(due, wire_free, end of the last pause taken into account)
-// and then occupies the wire for (bytes + overhead) * 8 / rate. wire_free is
-// kept exactly (in ns x bps), so the long-run rate is exact; start is rounded
-// up to the nanosecond, so a frame never starts early.
+// A frame the network holds is delayed, never dropped. When `capacity`
+// frames are held the application waits (the caller stops handing frames).
 //
-// Pause: pause(at, length) records a PAUSE/PFC frame the host receives at `at`
-// (length 0: resume). Received frames take effect in time order when poll()
-// reaches their time, so a frame stamped in the future (e.g. a transmit
-// departure time) does not stop sending before it arrives. A frame received
-// while a pause is running replaces its end time (the standard's timer
-// restart); a frame stamped before the last poll counts as received then.
-// The host acts at poll instants: paused at `now` means it sends nothing.
+// Timing: the chosen frame may start at
+//   start = max(due, wire free, end of what last held its queue or class)
+// and occupies the wire for (bytes + overhead) * 8 / rate, kept exactly in
+// ns x bps, so the long-run rate is exact; start is rounded up to the ns.
+// Frames the host receives take effect in time order when poll() reaches
+// their time (a frame stamped in the future, such as a transmit departure,
+// does not act early); one stamped before the last poll counts from it.
 //
-// Rate 0 disables the model: no pacing, pauses ignored. Time is always an
-// argument (ns); no allocation.
+// Rate 0 disables the model (the caller replays directly). Time is always an
+// argument (ns); no allocation after construction.
 
 #include <array>
 #include <cstdint>
-#include <optional>
+#include <memory>
+
+#include "lib/bfc/upstream_pause_state.h"
+#include "lib/control/control_frame.h"
+#include "lib/replay/nic_queues.h"
+#include "lib/replay/pause_timer.h"
 
 namespace sluice {
 
+struct HostNicConfig {
+  uint64_t rate_bps = 0;  // 0: no NIC model
+  uint32_t overhead_bytes = 24;
+  uint32_t queues = 1;        // 1..64
+  uint32_t capacity = 16384;  // frames held in all queues before the application waits
+  uint64_t sticky_ns = 0;     // a key keeps an idle queue this long (NicQueues)
+  bool bfc = false;           // honours BFC per queue; frames carry the shim
+};
+
+// What a frame transmitted toward the host was to it.
+enum class HostFrame : uint8_t { kOther, kPause, kPfc, kBfc, kInvalid };
+
 class HostNic {
  public:
-  HostNic() = default;  // rate 0: transparent
-  HostNic(uint64_t rate_bps, uint32_t overhead_bytes)
-      : rate_bps_(rate_bps), overhead_bytes_(overhead_bytes) {}
+  static constexpr uint32_t kPauseSlot = 8;  // class_paused_ns(): the 802.3x PAUSE
+  static constexpr uint32_t kSlots = 9;
 
-  bool enabled() const { return rate_bps_ != 0; }
-  uint64_t rate_bps() const { return rate_bps_; }
+  HostNic() = default;  // disabled
+  explicit HostNic(const HostNicConfig& cfg);
 
-  // A PAUSE/PFC frame asking for pause_ns (0: resume now) reaches the host at at_ns.
-  void pause(uint64_t at_ns, uint64_t pause_ns);
+  bool enabled() const { return cfg_.rate_bps != 0; }
+  bool bfc() const { return cfg_.bfc; }
+  const HostNicConfig& config() const { return cfg_; }
+
+  // A frame transmitted toward the host reaches it at at_ns: PAUSE and PFC
+  // always act, BFC frames only with `bfc` (else kOther); a MAC Control or
+  // BFC frame that does not parse is kInvalid and changes nothing.
+  HostFrame receive(uint64_t at_ns, const uint8_t* frame, uint32_t len);
+  // The same, parsed: pause the enabled classes for length_ns[c] (0: resume).
+  void pause_classes(uint64_t at_ns, uint8_t class_enable,
+                     const std::array<uint64_t, 8>& length_ns);
+  void pause_port(uint64_t at_ns, uint64_t length_ns);  // 802.3x PAUSE
+  void bfc_message(uint64_t at_ns, const ControlMessage& msg);
+
   // Takes every received frame up to now_ns into account (now_ns never
-  // decreases between calls). True if the host may send at now_ns.
-  bool poll(uint64_t now_ns);
-  // Earliest start of the next frame, due at due_ns (after a poll).
-  uint64_t start_ns(uint64_t due_ns) const;
-  // The next frame, of `bytes`, started at start_ns (as given by start_ns()).
-  void sent(uint64_t start_ns, uint32_t bytes);
+  // decreases between calls). Call before enqueue() and pick() at now_ns.
+  void poll(uint64_t now_ns);
 
-  // Total time paused up to now_ns (>= the last poll), from the pause
-  // intervals: an interval opens at a frame with nonzero length and closes at
-  // its end time or at a resume, whichever comes first.
-  uint64_t paused_ns(uint64_t now_ns) const;
-  bool paused_at(uint64_t now_ns) const { return open_ && start_ns_ <= now_ns && now_ns < end_ns_; }
+  bool full() const { return queues_ && queues_->full(); }
+  // The application hands over frame f at now_ns; key is its destination or
+  // flow. Not when full().
+  void enqueue(uint64_t key, const NicFrame& f, uint64_t now_ns);
+
+  struct Pick {
+    uint32_t queue;
+    NicFrame frame;
+    uint64_t start_ns;  // when the model says it starts (<= now)
+  };
+  // The frame to send at now_ns (after poll(now_ns)): false while the wire
+  // is busy or no queue may send.
+  bool pick(uint64_t now_ns, Pick* out) const;
+  void sent(const Pick& p);  // it went: leaves its queue, occupies the wire
+
+  // Time each priority (kPauseSlot: the whole port) was paused up to now_ns.
+  uint64_t class_paused_ns(uint32_t slot, uint64_t now_ns) const;
+  uint64_t bfc_paused_mask() const { return bfc_ ? bfc_->paused_mask() : 0; }
+  const NicQueues& queues() const { return *queues_; }
+  uint64_t bfc_invalid() const { return bfc_ ? bfc_->invalid_frames.get() : 0; }
+  uint64_t bfc_unknown_queue_bitmaps() const {
+    return bfc_ ? bfc_->unknown_queue_bitmaps.get() : 0;
+  }
 
  private:
+  enum class Kind : uint8_t { kPort, kClasses, kBfc };
   struct Event {
     uint64_t at_ns;
-    uint64_t pause_ns;
+    Kind kind;
+    uint8_t class_enable;
+    std::array<uint64_t, 8> length_ns;  // kPort: [0]
+    ControlType bfc_type;
+    uint8_t shard;
+    uint16_t count;               // queue of a pause / resume, queue count of a bitmap
+    std::array<uint8_t, 8> bits;  // bitmap bytes for queues 0..63
+    bool bits_beyond;             // a bitmap bit set for a queue >= 64
   };
-  static constexpr uint32_t kMaxPending = 16;  // received, not yet reached by a poll
+  static constexpr uint32_t kMaxPending = 64;
 
-  void apply(const Event& e);
+  void push(Event e);
   void apply_oldest();
+  void apply(const Event& e);
   uint64_t wire_free_ns() const;  // rounded up
+  uint64_t ready_ns(uint32_t q, uint8_t priority) const;
 
-  uint64_t rate_bps_ = 0;
-  uint32_t overhead_bytes_ = 0;
+  HostNicConfig cfg_;
+  std::unique_ptr<NicQueues> queues_;
+  std::unique_ptr<UpstreamPauseState> bfc_;
   unsigned __int128 wire_free_ = 0;  // ns x bps: when the wire finishes its last frame
-  // The current (or last) pause interval [start, end) and the closed ones' total.
-  bool open_ = false;
-  uint64_t start_ns_ = 0;
-  uint64_t end_ns_ = 0;
-  uint64_t closed_ns_ = 0;
-  uint64_t polled_ns_ = 0;  // the latest poll
+  std::array<PauseTimer, kSlots> timers_{};
+  uint8_t paused_classes_ = 0;  // at the last poll (bit c; all 8 under PAUSE)
+  std::array<uint64_t, NicQueues::kMaxQueues> bfc_resumed_ns_{};
+  uint32_t round_robin_ = 0;  // first queue pick() looks at
+  uint64_t polled_ns_ = 0;
   std::array<Event, kMaxPending> pending_{};
   uint32_t head_ = 0;
   uint32_t count_ = 0;
 };
-
-// What a frame sent toward the host asks of it: the pause length in ns (0:
-// resume) if it is an untagged MAC Control frame to 01:80:C2:00:00:01 (type
-// 0x8808 at offset 12) that parse_mac_control() accepts, nullopt otherwise.
-// PAUSE: quanta_to_ns(pause_time, rate). PFC, simplified (the host's frames
-// are not classified): the longest time among the enabled classes, so the
-// frame pauses the host if any enabled class has nonzero quanta and resumes
-// it when all are 0; a PFC frame with no class enabled is nullopt.
-// rate_bps > 0.
-std::optional<uint64_t> host_pause_ns(const uint8_t* frame, uint32_t len, uint64_t rate_bps);
 
 }  // namespace sluice

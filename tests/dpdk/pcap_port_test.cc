@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/net/ipv4_rewrite.h"
 #include "switch/pcap_port.h"
 
 namespace sluice {
@@ -284,8 +285,10 @@ Bytes mac_control(uint16_t opcode, uint8_t enable, std::vector<uint16_t> times) 
   return f;
 }
 Bytes pause_frame(uint16_t quanta) { return mac_control(0x0001, 0, {quanta}); }
-Bytes pfc_class3(uint16_t quanta) {
-  return mac_control(0x0101, 0x08, {0, 0, 0, quanta, 0, 0, 0, 0});
+Bytes pfc_class(uint8_t c, uint16_t quanta) {
+  std::vector<uint16_t> times(8, 0);
+  times[c] = quanta;
+  return mac_control(0x0101, static_cast<uint8_t>(1u << c), times);
 }
 
 class HostNicPortTest : public PcapPortTest {
@@ -347,7 +350,7 @@ TEST_F(HostNicPortTest, WithoutHostLinkEverythingDueGoesAtOnce) {
 
 TEST_F(HostNicPortTest, PauseAndPfcStopTheHost) {
   const std::string tx_path = testing::TempDir() + "pcap_port_host_tx.pcap";
-  auto port = open_host(8, tx_path);
+  auto port = open_host(9, tx_path);  // not IPv4: every frame is of class 0
   ASSERT_NE(port, nullptr);
   port->start(0, port->first_timestamp_ns());
   EXPECT_EQ(rx(*port, 0), 1);
@@ -363,13 +366,13 @@ TEST_F(HostNicPortTest, PauseAndPfcStopTheHost) {
   EXPECT_EQ(rx(*port, 7620), 1);  // the wire is busy until 8620
   EXPECT_EQ(port->host_paused_ns(), 5120u);
 
-  // PFC pausing class 3 for 0xFFFF quanta at 8000, next to a data frame; resumed at 9000.
-  rte_mbuf* pfc[2] = {make(pfc_class3(0xFFFF)), make(frame_of(60, 40))};
+  // PFC pausing class 0 for 0xFFFF quanta at 8000, next to a data frame; resumed at 9000.
+  rte_mbuf* pfc[2] = {make(pfc_class(0, 0xFFFF)), make(frame_of(60, 40))};
   const uint64_t at_8000[2] = {8000, 8000};
   EXPECT_EQ(port->tx_burst_at(at_8000, pfc, 2), 2);
   EXPECT_EQ(rx(*port, 8620), 0);
   EXPECT_EQ(rx(*port, 8999), 0);
-  rte_mbuf* xon[1] = {make(pfc_class3(0))};
+  rte_mbuf* xon[1] = {make(pfc_class(0, 0))};
   const uint64_t at_9000[1] = {9000};
   EXPECT_EQ(port->tx_burst_at(at_9000, xon, 1), 1);
   EXPECT_EQ(rx(*port, 9000), 1);
@@ -384,20 +387,134 @@ TEST_F(HostNicPortTest, PauseAndPfcStopTheHost) {
   EXPECT_EQ(rx(*port, 12'000), 0);
   EXPECT_EQ(rx(*port, 13'023), 0);
   EXPECT_EQ(rx(*port, 13'024), 1);
+
+  // PFC for class 3 holds only class-3 frames: this host's go on.
+  rte_mbuf* pfc3[1] = {make(pfc_class(3, 0xFFFF))};
+  const uint64_t at_14000[1] = {14'000};
+  EXPECT_EQ(port->tx_burst_at(at_14000, pfc3, 1), 1);
+  EXPECT_EQ(rx(*port, 14'024), 1);
   EXPECT_TRUE(port->rx_done());
-  EXPECT_EQ(port->rx_frames(), 8u);
-  EXPECT_EQ(port->host_paused_ns(), 5120u + 1000 + 1024);
-  EXPECT_EQ(port->host_pause_frames(), 4u);
+  EXPECT_EQ(port->rx_frames(), 9u);
+  // Summed over the priorities: class 3 has been paused 24 ns at the last poll.
+  EXPECT_EQ(port->host_paused_ns(), 5120u + 1000 + 1024 + 24);
+  EXPECT_EQ(port->host_pause_frames(), 5u);
   EXPECT_EQ(port->max_lateness_ns(), 1000u);  // the frame that could start at 10'000
 
   // Everything sent toward the host is in its capture, control frames included.
   std::string error;
   ASSERT_TRUE(port->flush(&error)) << error;
-  EXPECT_EQ(port->tx_frames(), 5u);
+  EXPECT_EQ(port->tx_frames(), 6u);
   const Bytes got = slurp(tx_path);
-  ASSERT_EQ(got.size(), 24u + 5 * (16 + 60));
+  ASSERT_EQ(got.size(), 24u + 6 * (16 + 60));
   EXPECT_TRUE(Bytes(got.begin() + 24 + 16, got.begin() + 24 + 16 + 60) == pause_frame(10));
   std::remove(tx_path.c_str());
+}
+
+// A UDP/IPv4 frame of 101 bytes to 10.0.0.<dst> with DSCP `dscp`.
+Bytes ipv4_frame(uint8_t dst, uint8_t dscp = 0) {
+  Bytes f = {0x02, 0, 0, 0, 0, 0x09, 0x02, 0, 0, 0, 0, 0x01, 0x08, 0x00};
+  const uint16_t ip_len = 101 - 14;
+  const Bytes ip = {0x45, static_cast<uint8_t>(dscp << 2), uint8_t(ip_len >> 8), uint8_t(ip_len),
+                    0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, dst};
+  f.insert(f.end(), ip.begin(), ip.end());
+  const uint16_t sum = ipv4_header_checksum(f.data() + 14, 20);
+  f[14 + 10] = static_cast<uint8_t>(sum >> 8);
+  f[14 + 11] = static_cast<uint8_t>(sum);
+  const Bytes udp = {0x30, 0x39, 0x30, 0x39, 0, uint8_t(ip_len - 20), 0, 0};
+  f.insert(f.end(), udp.begin(), udp.end());
+  f.resize(101, 0xAB);
+  return f;
+}
+
+// A BFC control frame from the switch to the host (docs/wire-formats.md).
+Bytes bfc_control(uint8_t type, uint8_t shard, uint16_t queue) {
+  const Bytes head = {0x02, 0, 0, 0, 0, 0x01, 0x02, 0, 0, 0, 0, 0x09, 0x88, 0xB5,
+                      'S',  'L', 1, type, 0, 2, shard, 0, uint8_t(queue >> 8), uint8_t(queue)};
+  Bytes f(60, 0);
+  std::copy(head.begin(), head.end(), f.begin());
+  return f;
+}
+
+class BfcNicPortTest : public HostNicPortTest {
+ protected:
+  // Frames 0, 2, 4 to 10.0.0.2 and 1, 3, 5 to 10.0.0.3, all due at once.
+  std::unique_ptr<PcapPort> open_bfc_host() {
+    std::vector<Frame> frames;
+    for (int i = 0; i < 6; ++i) frames.push_back({1000, 0, ipv4_frame(i % 2 == 0 ? 2 : 3)});
+    burst_path_ = write_capture("pcap_port_bfc.pcap", frames);
+    PcapPortConfig cfg;
+    cfg.rx_path = burst_path_;
+    std::string error;
+    auto port = PcapPort::open(cfg, pool_, &error);
+    EXPECT_NE(port, nullptr) << error;
+    if (port == nullptr) return nullptr;
+    HostNicConfig nic;
+    nic.rate_bps = k1G;
+    nic.overhead_bytes = 24 - 6;  // so that a shimmed 107-byte frame takes 1000 ns
+    nic.queues = 4;
+    nic.bfc = true;
+    std::array<uint8_t, 64> by_dscp{};
+    port->set_host_nic(nic, NicQueueKey::kDestination, by_dscp);
+    return port;
+  }
+  // The queue named by the shim of a received frame (and checks its layout).
+  static int shim_queue(rte_mbuf* m) {
+    const uint8_t* p = rte_pktmbuf_mtod(m, const uint8_t*);
+    if (m->pkt_len != 107 || p[12] != 0x88 || p[13] != 0xB6) return -1;
+    if (p[18] != 0x08 || p[19] != 0x00 || p[20] != 0x45) return -2;  // inner type, then IPv4
+    return p[14] << 8 | p[15];
+  }
+  std::vector<int> rx_queues(PcapPort& port, uint64_t now_ns) {
+    rte_mbuf* pkts[8];
+    const uint16_t got = port.rx_burst(now_ns, pkts, 8);
+    std::vector<int> q;
+    for (uint16_t i = 0; i < got; ++i) q.push_back(shim_queue(pkts[i]));
+    rte_pktmbuf_free_bulk(pkts, got);
+    return q;
+  }
+};
+
+TEST_F(BfcNicPortTest, FramesNameTheirQueueAndABfcPauseHoldsOnlyThatDestination) {
+  auto port = open_bfc_host();
+  ASSERT_NE(port, nullptr);
+  port->start(0, port->first_timestamp_ns());
+  // Each destination has its own queue; they take turns at line rate.
+  EXPECT_EQ(rx_queues(*port, 0), (std::vector<int>{0}));
+  EXPECT_EQ(rx_queues(*port, 1000), (std::vector<int>{1}));
+  // The switch pauses queue 0 (10.0.0.2) at 1500 and resumes it at 6000.
+  rte_mbuf* pause[1] = {make(bfc_control(3, 2, 0))};
+  const uint64_t at_1500[1] = {1500};
+  EXPECT_EQ(port->tx_burst_at(at_1500, pause, 1), 1);
+  EXPECT_EQ(rx_queues(*port, 2000), (std::vector<int>{1}));
+  EXPECT_EQ(rx_queues(*port, 3000), (std::vector<int>{1}));
+  EXPECT_EQ(rx_queues(*port, 5900), (std::vector<int>{}));
+  EXPECT_EQ(port->host_bfc_paused_mask(), 1u);
+  EXPECT_EQ(port->host_held_frames(), 2u);
+  EXPECT_FALSE(port->rx_done()) << "frames still wait in the NIC";
+  rte_mbuf* resume[1] = {make(bfc_control(4, 2, 0))};
+  const uint64_t at_6000[1] = {6000};
+  EXPECT_EQ(port->tx_burst_at(at_6000, resume, 1), 1);
+  EXPECT_EQ(rx_queues(*port, 6000), (std::vector<int>{0}));
+  EXPECT_EQ(rx_queues(*port, 7000), (std::vector<int>{0}));
+  EXPECT_TRUE(port->rx_done());
+  EXPECT_EQ(port->rx_frames(), 6u);
+  EXPECT_EQ(port->host_bfc_frames(), 2u);
+  EXPECT_EQ(port->host_invalid_frames(), 0u);
+  // The held frames were delayed, not late: lateness measures the worker only.
+  EXPECT_EQ(port->max_lateness_ns(), 0u);
+}
+
+TEST_F(BfcNicPortTest, MalformedBfcFramesAreCountedAndChangeNothing) {
+  auto port = open_bfc_host();
+  ASSERT_NE(port, nullptr);
+  port->start(0, port->first_timestamp_ns());
+  Bytes bad = bfc_control(3, 0, 0);
+  bad[16] = 9;  // version 9
+  rte_mbuf* f[1] = {make(bad)};
+  EXPECT_EQ(port->tx_burst(0, f, 1), 1);
+  EXPECT_EQ(rx_queues(*port, 0), (std::vector<int>{0}));
+  EXPECT_EQ(port->host_invalid_frames(), 1u);
+  EXPECT_EQ(port->host_bfc_paused_mask(), 0u);
 }
 
 TEST_F(PcapPortTest, OpenErrors) {

@@ -10,6 +10,7 @@
 #include <deque>
 #include <vector>
 
+#include "lib/control/control_frame.h"
 #include "lib/pfc/pause_frame.h"
 
 namespace sluice {
@@ -17,200 +18,318 @@ namespace {
 
 constexpr uint64_t k1G = 1'000'000'000;
 constexpr uint64_t k10G = 10'000'000'000;
+const MacAddr kSwitchMac = {2, 0, 0, 0, 0, 9};
+const MacAddr kHostMac = {2, 0, 0, 0, 0, 1};
 
-// Starts of `count` frames of `bytes`, all due at due_ns, sent back to back.
-std::vector<uint64_t> back_to_back(HostNic& nic, uint64_t due_ns, uint32_t bytes, int count) {
-  std::vector<uint64_t> starts;
-  for (int i = 0; i < count; ++i) {
-    const uint64_t s = nic.start_ns(due_ns);
-    EXPECT_TRUE(nic.poll(s));
-    starts.push_back(s);
-    nic.sent(s, bytes);
-  }
-  return starts;
+HostNicConfig nic_config(uint64_t rate, uint32_t queues = 1, bool bfc = false) {
+  HostNicConfig c;
+  c.rate_bps = rate;
+  c.overhead_bytes = 24;
+  c.queues = queues;
+  c.bfc = bfc;
+  return c;
 }
 
-TEST(HostNic, FramesDueAtOnceLeaveSpacedBySerialisationTime) {
-  HostNic nic(k10G, 24);
-  // k * 819.2 ns rounded up: the wire time is kept exactly, so the error never grows.
-  EXPECT_EQ(back_to_back(nic, 0, 1000, 6), (std::vector<uint64_t>{0, 820, 1639, 2458, 3277, 4096}));
-  // A frame due after the wire is free starts when due.
-  EXPECT_EQ(nic.start_ns(10'000), 10'000u);
-  nic.sent(10'000, 1000);
-  EXPECT_EQ(nic.start_ns(10'100), 10'820u);  // 10'000 + 819.2, rounded up
-}
+// A frame the application hands over at `due`, to destination `key`.
+struct Out {
+  uint64_t due;
+  uint64_t key;
+  uint8_t priority = 0;
+  uint32_t bytes = 101;
+};
 
-TEST(HostNic, LongRunRateIsExact) {
-  HostNic nic(k10G, 24);
-  const std::vector<uint64_t> s = back_to_back(nic, 0, 1000, 10'001);
-  EXPECT_EQ(s.back(), 8'192'000u);  // 10'000 frames x 819.2 ns, exactly
-}
-
-TEST(HostNic, RateZeroIsTransparent) {
-  HostNic nic;
-  EXPECT_FALSE(nic.enabled());
-  nic.sent(100, 1500);
-  EXPECT_EQ(nic.start_ns(100), 100u);
-  nic.pause(50, 1'000'000);
-  EXPECT_TRUE(nic.poll(60));
-  EXPECT_EQ(nic.paused_ns(2'000'000), 0u);
-}
-
-TEST(HostNic, PauseHoldsUntilExpiry) {
-  HostNic nic(k1G, 24);
-  nic.pause(1000, 5000);
-  EXPECT_TRUE(nic.poll(999)) << "a pause takes effect when received, not before";
-  EXPECT_FALSE(nic.poll(1000));
-  EXPECT_FALSE(nic.poll(5999));
-  EXPECT_EQ(nic.paused_ns(5999), 4999u);
-  EXPECT_TRUE(nic.poll(6000));
-  // A frame that came due during the pause starts at its end.
-  EXPECT_EQ(nic.start_ns(2000), 6000u);
-  EXPECT_EQ(nic.paused_ns(6000), 5000u);
-  EXPECT_EQ(nic.paused_ns(1'000'000), 5000u);
-}
-
-TEST(HostNic, ZeroResumesAtOnce) {
-  HostNic nic(k1G, 24);
-  nic.pause(1000, 5000);
-  nic.pause(3000, 0);
-  EXPECT_FALSE(nic.poll(2999));
-  EXPECT_TRUE(nic.poll(3000));
-  EXPECT_EQ(nic.start_ns(0), 3000u);
-  EXPECT_EQ(nic.paused_ns(10'000), 2000u);
-  // A resume while not paused changes nothing.
-  nic.pause(20'000, 0);
-  EXPECT_TRUE(nic.poll(20'000));
-  EXPECT_EQ(nic.start_ns(20'000), 20'000u);
-  EXPECT_EQ(nic.paused_ns(30'000), 2000u);
-}
-
-TEST(HostNic, RefreshReplacesTheEndTime) {
-  HostNic nic(k1G, 24);
-  nic.pause(1000, 5000);
-  nic.pause(4000, 5000);  // extends to 9000
-  EXPECT_FALSE(nic.poll(8999));
-  EXPECT_TRUE(nic.poll(9000));
-  EXPECT_EQ(nic.paused_ns(9000), 8000u);
-  nic.pause(10'000, 5000);
-  nic.pause(11'000, 1000);  // shortens to 12'000
-  EXPECT_FALSE(nic.poll(11'999));
-  EXPECT_TRUE(nic.poll(12'000));
-  EXPECT_EQ(nic.paused_ns(50'000), 8000u + 2000);
-}
-
-TEST(HostNic, FutureFramesTakeEffectInTimeOrder) {
-  HostNic nic(k1G, 24);
-  // Both received (stamped) ahead of the clock: two separate pauses.
-  nic.pause(100, 10);
-  nic.pause(130, 10);
-  EXPECT_TRUE(nic.poll(99));
-  EXPECT_FALSE(nic.poll(105));
-  EXPECT_TRUE(nic.poll(120));
-  EXPECT_FALSE(nic.poll(135));
-  EXPECT_TRUE(nic.poll(140));
-  EXPECT_EQ(nic.paused_ns(200), 20u);
-}
-
-TEST(HostNic, FrameStampedBeforeTheLastPollCountsFromThatPoll) {
-  HostNic nic(k1G, 24);
-  EXPECT_TRUE(nic.poll(500));
-  nic.pause(300, 1000);  // would have ended at 1300; counts as received at 500
-  EXPECT_FALSE(nic.poll(500));
-  EXPECT_FALSE(nic.poll(1499));
-  EXPECT_TRUE(nic.poll(1500));
-  EXPECT_EQ(nic.paused_ns(2000), 1000u);
-}
-
-TEST(HostNic, ManyPendingFramesAreAllApplied) {
-  HostNic nic(k1G, 24);
-  // 20 pauses ahead of the clock, 100 ns each, 1000 ns apart: more than are held pending.
-  for (uint64_t i = 0; i < 20; ++i) nic.pause(1000 * (i + 1), 100);
-  for (uint64_t t = 0; t <= 21'000; t += 50) nic.poll(t);
-  EXPECT_EQ(nic.paused_ns(21'000), 2000u);
-}
-
-// Drives the model as the capture port does: frames in file order, each
-// leaving once the host may send and its start time has come.
 struct Sent {
-  size_t frame;
+  uint32_t id;
   uint64_t start_ns, polled_ns;
+  uint32_t queue;
   bool operator==(const Sent&) const = default;
 };
 
-TEST(HostNic, PausedBacklogLeavesInOrderAtLineRate) {
-  HostNic nic(k1G, 24);
-  const std::vector<uint64_t> due = {0, 0, 0, 500, 10'000, 10'000};
-  std::deque<size_t> waiting = {0, 1, 2, 3, 4, 5};
-  std::vector<Sent> sent;
-  nic.pause(1500, 2048);  // 4 quanta at 1 Gb/s
-  for (uint64_t now = 0; now <= 20'000; now += 100) {
-    if (!nic.poll(now)) continue;
-    while (!waiting.empty() && nic.start_ns(due[waiting.front()]) <= now) {
-      const uint64_t s = nic.start_ns(due[waiting.front()]);
-      nic.sent(s, 101);
-      sent.push_back({waiting.front(), s, now});
-      waiting.pop_front();
+// Drives the NIC as the capture port does: every `step` ns a poll, the due
+// frames handed over in order while there is room, then whatever it sends.
+class Host {
+ public:
+  explicit Host(const HostNicConfig& c) : nic(c) {}
+  void add(const Out& o) { waiting.push_back(o); }
+  void run_to(uint64_t end_ns, uint64_t step = 100) {
+    for (; now <= end_ns; now += step) {
+      nic.poll(now);
+      while (next < waiting.size() && waiting[next].due <= now && !nic.full()) {
+        const Out& o = waiting[next];
+        nic.enqueue(o.key, NicFrame{o.due, static_cast<uint32_t>(next), o.bytes, o.priority}, now);
+        ++next;
+      }
+      HostNic::Pick p;
+      while (nic.pick(now, &p)) {
+        sent.push_back({p.frame.id, p.start_ns, now, p.queue});
+        nic.sent(p);
+      }
     }
   }
-  // Paused [1500, 3548): 4 quanta x 512 ns. Frame 2 (would start at 2000)
-  // waits for the end; frame 3 follows one frame time (1000 ns) later.
-  const std::vector<Sent> expected = {{0, 0, 0},       {1, 1000, 1000},     {2, 3548, 3600},
-                                      {3, 4548, 4600}, {4, 10'000, 10'000}, {5, 11'000, 11'000}};
-  EXPECT_EQ(sent, expected);
-  EXPECT_EQ(nic.paused_ns(20'000), 2048u);
+  std::vector<uint32_t> order() const {
+    std::vector<uint32_t> ids;
+    for (const Sent& s : sent) ids.push_back(s.id);
+    return ids;
+  }
+  std::vector<uint64_t> starts() const {
+    std::vector<uint64_t> v;
+    for (const Sent& s : sent) v.push_back(s.start_ns);
+    return v;
+  }
+
+  HostNic nic;
+  std::vector<Out> waiting;
+  size_t next = 0;
+  uint64_t now = 0;
+  std::vector<Sent> sent;
+};
+
+std::array<uint8_t, 64> bfc_frame(ControlType type, uint8_t shard, uint16_t queue) {
+  std::array<uint8_t, 64> f{};
+  if (type == ControlType::kBfcPause)
+    build_bfc_pause(f.data(), 64, kHostMac, kSwitchMac, shard, queue);
+  else
+    build_bfc_resume(f.data(), 64, kHostMac, kSwitchMac, shard, queue);
+  return f;
 }
 
-TEST(HostPauseNs, Pause) {
+std::array<uint8_t, 64> bitmap_frame(uint8_t shard, uint64_t paused) {
   std::array<uint8_t, 64> f{};
-  const MacAddr src = {2, 0, 0, 0, 0, 9};
-  ASSERT_EQ(build_pause_frame(f.data(), 64, src, 100), 60u);
-  EXPECT_EQ(host_pause_ns(f.data(), 60, k10G), 5120u);  // 100 x 51.2 ns
-  EXPECT_EQ(host_pause_ns(f.data(), 60, k1G), 51'200u);
-  ASSERT_EQ(build_pause_frame(f.data(), 64, src, 0), 60u);
-  EXPECT_EQ(host_pause_ns(f.data(), 60, k10G), 0u);
-  ASSERT_EQ(build_pause_frame(f.data(), 64, src, 0xFFFF), 60u);
-  EXPECT_EQ(host_pause_ns(f.data(), 60, k10G), 3'355'392u);
+  const uint64_t words[1] = {paused};
+  build_bfc_bitmap(f.data(), 64, kHostMac, kSwitchMac, shard, words, 64);
+  return f;
 }
 
-TEST(HostPauseNs, PfcLongestEnabledClass) {
+std::array<uint8_t, 64> pause_frame(uint16_t quanta) {
   std::array<uint8_t, 64> f{};
-  const MacAddr src = {2, 0, 0, 0, 0, 9};
+  build_pause_frame(f.data(), 64, kSwitchMac, quanta);
+  return f;
+}
+
+std::array<uint8_t, 64> pfc_frame(uint8_t enable, uint16_t quanta) {
+  std::array<uint8_t, 64> f{};
   std::array<uint16_t, kPfcClasses> q{};
-  q[1] = 0;
-  q[3] = 7;
-  q[5] = 999;  // not enabled: build_pfc_frame sends it as 0 anyway
-  ASSERT_EQ(build_pfc_frame(f.data(), 64, src, 0b0000'1010, q), 60u);
-  EXPECT_EQ(host_pause_ns(f.data(), 60, k10G), 359u);  // 7 x 51.2 = 358.4, rounded up
-  // Times of classes that are not enabled are ignored (class 3 keeps 7, class 5 gets 0xE7).
-  f[14 + 2 + 1] = 0b0000'0010;  // enable vector low octet: class 1 only
-  f[14 + 4 + 2 * 5 + 1] = 0xE7;
-  EXPECT_EQ(host_pause_ns(f.data(), 60, k10G), 0u) << "class 1 has time 0: resume";
-  ASSERT_EQ(build_pfc_frame(f.data(), 64, src, 0xFF, std::array<uint16_t, kPfcClasses>{}), 60u);
-  EXPECT_EQ(host_pause_ns(f.data(), 60, k10G), 0u);
-  ASSERT_EQ(build_pfc_frame(f.data(), 64, src, 0, q), 60u);
-  EXPECT_EQ(host_pause_ns(f.data(), 60, k10G), std::nullopt) << "no class enabled";
+  q.fill(quanta);
+  build_pfc_frame(f.data(), 64, kSwitchMac, enable, q);
+  return f;
 }
 
-TEST(HostPauseNs, NotAPauseFrame) {
-  std::array<uint8_t, 64> f{};
-  const MacAddr src = {2, 0, 0, 0, 0, 9};
-  ASSERT_EQ(build_pause_frame(f.data(), 64, src, 100), 60u);
-  EXPECT_EQ(host_pause_ns(f.data(), 17, k10G), std::nullopt) << "body too short";
-  EXPECT_EQ(host_pause_ns(f.data(), 13, k10G), std::nullopt) << "no type";
+TEST(HostNic, FramesDueAtOnceLeaveSpacedBySerialisationTime) {
+  Host h(nic_config(k10G));
+  for (int i = 0; i < 6; ++i) h.add({0, 1, 0, 1000});
+  h.add({10'000, 1, 0, 1000});
+  h.run_to(12'000, 1);
+  // k * 819.2 ns rounded up: the wire time is kept exactly, so the error never grows.
+  EXPECT_EQ(h.starts(), (std::vector<uint64_t>{0, 820, 1639, 2458, 3277, 4096, 10'000}));
+}
+
+TEST(HostNic, LongRunRateIsExact) {
+  Host h(nic_config(k10G));
+  for (int i = 0; i < 10'001; ++i) h.add({0, 1, 0, 1000});
+  h.run_to(8'192'000, 1000);
+  ASSERT_EQ(h.sent.size(), 10'001u);
+  EXPECT_EQ(h.sent.back().start_ns, 8'192'000u);  // 10'000 frames x 819.2 ns, exactly
+}
+
+TEST(HostNic, DestinationsTakeTurns) {
+  Host h(nic_config(k1G, 4));
+  for (uint32_t i = 0; i < 3; ++i) h.add({0, 100});  // ids 0-2 to destination 100
+  for (uint32_t i = 0; i < 3; ++i) h.add({0, 200});  // ids 3-5 to destination 200
+  h.run_to(10'000);
+  EXPECT_EQ(h.order(), (std::vector<uint32_t>{0, 3, 1, 4, 2, 5}));
+  EXPECT_EQ(h.starts(), (std::vector<uint64_t>{0, 1000, 2000, 3000, 4000, 5000}));
+}
+
+TEST(HostNic, PausedBacklogLeavesAtLineRateFromThePauseEnd) {
+  Host h(nic_config(k1G, 4));
+  for (uint64_t due : {0, 0, 0, 500, 10'000, 10'000}) h.add({due, 7});
+  // 4 quanta at 1 Gb/s, received at 1500: paused [1500, 3548).
+  const auto f = pause_frame(4);
+  EXPECT_EQ(h.nic.receive(1500, f.data(), 60), HostFrame::kPause);
+  h.run_to(20'000);
+  const std::vector<Sent> expected = {{0, 0, 0, 0},           {1, 1000, 1000, 0},
+                                      {2, 3548, 3600, 0},     {3, 4548, 4600, 0},
+                                      {4, 10'000, 10'000, 1}, {5, 11'000, 11'000, 1}};
+  // (Queue 0 was empty and past its sticky time by 10'000: the next free queue.)
+  EXPECT_EQ(h.sent, expected);
+  EXPECT_EQ(h.nic.class_paused_ns(HostNic::kPauseSlot, 20'000), 2048u);
+}
+
+TEST(HostNic, PfcHoldsOnlyItsClass) {
+  Host h(nic_config(k1G, 4));
+  h.add({0, 1, 3});  // id 0, class 3
+  h.add({0, 2, 0});  // id 1, class 0
+  h.add({0, 1, 3});  // id 2, class 3
+  h.add({0, 2, 0});  // id 3, class 0
+  const auto pause3 = pfc_frame(1u << 3, 0xFFFF);
+  const auto xon3 = pfc_frame(1u << 3, 0);
+  EXPECT_EQ(h.nic.receive(0, pause3.data(), 60), HostFrame::kPfc);
+  EXPECT_EQ(h.nic.receive(6000, xon3.data(), 60), HostFrame::kPfc);
+  h.run_to(10'000);
+  // Class 0 goes at line rate; class 3 waits for the XON at 6000.
+  EXPECT_EQ(h.order(), (std::vector<uint32_t>{1, 3, 0, 2}));
+  EXPECT_EQ(h.starts(), (std::vector<uint64_t>{0, 1000, 6000, 7000}));
+  EXPECT_EQ(h.nic.class_paused_ns(3, 10'000), 6000u);
+  EXPECT_EQ(h.nic.class_paused_ns(0, 10'000), 0u);
+}
+
+TEST(HostNic, FutureFramesTakeEffectInTimeOrder) {
+  Host h(nic_config(k1G));
+  const auto p = pause_frame(2);  // 1024 ns
+  h.nic.receive(10'000, p.data(), 60);
+  h.nic.receive(20'000, p.data(), 60);
+  h.add({9'500, 1});
+  h.add({10'500, 1});
+  h.add({20'000, 1});
+  h.run_to(30'000);
+  EXPECT_EQ(h.starts(), (std::vector<uint64_t>{9'500, 11'024, 21'024}));
+  EXPECT_EQ(h.nic.class_paused_ns(HostNic::kPauseSlot, 30'000), 2048u);
+}
+
+TEST(HostNic, FrameStampedBeforeTheLastPollCountsFromThatPoll) {
+  HostNic nic(nic_config(k1G));
+  nic.poll(500);
+  nic.pause_port(300, 1000);  // would have ended at 1300; counts as received at 500
+  nic.poll(1499);
+  EXPECT_EQ(nic.class_paused_ns(HostNic::kPauseSlot, 1499), 999u);
+  nic.poll(2000);
+  EXPECT_EQ(nic.class_paused_ns(HostNic::kPauseSlot, 2000), 1000u);
+}
+
+TEST(HostNic, ManyPendingFramesAreAllApplied) {
+  HostNic nic(nic_config(k1G));
+  // 100 pauses ahead of the clock, 100 ns each, 1000 ns apart: more than are held pending.
+  for (uint64_t i = 0; i < 100; ++i) nic.pause_port(1000 * (i + 1), 100);
+  for (uint64_t t = 0; t <= 101'000; t += 50) nic.poll(t);
+  EXPECT_EQ(nic.class_paused_ns(HostNic::kPauseSlot, 101'000), 10'000u);
+}
+
+TEST(HostNic, BfcPauseHoldsOneQueueUntilResumed) {
+  Host h(nic_config(k1G, 4, true));
+  h.add({0, 100});  // id 0 -> queue 0
+  h.add({0, 200});  // id 1 -> queue 1
+  h.add({0, 100});
+  h.add({0, 200});
+  const auto pause = bfc_frame(ControlType::kBfcPause, 5, 0);
+  const auto resume = bfc_frame(ControlType::kBfcResume, 5, 0);
+  EXPECT_EQ(h.nic.receive(500, pause.data(), 60), HostFrame::kBfc);
+  EXPECT_EQ(h.nic.receive(8000, resume.data(), 60), HostFrame::kBfc);
+  h.run_to(12'000);
+  // Queue 0 sent id 0 before the pause reached the host, then waited for the resume.
+  const std::vector<Sent> expected = {
+      {0, 0, 0, 0}, {1, 1000, 1000, 1}, {3, 2000, 2000, 1}, {2, 8000, 8000, 0}};
+  EXPECT_EQ(h.sent, expected);
+  EXPECT_EQ(h.nic.bfc_paused_mask(), 0u);
+}
+
+TEST(HostNic, BfcQueueIsPausedWhileAnyShardHoldsIt) {
+  HostNic nic(nic_config(k1G, 4, true));
+  for (uint8_t shard : {1, 63}) {
+    const auto f = bfc_frame(ControlType::kBfcPause, shard, 2);
+    nic.receive(100, f.data(), 60);
+  }
+  nic.poll(100);
+  EXPECT_EQ(nic.bfc_paused_mask(), 0b100u);
+  const auto r1 = bfc_frame(ControlType::kBfcResume, 1, 2);
+  nic.receive(200, r1.data(), 60);
+  nic.poll(200);
+  EXPECT_EQ(nic.bfc_paused_mask(), 0b100u) << "shard 63 still holds it";
+  // A lost resume from shard 63: its next bitmap (nothing paused) repairs it.
+  const auto bitmap = bitmap_frame(63, 0);
+  EXPECT_EQ(nic.receive(300, bitmap.data(), 60), HostFrame::kBfc);
+  nic.poll(300);
+  EXPECT_EQ(nic.bfc_paused_mask(), 0u);
+  // A bitmap pauses what it names; a queue beyond the NIC's is ignored, counted.
+  const auto b2 = bitmap_frame(0, (uint64_t{1} << 1) | (uint64_t{1} << 40));
+  nic.receive(400, b2.data(), 60);
+  nic.poll(400);
+  EXPECT_EQ(nic.bfc_paused_mask(), 0b10u);
+  EXPECT_EQ(nic.bfc_unknown_queue_bitmaps(), 1u);
+  // A pause of a queue the NIC lacks, or from shard 64, changes nothing and is counted.
+  const auto bad_queue = bfc_frame(ControlType::kBfcPause, 0, 9);
+  const auto bad_shard = bfc_frame(ControlType::kBfcPause, 64, 0);
+  nic.receive(500, bad_queue.data(), 60);
+  nic.receive(500, bad_shard.data(), 60);
+  nic.poll(500);
+  EXPECT_EQ(nic.bfc_paused_mask(), 0b10u);
+  EXPECT_EQ(nic.bfc_invalid(), 2u);
+}
+
+TEST(HostNic, APausedFlowNeverEscapesToAnotherQueue) {
+  HostNicConfig c = nic_config(k1G, 4, true);
+  c.sticky_ns = 0;
+  Host h(c);
+  h.add({0, 100});     // id 0 -> queue 0, sent at 0: the queue is empty again
+  h.add({3000, 100});  // id 1: queue 0 is paused by then, empty but still 100's
+  h.add({3000, 300});  // id 2 -> another queue
+  const auto pause = bfc_frame(ControlType::kBfcPause, 0, 0);
+  const auto resume = bfc_frame(ControlType::kBfcResume, 0, 0);
+  h.nic.receive(2000, pause.data(), 60);
+  h.nic.receive(9000, resume.data(), 60);
+  h.run_to(12'000);
+  const std::vector<Sent> expected = {{0, 0, 0, 0}, {2, 3000, 3000, 1}, {1, 9000, 9000, 0}};
+  EXPECT_EQ(h.sent, expected);
+}
+
+TEST(HostNic, AHeldFrameIsDelayedNeverDroppedAndAFullNicMakesTheSenderWait) {
+  HostNicConfig c = nic_config(k1G, 2, true);
+  c.capacity = 3;
+  Host h(c);
+  for (int i = 0; i < 6; ++i) h.add({0, 100});
+  const auto pause = bfc_frame(ControlType::kBfcPause, 0, 0);
+  const auto resume = bfc_frame(ControlType::kBfcResume, 0, 0);
+  h.nic.receive(0, pause.data(), 60);
+  h.nic.receive(5000, resume.data(), 60);
+  h.run_to(4900);
+  EXPECT_TRUE(h.sent.empty());
+  EXPECT_TRUE(h.nic.full());
+  EXPECT_EQ(h.next, 3u) << "the other three wait in the application";
+  h.run_to(20'000);
+  EXPECT_EQ(h.order(), (std::vector<uint32_t>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(h.sent.front().start_ns, 5000u);
+}
+
+TEST(HostNic, BfcFramesAreIgnoredUnlessTheNicIsABfcNic) {
+  HostNic nic(nic_config(k1G, 4, false));
+  const auto f = bfc_frame(ControlType::kBfcPause, 0, 0);
+  EXPECT_EQ(nic.receive(0, f.data(), 60), HostFrame::kOther);
+  nic.poll(0);
+  EXPECT_EQ(nic.bfc_paused_mask(), 0u);
+}
+
+TEST(HostNic, ReceiveRecognisesOnlyWellFormedControlFrames) {
+  HostNic nic(nic_config(k10G, 1, true));
+  auto f = pause_frame(100);
+  EXPECT_EQ(nic.receive(0, f.data(), 17), HostFrame::kInvalid) << "body too short";
+  EXPECT_EQ(nic.receive(0, f.data(), 13), HostFrame::kOther) << "no type";
   auto other = f;
   other[5] = 0x02;  // another reserved address
-  EXPECT_EQ(host_pause_ns(other.data(), 60, k10G), std::nullopt);
-  other = f;
-  other[13] = 0x09;  // type 0x8809 (slow protocols)
-  EXPECT_EQ(host_pause_ns(other.data(), 60, k10G), std::nullopt);
+  EXPECT_EQ(nic.receive(0, other.data(), 60), HostFrame::kOther);
   other = f;
   other[15] = 0x02;  // opcode 0x0002 (GATE)
-  EXPECT_EQ(host_pause_ns(other.data(), 60, k10G), std::nullopt);
+  EXPECT_EQ(nic.receive(0, other.data(), 60), HostFrame::kInvalid);
   other = f;
-  other[12] = 0x81;  // VLAN-tagged: not recognised
+  other[12] = 0x81;  // VLAN-tagged: not a MAC Control frame
   other[13] = 0x00;
-  EXPECT_EQ(host_pause_ns(other.data(), 60, k10G), std::nullopt);
+  EXPECT_EQ(nic.receive(0, other.data(), 60), HostFrame::kOther);
+  auto b = bfc_frame(ControlType::kBfcPause, 0, 0);
+  b[14] = 'X';  // bad magic
+  EXPECT_EQ(nic.receive(0, b.data(), 60), HostFrame::kInvalid);
+  nic.poll(1);
+  EXPECT_EQ(nic.class_paused_ns(HostNic::kPauseSlot, 1), 0u);
+  EXPECT_EQ(nic.bfc_paused_mask(), 0u);
+  // The PAUSE time is quanta of 512 bit times at the NIC's rate: 100 x 51.2 ns.
+  EXPECT_EQ(nic.receive(10, f.data(), 60), HostFrame::kPause);
+  nic.poll(100'000);
+  EXPECT_EQ(nic.class_paused_ns(HostNic::kPauseSlot, 100'000), 5120u);
+}
+
+TEST(HostNic, DisabledNicTakesNothing) {
+  HostNic nic;
+  EXPECT_FALSE(nic.enabled());
+  const auto f = pause_frame(100);
+  EXPECT_EQ(nic.receive(0, f.data(), 60), HostFrame::kOther);
+  EXPECT_FALSE(nic.full());
 }
 
 }  // namespace

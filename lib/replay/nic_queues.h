@@ -1,0 +1,76 @@
+#pragma once
+// The send queues of an emulated host NIC: frames waiting to go on the wire,
+// one FIFO per queue, a queue per key (a destination, or a flow: the caller
+// computes the key). A key keeps its queue while the queue holds frames, is
+// held (paused by the network), or was active within `sticky_ns`, so a flow
+// neither overtakes itself nor escapes a pause by moving to another queue. A
+// new key takes a free queue (searched from a rotating start), or, when every
+// queue is taken, shares queue key % queues (counted in collisions). The
+// paper's NIC inserts this queue number into the frames it sends (BFC
+// 3.3.2); host_nic.h does that and decides which queue sends next.
+// Capacity is fixed at construction: no allocation afterwards.
+
+#include <cstdint>
+#include <vector>
+
+#include "lib/common/relaxed_counter.h"
+
+namespace sluice {
+
+struct NicFrame {
+  uint64_t due_ns;   // when the application handed it to the NIC
+  uint32_t id;       // the caller's frame number
+  uint32_t bytes;    // on the wire (shim included), overhead excluded
+  uint8_t priority;  // PFC class 0..7
+};
+
+class NicQueues {
+ public:
+  static constexpr uint32_t kMaxQueues = 64;
+
+  // queues 1..kMaxQueues; capacity >= 1 frames in all queues together.
+  NicQueues(uint32_t queues, uint32_t capacity, uint64_t sticky_ns);
+
+  uint32_t num_queues() const { return num_queues_; }
+  bool full() const { return held_ == capacity_; }
+  uint32_t held() const { return held_; }
+  uint32_t capacity() const { return capacity_; }
+
+  // The queue `key` uses at now_ns (assigning one if it has none); `held_mask`
+  // says which queues the network holds paused (they stay taken when empty).
+  uint32_t queue_of(uint64_t key, uint64_t now_ns, uint64_t held_mask);
+  // Appends f to queue q (from queue_of; not full()).
+  void push(uint32_t q, const NicFrame& f, uint64_t now_ns);
+  const NicFrame& head(uint32_t q) const { return nodes_[heads_[q]].frame; }
+  void pop(uint32_t q, uint64_t now_ns);
+  uint64_t nonempty_mask() const { return nonempty_; }
+  uint32_t frames(uint32_t q) const { return counts_[q]; }
+
+  RelaxedCounter collisions;  // keys that found no free queue and shared one
+
+ private:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  struct Node {
+    NicFrame frame;
+    uint32_t next;
+  };
+  bool taken(uint32_t q, uint64_t now_ns, uint64_t held_mask) const;
+  uint32_t assign(uint64_t key, uint64_t now_ns, uint64_t held_mask);
+
+  uint32_t num_queues_;
+  uint32_t capacity_;
+  uint64_t sticky_ns_;
+  std::vector<Node> nodes_;
+  uint32_t free_ = 0;  // free node list
+  uint32_t held_ = 0;
+  uint64_t nonempty_ = 0;
+  uint32_t heads_[kMaxQueues];
+  uint32_t tails_[kMaxQueues];
+  uint32_t counts_[kMaxQueues] = {};
+  uint64_t owner_[kMaxQueues] = {};  // the key the queue was last assigned to
+  bool owned_[kMaxQueues] = {};      // owner_ is meaningful
+  uint64_t last_active_ns_[kMaxQueues] = {};
+  uint32_t search_start_ = 0;
+};
+
+}  // namespace sluice

@@ -1,0 +1,103 @@
+// The nic key of capture-file host ports (docs/configuration.md, "nic").
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "lib/config/config_loader.h"
+
+namespace sluice {
+namespace {
+
+std::vector<std::string> errors_of(const ConfigResult& r) {
+  std::vector<std::string> e;
+  for (const ConfigError& x : r.errors) e.push_back(x.to_string());
+  return e;
+}
+
+// One switch; `h0` is the port line under test, `bfc` the switch's bfc flag.
+std::string fabric(const std::string& h0, bool bfc = true) {
+  return std::string(R"(
+switches:
+  - name: s1
+    bfc: {enabled: )") +
+         (bfc ? "true" : "false") + R"(}
+    ports:
+      - )" +
+         h0 + R"(
+      - {name: h1, role: host, rate: 10Gbps, pcap: {tx: h1.pcap}}
+)";
+}
+
+TEST(NicConfig, PlainPerDestinationByDefault) {
+  const ConfigResult r =
+      load_config_string(fabric("{name: h0, role: host, rate: 10Gbps, pcap: {rx: a.pcap}}"), "t");
+  ASSERT_TRUE(r.ok()) << errors_of(r)[0];
+  const NicConfig& n = r.config.switches[0].ports[0].nic;
+  EXPECT_FALSE(n.given);
+  EXPECT_EQ(n.mode, NicMode::kPlain);
+  EXPECT_EQ(n.queue_by, NicQueueKey::kDestination);
+  EXPECT_EQ(n.queues, 32u);
+  EXPECT_EQ(n.frames, 16384u);
+  EXPECT_EQ(n.sticky_ns, 0u);
+}
+
+TEST(NicConfig, ShorthandAndMap) {
+  ConfigResult r = load_config_string(
+      fabric("{name: h0, role: host, rate: 10Gbps, pcap: {rx: a.pcap}, nic: bfc}"), "t");
+  ASSERT_TRUE(r.ok()) << errors_of(r)[0];
+  EXPECT_EQ(r.config.switches[0].ports[0].nic.mode, NicMode::kBfc);
+  r = load_config_string(fabric("{name: h0, role: host, rate: 10Gbps, pcap: {rx: a.pcap}, "
+                                "nic: {mode: bfc, queue_by: flow, queues: 8, frames: 100, "
+                                "sticky: 30us}}"),
+                         "t");
+  ASSERT_TRUE(r.ok()) << errors_of(r)[0];
+  const NicConfig& n = r.config.switches[0].ports[0].nic;
+  EXPECT_EQ(n.mode, NicMode::kBfc);
+  EXPECT_EQ(n.queue_by, NicQueueKey::kFlow);
+  EXPECT_EQ(n.queues, 8u);
+  EXPECT_EQ(n.frames, 100u);
+  EXPECT_EQ(n.sticky_ns, 30'000u);
+}
+
+TEST(NicConfig, WhereANicCannotBe) {
+  EXPECT_EQ(
+      errors_of(load_config_string(
+          fabric("{name: h0, role: host, rate: 10Gbps, device: net_null0, nic: plain}"), "t")),
+      (std::vector<std::string>{"t:6: switches[0].ports[0].nic: nic: only a port that "
+                                "replays a capture (pcap.rx) has an emulated host NIC"}));
+  EXPECT_EQ(
+      errors_of(load_config_string(
+          fabric("{name: h0, role: switch, rate: 10Gbps, pcap: {rx: a.pcap}, nic: plain}"), "t")),
+      (std::vector<std::string>{"t:6: switches[0].ports[0].nic: nic: the emulated NIC is a "
+                                "host's: the port's role must be host"}));
+  EXPECT_EQ(
+      errors_of(load_config_string(
+          fabric("{name: h0, role: host, rate: 0, pcap: {rx: a.pcap}, nic: plain}", false), "t")),
+      (std::vector<std::string>{"t:6: switches[0].ports[0].nic: nic: the host NIC sends "
+                                "at the port's rate: expected a rate above 0"}));
+  EXPECT_EQ(
+      errors_of(load_config_string(
+          fabric("{name: h0, role: host, rate: 1Gbps, pcap: {rx: a.pcap}, nic: bfc}", false), "t")),
+      (std::vector<std::string>{"t:6: switches[0].ports[0].nic: nic: bfc needs BFC on "
+                                "switch \"s1\" (bfc: {enabled: true}) to pause its queues"}));
+}
+
+TEST(NicConfig, BadValuesAreNamed) {
+  const ConfigResult r = load_config_string(
+      fabric("{name: h0, role: host, rate: 10Gbps, pcap: {rx: a.pcap}, "
+             "nic: {mode: tcp, queue_by: port, queues: 65, frames: 0, speed: 3}}"),
+      "t");
+  std::vector<std::string> e = errors_of(r);
+  ASSERT_FALSE(e.empty());
+  const std::string all = [&] {
+    std::string s;
+    for (const auto& x : e) s += x + "\n";
+    return s;
+  }();
+  for (const char* key : {"nic.speed", "nic.mode", "nic.queue_by", "nic.queues", "nic.frames"})
+    EXPECT_NE(all.find(key), std::string::npos) << key << " not named in\n" << all;
+}
+
+}  // namespace
+}  // namespace sluice
