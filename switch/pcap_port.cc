@@ -107,7 +107,9 @@ uint16_t PcapPort::rx_burst(uint64_t now_ns, rte_mbuf** pkts, uint16_t n) {
   for (uint32_t s = 0; s < HostNic::kSlots; ++s) paused += host_.class_paused_ns(s, now_ns);
   host_paused_ns_.set(paused);
   const uint16_t got = nic_send(now_ns, pkts, n);
-  host_held_.set(host_.queues().held());
+  const uint32_t held = host_.queues().held();
+  host_held_.set(held);
+  if (held > host_peak_held_.get()) host_peak_held_.set(held);
   host_bfc_paused_.set(host_.bfc_paused_mask());
   return got;
 }

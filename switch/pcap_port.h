@@ -120,9 +120,10 @@ class PcapPort {
   uint64_t host_pause_frames() const { return host_pause_frames_.get(); }
   uint64_t host_bfc_frames() const { return host_bfc_frames_.get(); }
   uint64_t host_invalid_frames() const { return host_invalid_frames_.get(); }
-  // Frames waiting in the NIC's queues; polls in which due frames found the
+  // Frames waiting in the NIC's queues (now, and the most at any poll); polls in which due frames found the
   // NIC full and the application waited; NIC queues BFC holds paused.
   uint32_t host_held_frames() const { return static_cast<uint32_t>(host_held_.get()); }
+  uint32_t host_peak_held_frames() const { return static_cast<uint32_t>(host_peak_held_.get()); }
   uint64_t host_full_polls() const { return host_full_polls_.get(); }
   uint64_t host_bfc_paused_mask() const { return host_bfc_paused_.get(); }
   const HostNic& host_nic() const { return host_; }  // owner lcore or after the run
@@ -161,7 +162,7 @@ class PcapPort {
   uint64_t oversize_skipped_ = 0;
   RelaxedCounter rx_frames_, rx_bytes_, tx_frames_, tx_bytes_, alloc_failures_, passes_,
       max_lateness_ns_, host_paused_ns_, host_pause_frames_, host_bfc_frames_,
-      host_invalid_frames_, host_held_, host_full_polls_, host_bfc_paused_;
+      host_invalid_frames_, host_held_, host_peak_held_, host_full_polls_, host_bfc_paused_;
   LatencyHistogram lateness_;
 };
 

@@ -178,6 +178,7 @@ template <typename Field>
 void host_nic_fields(const PcapPort& p, Field field) {
   field("host_nic_queues", p.host_nic().queues().num_queues());
   field("host_nic_held_frames", p.host_held_frames());
+  field("host_nic_peak_held_frames", p.host_peak_held_frames());
   field("host_nic_full_polls", p.host_full_polls());
   field("host_nic_queue_collisions", p.host_nic().queues().collisions.get());
   field("host_paused_ns", p.host_paused_ns());

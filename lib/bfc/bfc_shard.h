@@ -28,7 +28,9 @@ namespace sluice {
 
 struct BfcShardConfig {
   BfcAssignment mode = BfcAssignment::kDynamic;
-  std::span<const bool> switch_facing;  // per port index (sizes every per-port table)
+  // Per port index (sizes every per-port table): the peer can be paused, a
+  // switch upstream or a BFC NIC (switch/bfc_builder.cc).
+  std::span<const bool> switch_facing;
   std::span<const uint64_t> rate_bps;   // per port index: the egress rate in Th
   std::span<const bool> egress_ports;   // per port index: owned by this shard (a table slice)
   uint32_t queues_per_port = 32;

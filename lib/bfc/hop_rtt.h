@@ -13,12 +13,13 @@
 
 namespace sluice {
 
-// HRTT: the largest hop_rtt among the switch-facing ports. The paper (3.3.2)
-// takes the max over the ingresses because a queue can hold packets from any;
-// here only switch upstreams are ever paused (host-facing ingresses count no
-// pauses), so only their RTT says how late a pause acts. A switch without a
-// switch-facing port pauses nothing: the largest of all its ports, so that
-// sticky and the Th gauge still have a scale.
+// HRTT: the largest hop_rtt among the ports whose peer can be paused
+// (`switch_facing`: switch upstreams and BFC NICs). The paper (3.3.2) takes
+// the max over the ingresses because a queue can hold packets from any; here
+// other host-facing ingresses count no pauses, so only pausable peers' RTT
+// says how late a pause acts. A switch without such a port pauses nothing:
+// the largest of all its ports, so that sticky and the Th gauge still have a
+// scale.
 constexpr uint64_t upstream_hop_rtt_ns(std::span<const uint64_t> port_hop_rtt_ns,
                                        std::span<const bool> switch_facing) {
   uint64_t facing = 0, any = 0;

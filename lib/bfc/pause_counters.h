@@ -6,7 +6,8 @@
 // ingress port, and 1 -> 0 (the last flagged packet left) for BFC_RESUME.
 // docs/mechanisms/bfc.md ("Pause counters").
 //
-// Never counted: packets from host-facing ingress ports or without an
+// Never counted: packets from ingress ports whose peer cannot be paused (not
+// `switch_facing`: a host without a BFC NIC) or without an
 // upstream queue (kNoUpstreamQueue), and configured (ingress, egress) pairs
 // (deadlock avoidance). The caller does the I/O: it keeps the flag with the
 // packet and reports its departure (sent or dropped after enqueue).

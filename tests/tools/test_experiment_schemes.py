@@ -1,0 +1,94 @@
+#!/usr/bin/python3
+"""tools/experiment's schemes: what each sets in the switches and in the
+replaying hosts' NICs (docs/configuration.md "The host NIC"), checked on
+conf/leafspine.yaml and validated by sluice's own --check."""
+
+import importlib.machinery
+import importlib.util
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+
+import yaml
+
+import common
+
+# meson passes the binary it built (tests/tools/meson.build).
+SLUICE = os.environ.get("SLUICE_BINARY", os.path.join(common.ROOT, "build", "switch", "sluice"))
+
+
+def load_experiment():
+    path = os.path.join(common.TOOLS, "experiment")
+    loader = importlib.machinery.SourceFileLoader("experiment_tool", path)
+    spec = importlib.util.spec_from_loader("experiment_tool", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+class Schemes(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.exp = load_experiment()
+        with open(os.path.join(common.ROOT, "conf", "leafspine.yaml")) as f:
+            cls.conf = yaml.safe_load(f)
+
+    def args(self, *extra):
+        return self.exp.parse_args(["--config", "x", "--workload", "w", "--out", "o"] + list(extra))
+
+    def nics(self, conf):
+        """{switch/port: nic} of the replaying host ports, and of the others."""
+        hosts, others = {}, {}
+        for sw in conf["switches"]:
+            for p in sw["ports"]:
+                key = "%s/%s" % (sw["name"], p["name"])
+                replaying = p.get("role") == "host" and "rx" in (p.get("pcap") or {})
+                (hosts if replaying else others)[key] = p.get("nic")
+        return hosts, others
+
+    def test_each_scheme_sets_its_host_nic(self):
+        want = {"droptail": {"mode": "plain"}, "pfc": {"mode": "plain"},
+                "bfc": {"mode": "bfc", "queue_by": "flow"},
+                "bfc-stochastic": {"mode": "bfc", "queue_by": "flow"},
+                "bfc+pfc": {"mode": "bfc", "queue_by": "flow"},
+                "bfc-open-loop": {"mode": "plain"}}
+        for scheme, nic in want.items():
+            conf = self.exp.apply_scheme(self.conf, scheme, self.args())
+            hosts, others = self.nics(conf)
+            self.assertEqual(len(hosts), 8, scheme)
+            self.assertEqual(set(map(json.dumps, hosts.values())), {json.dumps(nic)}, scheme)
+            self.assertEqual(set(others.values()), {None}, scheme)
+            self.assertEqual({sw["bfc"]["enabled"] for sw in conf["switches"]},
+                             {scheme.startswith("bfc")}, scheme)
+
+    def test_host_nic_override_and_configured_keys(self):
+        conf = json.loads(json.dumps(self.conf))
+        conf["switches"][0]["ports"][0]["nic"] = {"queue_by": "destination", "queues": 8}
+        out = self.exp.apply_scheme(conf, "bfc", self.args())
+        self.assertEqual(out["switches"][0]["ports"][0]["nic"],
+                         {"queue_by": "destination", "queues": 8, "mode": "bfc"})
+        out = self.exp.apply_scheme(conf, "bfc", self.args("--host-nic", "plain"))
+        self.assertEqual({n["mode"] for n in self.nics(out)[0].values()}, {"plain"})
+        # A BFC NIC needs a BFC switch: --host-nic bfc leaves plain NICs elsewhere.
+        out = self.exp.apply_scheme(conf, "pfc", self.args("--host-nic", "bfc"))
+        self.assertEqual({n["mode"] for n in self.nics(out)[0].values()}, {"plain"})
+
+    def test_sluice_accepts_every_scheme(self):
+        self.assertTrue(os.path.exists(SLUICE), "no sluice binary at " + SLUICE)
+        with tempfile.TemporaryDirectory() as tmp:
+            for scheme in self.exp.SCHEMES:
+                conf = self.exp.apply_scheme(self.conf, scheme, self.args())
+                path = os.path.join(tmp, scheme + ".yaml")
+                with open(path, "w") as f:
+                    yaml.safe_dump(conf, f)
+                proc = subprocess.run(
+                    [SLUICE, "--no-huge", "-m", "512", "--no-pci", "-l", "0",
+                     "--file-prefix", "tools-schemes-%d" % os.getpid(), "--",
+                     "--config", path, "--check"], capture_output=True, text=True, timeout=60)
+                self.assertEqual(proc.returncode, 0, scheme + ": " + proc.stdout + proc.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
