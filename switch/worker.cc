@@ -314,14 +314,6 @@ void Worker::count_pfc_ingress(const PortRuntime& out, rte_mbuf* m, uint16_t ing
   w_.pfc_bytes[ingress].on_enqueue(prio, bytes);
 }
 
-// The ingress port a data packet to `out` is counted against for PFC
-// (TmPacket::aux = ingress + 1 until it leaves), or kNoIngress.
-uint16_t Worker::pfc_ingress_of(const PortRuntime& out, rte_mbuf* m) {
-  if (!rt_.switches[out.switch_index].pfc_on) return kNoIngress;
-  const uint16_t in = mbuf_extra(m)->ingress;
-  return ports_[in]->pfc_ingress ? in : kNoIngress;
-}
-
 // VLAN tags and shims do not survive a routed hop: a fresh Ethernet header
 // goes right before the IP header, followed toward a BFC peer by the 0x88B6
 // shim that names the queue the packet takes here. Returns the IP header.

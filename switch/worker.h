@@ -76,6 +76,15 @@ class Worker {
   TmPacket dequeued_[kBurst];        // scratch for transmit(), not re-initialised per call
 };
 
+// The ingress port a data packet to `out` is counted against for PFC
+// (TmPacket::aux = ingress + 1 until it leaves), or kNoIngress. Per packet,
+// from worker.cc and worker_bfc.cc, so inline.
+inline uint16_t Worker::pfc_ingress_of(const PortRuntime& out, rte_mbuf* m) {
+  if (!rt_.switches[out.switch_index].pfc_on) return kNoIngress;
+  const uint16_t in = mbuf_extra(m)->ingress;
+  return ports_[in]->pfc_ingress ? in : kNoIngress;
+}
+
 // rte_eal_remote_launch entry point; arg is a Worker*.
 int worker_main(void* arg);
 

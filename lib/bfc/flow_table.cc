@@ -18,6 +18,7 @@ FlowTable::FlowTable(std::span<const bool> egress_ports, uint32_t queues_per_por
     throw std::invalid_argument(
         "flow table: factor x queues per port x egress ports must be in 1..2^32-2");
   slice_ = static_cast<uint32_t>(slice);
+  slice_magic_ = UINT64_MAX / slice_ + 1;
   size_ = static_cast<uint32_t>(size);
   entries_ = std::make_unique<FlowEntry[]>(size_);
 }

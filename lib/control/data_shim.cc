@@ -6,15 +6,6 @@
 
 namespace sluice {
 
-void write_shim(uint8_t* p, const DataShim& shim) {
-  store_be16(p, shim.upstream_queue);
-  p[2] = shim.shard;
-  p[3] = shim.detours;
-  store_be16(p + 4, shim.inner_ethertype);
-}
-
-DataShim read_shim(const uint8_t* p) { return {load_be16(p), p[2], p[3], load_be16(p + 4)}; }
-
 bool parse_shim(const uint8_t* p, uint32_t len, DataShim* out) {
   if (len < kSluiceShimLen) return false;
   *out = read_shim(p);

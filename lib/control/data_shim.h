@@ -12,6 +12,7 @@
 
 #include <cstdint>
 
+#include "lib/net/byte_order.h"
 #include "lib/net/ethertypes.h"
 
 namespace sluice {
@@ -24,8 +25,14 @@ struct DataShim {
 };
 
 // Writes / reads the 6 shim bytes at `p` (not the 0x88B6 type before them).
-void write_shim(uint8_t* p, const DataShim& shim);
-DataShim read_shim(const uint8_t* p);
+// Per packet on a BFC port, so inline.
+inline void write_shim(uint8_t* p, const DataShim& shim) {
+  store_be16(p, shim.upstream_queue);
+  p[2] = shim.shard;
+  p[3] = shim.detours;
+  store_be16(p + 4, shim.inner_ethertype);
+}
+inline DataShim read_shim(const uint8_t* p) { return {load_be16(p), p[2], p[3], load_be16(p + 4)}; }
 
 // `p` points at the shim (the frame's shim_offset); `len` bytes remain.
 // False, writing nothing, when fewer than 6 bytes remain.

@@ -34,6 +34,24 @@ TEST(BfcFlowTable, EachEgressPortHasItsOwnSlice) {
   EXPECT_TRUE(t.has_slice(3));
 }
 
+// index() computes the remainder without a division; it must equal hash % slice
+// for every slice size and hash, including the extremes.
+TEST(BfcFlowTable, IndexIsHashModSliceForEverySliceSize) {
+  const uint32_t slices[] = {1, 2, 3, 7, 10, 640, 1000, 3200, 6400, 65535, 65536, 100'003};
+  const uint32_t hashes[] = {0,          1,          2,          0x7FFFFFFF, 0x80000000,
+                             0xFFFFFFFE, 0xFFFFFFFF, 0x9E3779B9, 0x12345678, 0xDEADBEEF};
+  for (uint32_t slice : slices) {
+    FlowTable t(kOne, 1, slice);
+    for (uint32_t h : hashes) EXPECT_EQ(t.index(0, h), h % slice) << h << " mod " << slice;
+    for (uint32_t x = 1, i = 0; i < 10'000; ++i) {  // xorshift32
+      x ^= x << 13;
+      x ^= x >> 17;
+      x ^= x << 5;
+      ASSERT_EQ(t.index(0, x), x % slice) << x << " mod " << slice;
+    }
+  }
+}
+
 TEST(BfcFlowTable, PacketsAndLastActivityFollowEnqueueAndDeparture) {
   FlowTable t(kOne, 1, 10);
   const uint32_t i = t.index(0, 7);
