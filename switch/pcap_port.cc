@@ -103,14 +103,11 @@ uint16_t PcapPort::rx_burst(uint64_t now_ns, rte_mbuf** pkts, uint16_t n) {
   if (!host_.enabled()) return replay_direct(now_ns, pkts, n);
   host_.poll(now_ns);
   hand_over(now_ns);
-  uint64_t paused = 0;
-  for (uint32_t s = 0; s < HostNic::kSlots; ++s) paused += host_.class_paused_ns(s, now_ns);
-  host_paused_ns_.set(paused);
+  host_paused_ns_.set(host_.paused_ns(now_ns));
   const uint16_t got = nic_send(now_ns, pkts, n);
   const uint32_t held = host_.queues().held();
   host_held_.set(held);
   if (held > host_peak_held_.get()) host_peak_held_.set(held);
-  host_bfc_paused_.set(host_.bfc_paused_mask());
   return got;
 }
 
@@ -124,11 +121,10 @@ void PcapPort::hand_over(uint64_t now_ns) {
     }
     const uint32_t frame = static_cast<uint32_t>(schedule_.frame());
     const NicFrameInfo& info = nic_info_[frame];
-    const uint32_t shim = host_.bfc() && info.type_offset != 0 ? kSluiceShimLen : 0;
     NicFrame f;
     f.due_ns = schedule_.due_ns();
     f.id = frame;
-    f.bytes = capture_.records[replayed_[frame]].caplen + shim;
+    f.bytes = capture_.records[replayed_[frame]].caplen + (shimmed(frame) ? kSluiceShimLen : 0);
     f.priority = info.priority;
     host_.enqueue(info.key, f, now_ns);
     count_pass();
@@ -142,19 +138,15 @@ uint16_t PcapPort::nic_send(uint64_t now_ns, rte_mbuf** pkts, uint16_t n) {
   uint16_t got = 0;
   HostNic::Pick p;
   while (got < n && host_.pick(now_ns, &p)) {
-    const bool shim = host_.bfc() && nic_info_[p.frame.id].type_offset != 0;
-    rte_mbuf* m = copy_frame(p.frame.id, shim ? static_cast<uint16_t>(p.queue) : kNoShim);
+    const uint16_t shim_queue = shimmed(p.frame.id) ? static_cast<uint16_t>(p.queue) : kNoShim;
+    rte_mbuf* m = copy_frame(p.frame.id, shim_queue);
     if (m == nullptr) break;
     host_.sent(p);
     bytes += m->pkt_len;
     if (paced) note_lateness(now_ns - p.start_ns, &worst);
     pkts[got++] = m;
   }
-  if (got != 0) {
-    rx_frames_.add(got);
-    rx_bytes_.add(bytes);
-    max_lateness_ns_.set(worst);
-  }
+  count_replayed(got, bytes, worst);
   return got;
 }
 
@@ -171,12 +163,20 @@ uint16_t PcapPort::replay_direct(uint64_t now_ns, rte_mbuf** pkts, uint16_t n) {
     count_pass();
     pkts[got++] = m;
   }
-  if (got != 0) {
-    rx_frames_.add(got);
-    rx_bytes_.add(bytes);
-    max_lateness_ns_.set(worst);
-  }
+  count_replayed(got, bytes, worst);
   return got;
+}
+
+void PcapPort::count_replayed(uint16_t frames, uint64_t bytes, uint64_t worst_lateness_ns) {
+  if (frames == 0) return;
+  rx_frames_.add(frames);
+  rx_bytes_.add(bytes);
+  max_lateness_ns_.set(worst_lateness_ns);
+}
+
+// A BFC NIC's frames carry the shim, those it has room for (IPv4 over Ethernet).
+bool PcapPort::shimmed(uint32_t frame) const {
+  return host_.bfc() && nic_info_[frame].type_offset != 0;
 }
 
 // Replayed frame `frame` in a fresh mbuf, with the 0x88B6 shim naming NIC

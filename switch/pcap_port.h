@@ -125,7 +125,7 @@ class PcapPort {
   uint32_t host_held_frames() const { return static_cast<uint32_t>(host_held_.get()); }
   uint32_t host_peak_held_frames() const { return static_cast<uint32_t>(host_peak_held_.get()); }
   uint64_t host_full_polls() const { return host_full_polls_.get(); }
-  uint64_t host_bfc_paused_mask() const { return host_bfc_paused_.get(); }
+  uint64_t host_bfc_paused_mask() const { return host_.bfc_paused_mask(); }
   const HostNic& host_nic() const { return host_; }  // owner lcore or after the run
 
  private:
@@ -139,6 +139,8 @@ class PcapPort {
   uint16_t nic_send(uint64_t now_ns, rte_mbuf** pkts, uint16_t n);
   rte_mbuf* copy_frame(uint32_t frame, uint16_t shim_queue);  // nullptr: pool empty
   void count_pass();
+  void count_replayed(uint16_t frames, uint64_t bytes, uint64_t worst_lateness_ns);
+  bool shimmed(uint32_t frame) const;
   void note_lateness(uint64_t lateness_ns, uint64_t* worst);
 
   // Per replayed frame, what the NIC needs: its queue key and class, and
@@ -162,7 +164,7 @@ class PcapPort {
   uint64_t oversize_skipped_ = 0;
   RelaxedCounter rx_frames_, rx_bytes_, tx_frames_, tx_bytes_, alloc_failures_, passes_,
       max_lateness_ns_, host_paused_ns_, host_pause_frames_, host_bfc_frames_,
-      host_invalid_frames_, host_held_, host_peak_held_, host_full_polls_, host_bfc_paused_;
+      host_invalid_frames_, host_held_, host_peak_held_, host_full_polls_;
   LatencyHistogram lateness_;
 };
 

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <map>
 
-#include "lib/common/saturating.h"
+#include "lib/bfc/hop_rtt.h"
 #include "lib/pfc/pfc_classes.h"
 #include "lib/tm/class_map.h"
 #include "switch/bfc_builder.h"
@@ -89,7 +89,8 @@ void set_host_nic(PcapPort& pcap, const SwitchConfig& sc, const PortConfig& pc) 
   nic.overhead_bytes = pc.wire_overhead_bytes;
   nic.queues = pc.nic.queues;
   nic.capacity = pc.nic.frames;
-  nic.sticky_ns = pc.nic.sticky_ns != 0 ? pc.nic.sticky_ns : sat_mul(2, pc.hop_rtt_ns);
+  // The NIC keeps an idle queue as a BFC switch keeps a flow's (2 x hop RTT).
+  nic.sticky_ns = bfc_sticky_ns(pc.nic.sticky_ns, pc.hop_rtt_ns);
   nic.bfc = pc.nic.mode == NicMode::kBfc;
   const uint32_t queues = sc.tm.queues_per_port;
   std::array<uint8_t, 64> by_dscp;

@@ -5,15 +5,12 @@
 #include <vector>
 
 #include "lib/config/config_loader.h"
+#include "tests/unit/config/config_errors.h"
 
 namespace sluice {
 namespace {
 
-std::vector<std::string> errors_of(const ConfigResult& r) {
-  std::vector<std::string> e;
-  for (const ConfigError& x : r.errors) e.push_back(x.to_string());
-  return e;
-}
+std::vector<std::string> errors_of(const ConfigResult& r) { return error_strings(r); }
 
 constexpr const char* kReplayFabric = R"(
 switches:

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "lib/config/config_loader.h"
+#include "tests/unit/config/config_errors.h"
 
 namespace sluice {
 namespace {
@@ -22,10 +23,7 @@ std::string with_pfc(const std::string& pfc_block, const std::string& port_extra
 }
 
 std::vector<std::string> errors_of(const std::string& yaml) {
-  std::vector<std::string> out;
-  for (const ConfigError& e : load_config_string(yaml, "t.yaml").errors)
-    out.push_back(e.to_string());
-  return out;
+  return error_strings(load_config_string(yaml, "t.yaml"));
 }
 
 TEST(PfcConfig, DefaultsAreOffWithStaticThreshold) {
