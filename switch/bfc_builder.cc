@@ -27,12 +27,13 @@ BfcAssignment assignment(BfcAssignmentKind k) {
   return BfcAssignment::kDynamic;
 }
 
-// Ports whose peer BFC pauses per queue: a switch, or a host whose NIC is a
-// BFC NIC (it names its queue in the shim, paper 3.3.2). Their ingress counts
-// pauses, they get bitmaps, and their hop RTT sizes HRTT.
-bool pausable_peer(const PortConfig& pc) {
-  return pc.role == PortRole::kSwitch || (pc.pcap && pc.nic.mode == NicMode::kBfc);
-}
+// A replaying host whose NIC is a BFC NIC (it names its queue in the shim,
+// paper 3.3.2).
+bool bfc_nic(const PortConfig& pc) { return pc.pcap && pc.nic.mode == NicMode::kBfc; }
+
+// Ports whose peer BFC pauses per queue: a switch, or a BFC NIC. Their
+// ingress counts pauses, they get bitmaps, and their hop RTT sizes HRTT.
+bool pausable_peer(const PortConfig& pc) { return pc.role == PortRole::kSwitch || bfc_nic(pc); }
 
 // Per-port tables every shard of the switch shares the shape of.
 struct SwitchTables {
@@ -150,7 +151,7 @@ std::string create_bfc(Runtime& rt) {
     for (uint16_t g : sw.ports) {
       PortRuntime& p = *rt.ports[g];
       p.bfc = rt.workers[p.owner_slot]->bfc[sw.index].get();
-      p.bfc_nic = p.cfg->pcap && p.cfg->nic.mode == NicMode::kBfc;
+      p.bfc_nic = bfc_nic(*p.cfg);
       if (p.cfg->role != PortRole::kSwitch) continue;
       p.bfc_peer = true;
       p.bfc_upstream = std::make_unique<UpstreamPauseState>(p.tm.get());

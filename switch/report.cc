@@ -172,7 +172,6 @@ std::string exact_seconds(int64_t ns) {
   return text;
 }
 
-// Flow-table and assignment figures of a BFC switch, summed over its shards.
 // The emulated host NIC of a replaying port (docs/pcap-ports.md).
 template <typename Field>
 void host_nic_fields(const PcapPort& p, Field field) {
@@ -189,6 +188,7 @@ void host_nic_fields(const PcapPort& p, Field field) {
   field("host_invalid_frames", p.host_invalid_frames());
 }
 
+// Flow-table and assignment figures of a BFC switch, summed over its shards.
 std::string bfc_switch_json(const Runtime& rt, const SwitchRuntime& sw) {
   const BfcSwitchTotals t = bfc_switch_totals(rt, sw);
   return "{\"flow_table_entries\": " + std::to_string(t.flow_table_entries) +
