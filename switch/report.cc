@@ -93,14 +93,16 @@ void print_clock(const Runtime& rt, double seconds) {
 void print_workers(const Runtime& rt, double seconds) {
   for (const auto& w : rt.workers) {
     const double busy = 100.0 * busy_fraction(*w);
-    std::printf("worker lcore %u: busy %.1f%%, loop p99 %s, max %.1f us, %.1f gaps/s > 50 us, "
-                "%.1f/s > 200 us; %" PRIu64 " page faults, preempted %" PRIu64
-                " times, hypervisor steal %.1f ms\n",
-                w->lcore, busy, format_bound(quantile_upper_ns(w->loop_gap, 0.99)).c_str(),
-                w->loop_gap_max_ns.get() / 1e3, w->loop_gaps_over_50us.get() / seconds,
-                w->loop_gaps_over_200us.get() / seconds,
-                w->minor_faults.get() + w->major_faults.get(), w->involuntary_switches.get(),
-                w->steal_ns < 0 ? -1.0 : w->steal_ns / 1e6);
+    const double idle_s = w->idle_loop_ns.get() / 1e9;
+    std::printf(
+        "worker lcore %u: busy %.1f%%, loop p99 %s, max %.1f us, %.1f gaps/s > 50 us "
+        "(%.1f/s of idle passes), %.1f/s > 200 us; %" PRIu64 " page faults, preempted %" PRIu64
+        " times, hypervisor steal %.1f ms\n",
+        w->lcore, busy, format_bound(quantile_upper_ns(w->loop_gap, 0.99)).c_str(),
+        w->loop_gap_max_ns.get() / 1e3, w->loop_gaps_over_50us.get() / seconds,
+        idle_s > 0 ? w->idle_loop_gaps_over_50us.get() / idle_s : 0.0,
+        w->loop_gaps_over_200us.get() / seconds, w->minor_faults.get() + w->major_faults.get(),
+        w->involuntary_switches.get(), w->steal_ns < 0 ? -1.0 : w->steal_ns / 1e6);
   }
 }
 
@@ -223,6 +225,8 @@ std::string workers_json(const Runtime& rt) {
          ", \"loop_gap_max_ns\": " + std::to_string(w->loop_gap_max_ns.get()) +
          ", \"loop_gaps_over_50us\": " + std::to_string(w->loop_gaps_over_50us.get()) +
          ", \"loop_gaps_over_200us\": " + std::to_string(w->loop_gaps_over_200us.get()) +
+         ", \"idle_loop_gaps_over_50us\": " + std::to_string(w->idle_loop_gaps_over_50us.get()) +
+         ", \"idle_loop_seconds\": " + std::to_string(w->idle_loop_ns.get() / 1e9) +
          ", \"minor_faults\": " + std::to_string(w->minor_faults.get()) +
          ", \"major_faults\": " + std::to_string(w->major_faults.get()) +
          ", \"involuntary_switches\": " + std::to_string(w->involuntary_switches.get()) +

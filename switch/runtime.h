@@ -161,6 +161,11 @@ struct WorkerRuntime {
   RelaxedCounter loop_gap_max_ns;
   RelaxedCounter loop_gaps_over_50us;   // as tools/floor counts the machine's gaps
   RelaxedCounter loop_gaps_over_200us;
+  // The gaps > 50 us of iterations that moved nothing, and those iterations'
+  // summed periods: an idle pass is a few polls, so its long gaps are stalls
+  // (the machine's, or sluice's own), never work; a busy pass may be load.
+  RelaxedCounter idle_loop_gaps_over_50us;
+  RelaxedCounter idle_loop_ns;
   RelaxedCounter iterations;
   // Virtual time (clock.mode virtual): how far this lcore's clock is behind
   // the machine's, i.e. the stalls it froze the fabric for.

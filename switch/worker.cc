@@ -96,19 +96,21 @@ void Worker::run() {
 void Worker::loop() {
   unsigned idle = 0;
   unsigned iteration = 0;
+  bool last_busy = false;
   uint64_t last = rte_rdtsc();
   while (!rt_.stop.load(std::memory_order_relaxed)) {
     // Read at the top, so time spent yielding or descheduled between two
     // iterations never leaves `now` stale; the gap between two tops is the
     // loop's period as the ports see it.
     const uint64_t start = rte_rdtsc();
-    record_loop_gap(clock_.to_ns(start - last));
+    record_loop_gap(clock_.to_ns(start - last), last_busy);
     last = start;
     const uint64_t now = emulated_.advance(clock_.to_ns(start));
     if (emulated_.is_virtual()) publish_clock(now);
     const bool busy = iterate(now, ++iteration % kTimerEveryIterations == 0);
     const uint64_t end = rte_rdtsc();
     w_.total_cycles.add(end - start);
+    last_busy = busy;
     if (busy) {
       w_.busy_cycles.add(end - start);
       idle = 0;
@@ -162,11 +164,16 @@ bool Worker::iterate(uint64_t now, bool timers) {
   return busy;
 }
 
-void Worker::record_loop_gap(uint64_t ns) {
+// `ns` is the previous iteration's period; `busy` whether it moved packets.
+void Worker::record_loop_gap(uint64_t ns, bool busy) {
   w_.loop_gap.record(ns);
   w_.iterations.add();
   if (ns > w_.loop_gap_max_ns.get()) w_.loop_gap_max_ns.set(ns);
-  if (ns > 50'000) w_.loop_gaps_over_50us.add();
+  if (!busy) w_.idle_loop_ns.add(ns);
+  if (ns > 50'000) {
+    w_.loop_gaps_over_50us.add();
+    if (!busy) w_.idle_loop_gaps_over_50us.add();
+  }
   if (ns > 200'000) w_.loop_gaps_over_200us.add();
 }
 

@@ -57,7 +57,7 @@ class Worker {
   rte_mbuf* new_frame(uint32_t len, uint8_t** data);
   bool send_control(PortRuntime& port, uint64_t now, rte_mbuf* m);
   void drop(uint16_t port, rte_mbuf* m, DropReason why);
-  void record_loop_gap(uint64_t ns);
+  void record_loop_gap(uint64_t ns, bool busy);
   void publish_clock(uint64_t now);
   PortCounters& counters(uint16_t port) { return w_.counters[port]; }
 

@@ -17,12 +17,16 @@ Always (sluice's own stalls, whatever the machine does):
 - no port reports lost transmit time the worker's loop could not have lost:
   a port can only lose what loop gaps beyond the 200 us catch-up allow
   (this once failed: unshaped link ports counted busy time as lost);
-- the worker's loop stalls (> 50 us) no more often than the bare busy loop
-  on the same CPU (measured just before and just after), within a margin
-  for how much the floor itself moves from one second to the next (3x +
-  50/s): sluice adds no stalls of its own. The floor of this 2-vCPU virtual
+- the worker's idle passes (iterations that moved nothing, most of the run)
+  stall (> 50 us) no more often per second than the bare busy loop on the
+  same CPU (measured just before and just after), within a margin for how
+  much the floor itself moves from one second to the next (3x + 50/s):
+  sluice adds no stalls of its own. The floor of this 2-vCPU virtual
   machine moves a lot (hypervisor steal, and the two vCPUs slow each other),
-  so this must hold in one attempt of three.
+  so this must hold in one attempt of three. Passes that moved packets are
+  not held to the floor: during the traffic's bursts a pass can be 50 us of
+  work (docs/testbed.md, "Stalls"); their long gaps are printed, and what
+  they cost the fabric is the lateness the target judges.
 
 When the floor is quiet (gaps > 50 us under 40/s, hypervisor steal under 1%
 of the floor measurement): the issue's target, every shaper, link and replay
@@ -78,7 +82,10 @@ def check_own_stalls(summary, fl):
         check(p["shaper_lost_ns"] <= excess,
               "%s lost %.3f ms but the loop's gaps beyond the catch-up allow %.3f ms"
               % (name, p["shaper_lost_ns"] / 1e6, excess / 1e6))
-    return w["loop_gaps_over_50us"] / summary["duration_seconds"]
+    check(w["idle_loop_seconds"] > 0.5 * summary["duration_seconds"],
+          "the worker was idle only %.3f s of %.3f s" % (w["idle_loop_seconds"],
+                                                         summary["duration_seconds"]))
+    return w["idle_loop_gaps_over_50us"] / w["idle_loop_seconds"]
 
 
 def check_virtual_time(srcdir, binary, tmp, workload):
@@ -113,19 +120,22 @@ def test(binary, srcdir):
             stall_rates.append((rate, fl["gaps_per_s"]))
             misses = harness.fidelity_misses(summary)
             w = summary["workers"][0]
+            busy_gaps = w["loop_gaps_over_50us"] - w["idle_loop_gaps_over_50us"]
             print("attempt %d: floor %.1f gaps/s > 50 us, steal %.1f ms, max %.0f us (%s); "
-                  "worker %.1f gaps/s > 50 us, max %.0f us, steal %.1f ms; target %s"
+                  "worker idle passes %.1f gaps/s > 50 us, busy passes %d gaps in %.3f s, "
+                  "max %.0f us, steal %.1f ms; target %s"
                   % (attempt + 1, fl["gaps_per_s"], fl["steal_ms"], fl["max_gap_ns"] / 1e3,
-                     "quiet" if fl["quiet"] else "noisy", rate, w["loop_gap_max_ns"] / 1e3,
-                     w["steal_ms"], "met" if not misses else "missed: " + "; ".join(misses[:4])))
+                     "quiet" if fl["quiet"] else "noisy", rate, busy_gaps, w["busy_seconds"],
+                     w["loop_gap_max_ns"] / 1e3, w["steal_ms"],
+                     "met" if not misses else "missed: " + "; ".join(misses[:4])))
             own_ok = any(r <= 3 * f + 50 for r, f in stall_rates)
             if fl["quiet"]:
                 judged = True
                 if not misses and own_ok:
                     print("fidelity: target met on a quiet floor")
                     return
-        check(own_ok, "the worker's loop stalled > 50 us more often than the bare loop on its "
-              "cpu in every attempt (worker, floor gaps/s): %s" % stall_rates)
+        check(own_ok, "the worker's idle passes stalled > 50 us more often than the bare loop on "
+              "its cpu in every attempt (worker, floor gaps/s): %s" % stall_rates)
         check(not judged, "the target was missed on every attempt whose floor was quiet")
         print("fidelity: the floor was never quiet; the absolute target was not judged "
               "(sluice's own stalls were)")

@@ -328,6 +328,13 @@ class VirtualTimeFigures(unittest.TestCase):
         # Loop gaps are the machine's: per wall second.
         self.assertIn("gaps >50 us 125 (100.0/s)", lines[2])
 
+    def test_idle_pass_gaps_are_per_idle_second(self):
+        doc = summary(("s", [port("p", shaper_lost_ns=0)]), duration=1.0)
+        doc["workers"] = [{"lcore": 1, "cpu": 1, "loop_gaps_over_50us": 125,
+                           "idle_loop_gaps_over_50us": 40, "idle_loop_seconds": 0.8}]
+        line = fidelity.format_figures(fidelity.figures(doc))[1]
+        self.assertTrue(line.endswith("idle passes 50.0 gaps/s >50 us"), line)
+
     def test_real_time_prints_no_clock_line(self):
         doc = summary(("s", [port("p", shaper_lost_ns=0)]))
         doc["clock"] = {"mode": "real", "max_step_ns": 0, "frozen_ns": 0, "wall_seconds": 1.0}

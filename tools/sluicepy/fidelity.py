@@ -239,6 +239,10 @@ def format_worker(w, seconds):
         parts.append("max %s" % fmt_time(w["loop_gap_max_ns"]))
     parts += [p for p in (gaps("loop_gaps_over_50us", "50 us"),
                           gaps("loop_gaps_over_200us", "200 us")) if p]
+    idle_s = w.get("idle_loop_seconds")
+    if idle_s and w.get("idle_loop_gaps_over_50us") is not None:
+        # Idle passes do no work: their long gaps are stalls, comparable with the floor.
+        parts.append("idle passes %.1f gaps/s >50 us" % (w["idle_loop_gaps_over_50us"] / idle_s))
     return "worker lcore %s (cpu %s): %s" % (w.get("lcore", "?"), w.get("cpu", "?"),
                                             ", ".join(parts) or "no figures")
 
