@@ -109,6 +109,7 @@ struct BfcConfig {
   uint32_t flow_table_factor = 100;  // flow-table entries per data queue of the switch
   uint64_t sticky_ns = 0;            // 0: 2 x hop RTT
   uint64_t bitmap_interval_ns = 0;   // 0: 10 x hop RTT
+  uint64_t th_ns = 0;  // Th as time at line rate (Th = th x rate / N_active); 0: hop RTT
   std::vector<BfcElidedPairs> no_backpressure;
 };
 

@@ -240,7 +240,7 @@ class Loader {
   // BFC; the section's presence turns it on unless it says enabled: false.
   void load_bfc(const Field& e, BfcConfig* out) {
     if (!r_.expect_map(e, {"enabled", "assignment", "flow_table_factor", "sticky",
-                           "bitmap_interval", "no_backpressure"})) {
+                           "bitmap_interval", "th", "no_backpressure"})) {
       return;
     }
     out->enabled = true;
@@ -257,6 +257,8 @@ class Loader {
       set(r_.duration(*f, 1, UINT64_MAX), &out->sticky_ns);
     if (auto f = r_.field(e, "bitmap_interval", Need::kOptional))
       set(r_.duration(*f, 1, UINT64_MAX), &out->bitmap_interval_ns);
+    if (auto f = r_.field(e, "th", Need::kOptional))
+      set(r_.duration(*f, 1, UINT64_MAX), &out->th_ns);
     if (auto f = r_.field(e, "no_backpressure", Need::kOptional)) {
       if (auto items = r_.list(*f)) {
         for (const Field& item : *items) load_elided(item, &out->no_backpressure.emplace_back());
