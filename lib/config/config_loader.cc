@@ -290,9 +290,9 @@ class Loader {
 
   void load_port(const Field& p, PortConfig* out) {
     out->line = YamlReader::line_of(p.node);
-    if (!r_.expect_map(
-            p, {"name", "device", "link", "pcap", "delay", "loss", "fifo", "role", "rate", "mtu",
-                "wire_overhead", "mac", "peer_mac", "peer_ip", "ipv4", "hop_rtt", "pfc"})) {
+    if (!r_.expect_map(p, {"name", "device", "link", "pcap", "delay", "loss", "fifo", "role",
+                           "rate", "mtu", "wire_overhead", "shaper_burst", "mac", "peer_mac",
+                           "peer_ip", "ipv4", "hop_rtt", "pfc"})) {
       return;
     }
     if (auto f = r_.field(p, "name", Need::kRequired)) set(r_.string(*f), &out->name);
@@ -349,6 +349,13 @@ class Loader {
         set(r_.duration(*fifo, 1, UINT64_MAX), &out->link_fifo_ns);
       else
         r_.error(fifo->node, fifo->path, "\"fifo\" applies only to internal links (link:)");
+    }
+    if (auto burst = r_.field(p, "shaper_burst", Need::kOptional)) {
+      if (!link)
+        set(r_.size(*burst, 1, UINT64_MAX), &out->shaper_burst_bytes);
+      else
+        r_.error(burst->node, burst->path,
+                 "\"shaper_burst\" does not apply to internal links (they pace themselves: fifo)");
     }
   }
 
