@@ -6,6 +6,7 @@
 
 #include <rte_lcore.h>
 
+#include "lib/bfc/hop_rtt.h"
 #include "switch/bfc_builder.h"
 
 namespace sluice {
@@ -193,11 +194,13 @@ void host_nic_fields(const PcapPort& p, Field field) {
 // Flow-table and assignment figures of a BFC switch, summed over its shards.
 std::string bfc_switch_json(const Runtime& rt, const SwitchRuntime& sw) {
   const BfcSwitchTotals t = bfc_switch_totals(rt, sw);
+  const uint64_t hop_rtt = bfc_hop_rtt_ns(rt, sw);
   return "{\"flow_table_entries\": " + std::to_string(t.flow_table_entries) +
          ", \"flow_table_occupied_at_stop\": " + std::to_string(t.flow_table_occupied) +
          ", \"index_collisions\": " + std::to_string(t.index_collisions) +
          ", \"queue_collisions\": " + std::to_string(t.queue_collisions) +
-         ", \"hop_rtt_ns\": " + std::to_string(bfc_hop_rtt_ns(rt, sw)) + "}";
+         ", \"hop_rtt_ns\": " + std::to_string(hop_rtt) +
+         ", \"th_ns\": " + std::to_string(bfc_th_time_ns(sw.cfg->bfc.th_ns, hop_rtt)) + "}";
 }
 
 // Each worker lcore's loop: how long its iterations took, against which the

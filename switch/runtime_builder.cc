@@ -313,7 +313,8 @@ void create_traffic_managers(Runtime& rt) {
     // An internal link paces itself (LinkTiming, and its FIFO bounds what it
     // takes): a shaper too would only add a second, burstier clock.
     ec.rate_bps = p->kind == PortKind::kLink ? 0 : p->cfg->rate_bps;
-    ec.burst_bytes = default_burst(p->cfg->rate_bps);
+    ec.burst_bytes = p->cfg->shaper_burst_bytes != 0 ? p->cfg->shaper_burst_bytes
+                                                     : default_burst(p->cfg->rate_bps);
     ec.wire_overhead_bytes = p->cfg->wire_overhead_bytes;
     ec.ecn = sc.tm.ecn;
     ec.rng_seed = 0x5eed0000u + p->index;

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "lib/bfc/hop_rtt.h"
+
 namespace sluice {
 namespace {
 
@@ -22,6 +24,7 @@ BfcShard::BfcShard(const BfcShardConfig& cfg)
       assigner_(assigner_config(cfg)),
       counters_(cfg.switch_facing),
       hop_rtt_ns_(cfg.hop_rtt_ns),
+      th_ns_(bfc_th_time_ns(cfg.th_ns, cfg.hop_rtt_ns)),
       all_queues_(cfg.queues_per_port >= 64 ? ~uint64_t{0}
                                             : (uint64_t{1} << cfg.queues_per_port) - 1) {
   const size_t ports = cfg.switch_facing.size();
@@ -30,7 +33,7 @@ BfcShard::BfcShard(const BfcShardConfig& cfg)
   th_by_active_ = std::make_unique<uint64_t[]>(ports * kThSlots);
   for (size_t p = 0; p < ports; ++p) {
     for (uint32_t n = 0; n < kThSlots; ++n)
-      th_by_active_[p * kThSlots + n] = pause_threshold_bytes(hop_rtt_ns_, cfg.rate_bps[p], n);
+      th_by_active_[p * kThSlots + n] = pause_threshold_bytes(th_ns_, cfg.rate_bps[p], n);
   }
   last_th_ = std::make_unique<RelaxedCounter[]>(ports);
   last_active_ = std::make_unique<RelaxedCounter[]>(ports);

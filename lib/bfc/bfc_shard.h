@@ -37,6 +37,7 @@ struct BfcShardConfig {
   uint32_t flow_table_factor = FlowTable::kDefaultFactor;
   uint64_t hop_rtt_ns = 10'000;  // the largest one-hop RTT of the switch's ports
   uint64_t sticky_ns = 20'000;   // 2 x hop RTT by default
+  uint64_t th_ns = 0;            // Th = th_ns x rate / N_active; 0: hop_rtt_ns
   uint64_t rng_seed = 1;
 };
 
@@ -110,6 +111,8 @@ class BfcShard {
   const FlowTable& table() const { return table_; }
   const QueueAssigner& assigner() const { return assigner_; }
   uint64_t hop_rtt_ns() const { return hop_rtt_ns_; }
+  // The time Th stands for at line rate (the hop RTT unless configured).
+  uint64_t th_ns() const { return th_ns_; }
 
   // Gauges per egress port, as of its last enqueue (for the scraper).
   uint64_t last_threshold(uint16_t egress) const { return last_th_[egress].get(); }
@@ -122,8 +125,9 @@ class BfcShard {
   QueueAssigner assigner_;
   PauseCounters counters_;
   uint64_t hop_rtt_ns_;
+  uint64_t th_ns_;
   uint64_t all_queues_;
-  // pause_threshold_bytes(hop_rtt_ns_, rate of port p, n) at [p * kThSlots + n],
+  // pause_threshold_bytes(th_ns_, rate of port p, n) at [p * kThSlots + n],
   // computed once: the 128-bit division is not done per packet.
   std::unique_ptr<uint64_t[]> th_by_active_;
   std::unique_ptr<RelaxedCounter[]> last_th_;

@@ -41,6 +41,14 @@ constexpr uint64_t bfc_sticky_ns(uint64_t configured_ns, uint64_t hop_rtt_ns) {
   return configured_ns != 0 ? configured_ns : sat_mul(kStickyHopRttMultiple, hop_rtt_ns);
 }
 
+// The time Th stands for at line rate (Th = th x rate / N_active): the hop
+// RTT (the paper's rule, 3.3.2 "Pause threshold") unless configured (bfc.th,
+// for sweeps like the paper's Fig. 7b). Only Th changes: sticky and the bitmap
+// period stay multiples of the hop RTT, which is how late a pause really acts.
+constexpr uint64_t bfc_th_time_ns(uint64_t configured_ns, uint64_t hop_rtt_ns) {
+  return configured_ns != 0 ? configured_ns : hop_rtt_ns;
+}
+
 constexpr uint64_t bfc_bitmap_interval_ns(uint64_t configured_ns, uint64_t hop_rtt_ns) {
   return configured_ns != 0 ? configured_ns : sat_mul(kBitmapHopRttMultiple, hop_rtt_ns);
 }

@@ -79,6 +79,7 @@ struct PortConfig {
   uint64_t rate_bps = 0;            // 0: unshaped (line rate of the device)
   uint32_t mtu = 1500;              // largest IP packet forwarded out of this port
   uint32_t wire_overhead_bytes = 24;  // preamble + IFG + FCS charged per frame by the shaper
+  uint64_t shaper_burst_bytes = 0;    // token bucket, wire bytes; 0: max(64 KiB, 200 us of rate)
   std::optional<MacAddr> mac;       // default: device MAC
   std::optional<MacAddr> peer_mac;  // default: learned from ARP
   std::optional<uint32_t> peer_ipv4;     // asked for by ARP when peer_mac is unknown
@@ -126,6 +127,7 @@ struct BfcConfig {
   uint32_t flow_table_factor = 100;  // flow-table entries per data queue of the switch
   uint64_t sticky_ns = 0;            // 0: 2 x hop RTT
   uint64_t bitmap_interval_ns = 0;   // 0: 10 x hop RTT
+  uint64_t th_ns = 0;  // Th as time at line rate (Th = th x rate / N_active); 0: hop RTT
   std::vector<BfcElidedPairs> no_backpressure;
 };
 

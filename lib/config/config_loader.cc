@@ -240,7 +240,7 @@ class Loader {
   // BFC; the section's presence turns it on unless it says enabled: false.
   void load_bfc(const Field& e, BfcConfig* out) {
     if (!r_.expect_map(e, {"enabled", "assignment", "flow_table_factor", "sticky",
-                           "bitmap_interval", "no_backpressure"})) {
+                           "bitmap_interval", "th", "no_backpressure"})) {
       return;
     }
     out->enabled = true;
@@ -257,6 +257,8 @@ class Loader {
       set(r_.duration(*f, 1, UINT64_MAX), &out->sticky_ns);
     if (auto f = r_.field(e, "bitmap_interval", Need::kOptional))
       set(r_.duration(*f, 1, UINT64_MAX), &out->bitmap_interval_ns);
+    if (auto f = r_.field(e, "th", Need::kOptional))
+      set(r_.duration(*f, 1, UINT64_MAX), &out->th_ns);
     if (auto f = r_.field(e, "no_backpressure", Need::kOptional)) {
       if (auto items = r_.list(*f)) {
         for (const Field& item : *items) load_elided(item, &out->no_backpressure.emplace_back());
@@ -288,9 +290,9 @@ class Loader {
 
   void load_port(const Field& p, PortConfig* out) {
     out->line = YamlReader::line_of(p.node);
-    if (!r_.expect_map(
-            p, {"name", "device", "link", "pcap", "delay", "loss", "fifo", "role", "rate", "mtu",
-                "wire_overhead", "mac", "peer_mac", "peer_ip", "ipv4", "hop_rtt", "pfc", "nic"})) {
+    if (!r_.expect_map(p, {"name", "device", "link", "pcap", "delay", "loss", "fifo", "role",
+                           "rate", "mtu", "wire_overhead", "shaper_burst", "mac", "peer_mac",
+                           "peer_ip", "ipv4", "hop_rtt", "pfc", "nic"})) {
       return;
     }
     if (auto f = r_.field(p, "name", Need::kRequired)) set(r_.string(*f), &out->name);
@@ -373,6 +375,13 @@ class Loader {
         set(r_.duration(*fifo, 1, UINT64_MAX), &out->link_fifo_ns);
       else
         r_.error(fifo->node, fifo->path, "\"fifo\" applies only to internal links (link:)");
+    }
+    if (auto burst = r_.field(p, "shaper_burst", Need::kOptional)) {
+      if (!link)
+        set(r_.size(*burst, 1, UINT64_MAX), &out->shaper_burst_bytes);
+      else
+        r_.error(burst->node, burst->path,
+                 "\"shaper_burst\" does not apply to internal links (they pace themselves: fifo)");
     }
   }
 

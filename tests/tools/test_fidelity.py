@@ -2,8 +2,8 @@
 """Tests of the fidelity gate (tools/sluicepy/fidelity.py): violations found
 in summary JSON fixtures (each kind, the limits' edges, missing fields,
 other limits), the worker-cpu and machine-floor helpers with a fake
-sluice-floor, the verdict's exit codes, and tools/experiment, bfc-incast and
-bfc-testbed end to end with a fake sluice: exit 3 and marked results when a
+sluice-floor, the verdict's exit codes, and tools/experiment, bfc-incast,
+bfc-testbed and bfc-sweep end to end with a fake sluice: exit 3 and marked results when a
 run is over the limits, exit 0 with --allow-unfaithful or when every run
 held."""
 
@@ -408,6 +408,34 @@ class ParentToolsGate(unittest.TestCase):
         self.assertEqual(res["note"], "NOT VALID: fidelity limits exceeded")
         self.assertEqual(res["fidelity"]["runs"]["bfc"]["violations"], [])
         self.assertTrue(res["schemes"]["bfc"]["group1"]["lower_bound"])
+
+
+    def test_bfc_sweep_refuses_an_unfaithful_run(self):
+        out = os.path.join(self.tmp.name, "sweep")
+        # (The sweep's options follow its subcommand.)
+        proc = common.run_tool_status(
+            "bfc-sweep", "flows", "--sluice", self.sluice, "--sluice-floor", self.floor,
+            "--floor-seconds", "0.1", "--out", out, "--flows", "4", "--seeds", "1", "--schemes",
+            "bfc-single,bfc", "--size", "20KB", "--lock", "",
+            env=dict(os.environ, FAKE_UNFAITHFUL="bfc-single"))
+        self.assertNotIn("Traceback", proc.stdout + proc.stderr)
+        self.assertEqual(proc.returncode, fidelity.EXIT_UNFAITHFUL, proc.stderr)
+        self.assertIn("bfc-sweep: n04-s1/bfc-single: s1/u: link lateness p99 <= 51.2 us exceeds "
+                      "25.6 us", proc.stdout)
+        self.assertIn("bfc-sweep: NOT VALID: fidelity limits exceeded in n04-s1/bfc-single",
+                      proc.stderr)
+        with open(os.path.join(out, "bfc_sweep_flows.json")) as f:
+            res = json.load(f)
+        self.assertEqual(res["note"], "NOT VALID: fidelity limits exceeded")
+        self.assertEqual(res["fidelity"]["runs"]["n04-s1/bfc"]["violations"], [])
+        # The fake delivers nothing: group 1 counted unfinished, a lower bound.
+        self.assertTrue(res["table"]["bfc"]["4"]["lower_bound"])
+        # The sweep's configuration: every port at the host rate, 16 queues.
+        with open(os.path.join(out, "n04-s1", "testbed.yaml")) as f:
+            text = f.read()
+        self.assertNotIn("2Gbps", text)
+        self.assertIn("queues_per_port: 16", text)
+        self.assertIn("shaper_burst: 3076B", text)
 
 
 if __name__ == "__main__":

@@ -297,6 +297,37 @@ TEST(BfcShard, ThresholdShrinksWhenAnotherQueueFills) {
   EXPECT_EQ(f.signal, BfcSignal::kPause);
 }
 
+// bfc.th (the paper's Fig. 7b sweep) replaces the hop RTT in Th only: the
+// pause decision moves with it, sticky stays 2 x hop RTT.
+TEST(BfcShard, ConfiguredThTimeReplacesHopRttInThOnly) {
+  BfcShardConfig c = config();
+  c.th_ns = 4'000;  // 4 us at 10 Gbit/s: 5'000 bytes for one active queue
+  BfcShard s(c);
+  EXPECT_EQ(s.th_ns(), 4'000u);
+  EXPECT_EQ(s.hop_rtt_ns(), kHopRtt);
+  EXPECT_EQ(s.threshold(kEgress, 0), 5'000u);
+  EXPECT_EQ(s.threshold(1, 0), 12'500u);  // 25G host port: 4 us x 25e9 / 8
+  // 6'000 bytes: under the default Th (12'500), over the configured one.
+  const Sent f = send(s, kEgress, 1, 0, 0, 2, 6'000);
+  EXPECT_EQ(s.last_threshold(kEgress), 5'000u);
+  EXPECT_TRUE(f.ticket.flagged);
+  EXPECT_EQ(f.signal, BfcSignal::kPause);
+  // A second flow halves it, as the default does.
+  send(s, kEgress, 2, 10);
+  EXPECT_EQ(s.last_threshold(kEgress), 2'500u);
+  // Sticky is untouched: flow 1 keeps queue 0 within 2 x hop RTT of its last
+  // departure (not 2 x th).
+  s.on_departure(kEgress, f.q, true, f.ticket, 100);
+  EXPECT_EQ(send(s, kEgress, 1, 100 + 2 * 4'000 + 1).q, 0);
+
+  // th_ns 0: the hop RTT, as before; larger than it: a larger Th.
+  c.th_ns = 0;
+  EXPECT_EQ(BfcShard(c).threshold(kEgress, 0), kTh1);
+  EXPECT_EQ(BfcShard(c).th_ns(), kHopRtt);
+  c.th_ns = 3 * kHopRtt;
+  EXPECT_EQ(BfcShard(c).threshold(kEgress, 0), 3 * kTh1);
+}
+
 TEST(BfcShard, HostFacingNoUpstreamQueueAndElidedPairsNeverFlag) {
   BfcShard s(config());
   const uint64_t huge = 10 * kTh1;

@@ -24,6 +24,12 @@ TEST(BfcHopRtt, NoSwitchFacingPortFallsBackToAllPorts) {
   EXPECT_EQ(upstream_hop_rtt_ns({}, {}), 0u);
 }
 
+TEST(BfcHopRtt, ThTimeDefaultsToHopRttAndIsUsedAsGiven) {
+  EXPECT_EQ(bfc_th_time_ns(0, 10'000), 10'000u);
+  EXPECT_EQ(bfc_th_time_ns(2'000, 10'000), 2'000u);
+  EXPECT_EQ(bfc_th_time_ns(UINT64_MAX, 10'000), UINT64_MAX);
+}
+
 TEST(BfcHopRtt, StickyAndBitmapDefaultToMultiplesOfHopRtt) {
   EXPECT_EQ(bfc_sticky_ns(0, 10'000), 20'000u);
   EXPECT_EQ(bfc_bitmap_interval_ns(0, 10'000), 100'000u);

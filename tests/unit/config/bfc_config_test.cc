@@ -40,6 +40,7 @@ TEST(BfcConfig, OffWithoutTheSection) {
   EXPECT_EQ(b.flow_table_factor, 100u);
   EXPECT_EQ(b.sticky_ns, 0u);
   EXPECT_EQ(b.bitmap_interval_ns, 0u);
+  EXPECT_EQ(b.th_ns, 0u);
 }
 
 TEST(BfcConfig, TheSectionTurnsItOnAndEveryKeyIsRead) {
@@ -48,6 +49,7 @@ TEST(BfcConfig, TheSectionTurnsItOnAndEveryKeyIsRead) {
                                                      "      flow_table_factor: 20\n"
                                                      "      sticky: 30us\n"
                                                      "      bitmap_interval: 1ms\n"
+                                                     "      th: 2us\n"
                                                      "      no_backpressure:\n"
                                                      "        - {from: p1, to: [p0, p1]}\n"),
                                             "t.yaml");
@@ -58,6 +60,7 @@ TEST(BfcConfig, TheSectionTurnsItOnAndEveryKeyIsRead) {
   EXPECT_EQ(b.flow_table_factor, 20u);
   EXPECT_EQ(b.sticky_ns, 30'000u);
   EXPECT_EQ(b.bitmap_interval_ns, 1'000'000u);
+  EXPECT_EQ(b.th_ns, 2'000u);
   ASSERT_EQ(b.no_backpressure.size(), 1u);
   EXPECT_EQ(b.no_backpressure[0].from, std::vector<std::string>{"p1"});
   EXPECT_EQ(b.no_backpressure[0].to, (std::vector<std::string>{"p0", "p1"}));
@@ -90,6 +93,17 @@ TEST(BfcConfig, BadValuesAreReportedWithTheirKey) {
                 "\"s1\"",
                 "t.yaml:9: switches[0].bfc.no_backpressure[1].to: missing required key \"to\"",
             }));
+}
+
+TEST(BfcConfig, ThMustBeAPositiveDuration) {
+  EXPECT_EQ(errors_of(with_bfc("    bfc:\n"
+                               "      th: 15KB\n")),
+            (std::vector<std::string>{
+                "t.yaml:4: switches[0].bfc.th: expected a duration such as 10us, 500ns or 1ms, "
+                "got \"15KB\"",
+            }));
+  EXPECT_EQ(errors_of(with_bfc("    bfc: {th: 0us}\n")).size(), 1u);
+  EXPECT_EQ(errors_of(with_bfc("    bfc: {th: -2us}\n")).size(), 1u);
 }
 
 TEST(BfcConfig, AcceptedWithPfcTowardHosts) {

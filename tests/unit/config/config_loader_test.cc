@@ -187,6 +187,37 @@ TEST(ConfigLoader, MinimalConfigTakesDefaults) {
   EXPECT_EQ(r.config.switches[0].ports[0].rate_bps, 0u);
 }
 
+// shaper_burst: the token bucket of a port's egress shaper (wire bytes);
+// unset, 0 (the builder's default). Not for internal links.
+TEST(ConfigLoader, ShaperBurst) {
+  const ConfigResult r = load_config_string(R"(switches:
+  - name: s1
+    ports:
+      - {name: h0, role: host, rate: 1Gbps, pcap: {tx: a.pcap}, shaper_burst: 3076B}
+      - {name: h1, role: host, rate: 1Gbps, pcap: {tx: b.pcap}}
+      - {name: up, link: s2/down, role: switch, rate: 1Gbps, shaper_burst: 2KB}
+      - {name: h2, role: host, rate: 1Gbps, pcap: {tx: c.pcap}, shaper_burst: 0}
+  - name: s2
+    ports:
+      - {name: down, link: s1/up, role: switch, rate: 1Gbps}
+)",
+                                            kFile);
+  const auto& ports = r.config.switches[0].ports;
+  ASSERT_EQ(ports.size(), 4u);
+  EXPECT_EQ(ports[0].shaper_burst_bytes, 3076u);
+  EXPECT_EQ(ports[1].shaper_burst_bytes, 0u);
+  std::vector<std::string> errors;
+  for (const ConfigError& e : r.errors) errors.push_back(e.to_string());
+  EXPECT_EQ(errors, (std::vector<std::string>{
+                        std::string(kFile) +
+                            ":6: switches[0].ports[2].shaper_burst: \"shaper_burst\" does not "
+                            "apply to internal links (they pace themselves: fifo)",
+                        std::string(kFile) +
+                            ":7: switches[0].ports[3].shaper_burst: expected a value at least 1B, "
+                            "got \"0\"",
+                    }));
+}
+
 TEST(ConfigLoader, PcapPortsAndLinkLoss) {
   const ConfigResult r = load_config_string(R"(switches:
   - name: s1
