@@ -281,6 +281,25 @@ def read_pcap(path):
     return frames
 
 
+def pcap_records(path, with_src=False):
+    """(timestamp ns, original length[, IPv4 source bytes]) of every record
+    of a little-endian classic pcap (microsecond or nanosecond stamps)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    magic = struct.unpack_from("<I", data)[0] if len(data) >= 24 else None
+    check(magic in (0xA1B23C4D, 0xA1B2C3D4), f"{path}: not a little-endian pcap")
+    mult = 1 if magic == 0xA1B23C4D else 1000
+    out, off = [], 24
+    while off + 16 <= len(data):
+        sec, frac, incl, orig = struct.unpack_from("<IIII", data, off)
+        rec = (sec * 10**9 + frac * mult, orig)
+        if with_src:
+            rec += (bytes(data[off + 16 + 26:off + 16 + 30]),)
+        out.append(rec)
+        off += 16 + incl
+    return out
+
+
 def udp_frames(src_mac, dst_mac, src_net, dst_net, count, sizes=(64, 512, 1514), flows=32,
                tos=0):
     """`count` valid UDP frames from hosts in src_net (e.g. "10.0.0.") to hosts

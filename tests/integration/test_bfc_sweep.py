@@ -29,14 +29,13 @@ captures and the queue trace, not taken from the tool's own analysis.
 import csv
 import json
 import os
-import struct
 import subprocess
 import sys
 
 import yaml
 
 import harness
-from harness import check
+from harness import check, pcap_records
 
 WIRE_EXTRA = 24
 APP_PER_FRAME = 1448
@@ -57,23 +56,6 @@ def port(conf, sw_name, name):
     sw = next(s for s in conf["switches"] if s["name"] == sw_name)
     return sw, next(p for p in sw["ports"] if p["name"] == name)
 
-
-def pcap_records(path, with_src=False):
-    """(timestamp ns, original length[, IPv4 source]) of every record."""
-    with open(path, "rb") as f:
-        data = f.read()
-    magic = struct.unpack_from("<I", data)[0]
-    check(magic in (0xA1B23C4D, 0xA1B2C3D4), f"{path}: not a little-endian pcap")
-    mult = 1 if magic == 0xA1B23C4D else 1000
-    out, off = [], 24
-    while off + 16 <= len(data):
-        sec, frac, incl, orig = struct.unpack_from("<IIII", data, off)
-        rec = (sec * 10**9 + frac * mult, orig)
-        if with_src:
-            rec += (bytes(data[off + 16 + 26:off + 16 + 30]),)
-        out.append(rec)
-        off += 16 + incl
-    return out
 
 
 def run_sweep(srcdir, binary, args):

@@ -46,7 +46,7 @@ import sys
 import yaml
 
 import harness
-from harness import check
+from harness import check, pcap_records
 
 SCHEMES = ("bfc", "bfc-stochastic", "bfc-single")
 MTU_FRAME = 1514          # Ethernet header + 1500-byte IP packet, as queues count it
@@ -77,21 +77,6 @@ def port(conf, sw_name, name):
     sw = next(s for s in conf["switches"] if s["name"] == sw_name)
     return sw, next(p for p in sw["ports"] if p["name"] == name)
 
-
-def pcap_records(path):
-    """(timestamp ns, original length) of every record of a classic pcap."""
-    import struct
-    with open(path, "rb") as f:
-        data = f.read()
-    magic = struct.unpack_from("<I", data)[0]
-    check(magic in (0xA1B23C4D, 0xA1B2C3D4), f"{path}: not a little-endian pcap")
-    mult = 1 if magic == 0xA1B23C4D else 1000
-    out, off = [], 24
-    while off + 16 <= len(data):
-        sec, frac, incl, orig = struct.unpack_from("<IIII", data, off)
-        out.append((sec * 10**9 + frac * mult, orig))
-        off += 16 + incl
-    return out
 
 
 def run_testbed(srcdir, binary, out):
