@@ -409,7 +409,6 @@ class ParentToolsGate(unittest.TestCase):
         self.assertEqual(res["fidelity"]["runs"]["bfc"]["violations"], [])
         self.assertTrue(res["schemes"]["bfc"]["group1"]["lower_bound"])
 
-
     def test_bfc_sweep_refuses_an_unfaithful_run(self):
         out = os.path.join(self.tmp.name, "sweep")
         # (The sweep's options follow its subcommand.)
