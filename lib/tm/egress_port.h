@@ -179,6 +179,11 @@ class EgressPort {
       PacketQueue& pq = dq.ring;
       const uint32_t head = pq.head_index();
       const uint32_t tail = pq.tail_index();
+      if (tail - head == 1) {  // a run of one, the common case when flows spread over queues
+        released += take_last<kShaped>(run, q, head, dst, first);
+        ++dst;
+        continue;
+      }
       const uint32_t want = std::min<uint32_t>(tail - head, static_cast<uint32_t>(dst_end - dst));
       // The ring holds the run in at most two pieces: to its end, then from 0.
       const TmPacket* ring = pq.ring();
@@ -215,6 +220,25 @@ class EgressPort {
     uint64_t overhead;    // shaper wire overhead per frame
     ResidenceBatch residence;
   };
+
+  // The only packet of queue q to *dst: the scheduler's pick means it fits
+  // the deficit, and the loop checked the budget. The queue empties, so it
+  // forfeits its deficit (no sent()). Returns its bytes.
+  template <bool kShaped>
+  uint32_t take_last(Run& run, unsigned q, uint32_t head, TmPacket* dst, const TmPacket* first) {
+    auto& dq = queues_[q];
+    const TmPacket& p = dq.ring.at(head);
+    const uint32_t bytes = p.bytes;
+    if constexpr (kShaped)
+      run.budget -= static_cast<int64_t>(TokenBucketShaper::wire_bytes(bytes, run.overhead));
+    run.residence.add(residence_, p.enqueue_ns, static_cast<uint64_t>(dst - first));
+    *dst = p;
+    dq.ring.pop_run(head + 1, bytes);
+    sched_.set_empty(q);
+    dq.stats.dequeued_packets.add(1);
+    dq.stats.dequeued_bytes.add(bytes);
+    return bytes;
+  }
 
   // Copies packets [src, src_end) to dst while each fits the deficit and the
   // shaper budget is not negative; returns the new dst.

@@ -159,6 +159,41 @@ TEST(EgressPortBurst, ShaperBudgetCarriesAcrossQueuesInABurst) {
   EXPECT_EQ(queues_of(take(port, 1600)), (std::vector<int>{1}));
 }
 
+// Queues of one packet each (BFC spreads flows that way) take dequeue's
+// run-of-one path: the same order, stats, buffer, residence and shaper
+// budget as longer runs.
+TEST(EgressPortBurst, RunsOfOneAcrossManyQueues) {
+  SharedBuffer buffer(1 << 20, 8.0);
+  EgressPortConfig cfg = shaped(8, 24);
+  cfg.drr_quantum_bytes = 500;
+  EgressPort port(cfg, &buffer);
+  // q 0..7, one packet each of 176 + 0..7 bytes (200.. wire bytes), enqueued at q x 10 ns.
+  for (uint16_t q = 0; q < 8; ++q) port.enqueue(q * 10, q, packet(176 + q, q), false);
+  // Tokens 1000: 200, 201, 202, 203 leave 194, then 204 takes it to -10: five frames.
+  auto out = take(port, 100);
+  ASSERT_EQ(queues_of(out), (std::vector<int>{0, 1, 2, 3, 4}));
+  for (uint16_t q = 0; q < 5; ++q) {
+    EXPECT_EQ(out[q].aux, q);
+    EXPECT_EQ(port.queue_stats(q).dequeued_packets.get(), 1u);
+    EXPECT_EQ(port.queue_stats(q).dequeued_bytes.get(), 176u + q);
+    EXPECT_EQ(port.queue_packets(q), 0u);
+    EXPECT_EQ(port.queue(q).head_index(), 0u);  // rewound
+  }
+  EXPECT_EQ(buffer.used(), 3u * 176 + 5 + 6 + 7);
+  EXPECT_EQ(port.residence().total(), 5u);
+  EXPECT_EQ(port.residence().sum_ns(), 100u + 90 + 80 + 70 + 60);
+  // A rewound queue takes new packets in order; the budget (1000 again)
+  // covers 205 + 206 + 207 + 504, then the 624-byte frame waits.
+  port.enqueue(100, 0, packet(480, 100), false);
+  port.enqueue(100, 0, packet(600, 101), false);
+  EXPECT_EQ(queues_of(take(port, 1'000'000)), (std::vector<int>{5, 6, 7, 0}));
+  auto last = take(port, 2'000'000);
+  ASSERT_EQ(last.size(), 1u);
+  EXPECT_EQ(last[0].aux, 101u);
+  EXPECT_EQ(buffer.used(), 0u);
+  EXPECT_EQ(port.data_sent_packets(), 10u);
+}
+
 TEST(EgressPortBurst, ControlSpendsTheTokensBeforeData) {
   SharedBuffer buffer(1 << 20, 8.0);
   EgressPort port(shaped(1, 0), &buffer);
