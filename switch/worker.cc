@@ -321,27 +321,6 @@ void Worker::count_pfc_ingress(const PortRuntime& out, rte_mbuf* m, uint16_t ing
   w_.pfc_bytes[ingress].on_enqueue(prio, bytes);
 }
 
-// VLAN tags and shims do not survive a routed hop: a fresh Ethernet header
-// goes right before the IP header, followed toward a BFC peer by the 0x88B6
-// shim that names the queue the packet takes here. Returns the IP header.
-uint8_t* Worker::write_l2(PortRuntime& out, rte_mbuf* m, uint8_t l3_offset, uint16_t queue) {
-  const uint32_t len = out.bfc_peer ? kEthHeaderLen + kSluiceShimLen : kEthHeaderLen;
-  if (l3_offset > len) {
-    rte_pktmbuf_adj(m, static_cast<uint16_t>(l3_offset - len));
-  } else if (l3_offset < len) {
-    // Within the headroom every received mbuf has (RTE_PKTMBUF_HEADROOM).
-    rte_pktmbuf_prepend(m, static_cast<uint16_t>(len - l3_offset));
-  }
-  uint8_t* eth = rte_pktmbuf_mtod(m, uint8_t*);
-  std::memcpy(eth, out.eth_header, kEthHeaderLen);
-  if (out.bfc_peer) {
-    store_be16(eth + kEthHeaderLen - 2, kEtherTypeSluiceData);
-    write_shim(eth + kEthHeaderLen,
-               DataShim{queue, static_cast<uint8_t>(w_.slot), 0, kEtherTypeIpv4});
-  }
-  return eth + len;
-}
-
 void Worker::mark_ce(PortCounters& c, uint8_t* ip) {
   if (ipv4_ecn(ip) != kEcnCe) ipv4_set_ecn(ip, kEcnCe);
   c.ecn_marks.add();

@@ -7,9 +7,12 @@
 #include <rte_mbuf.h>
 
 #include <cstdint>
+#include <cstring>
 
 #include "lib/common/emulated_clock.h"
 #include "lib/control/control_frame.h"
+#include "lib/control/data_shim.h"
+#include "lib/net/ethertypes.h"
 #include "lib/net/packet_parser.h"
 #include "switch/mbuf_meta.h"
 #include "switch/runtime.h"
@@ -83,6 +86,28 @@ inline uint16_t Worker::pfc_ingress_of(const PortRuntime& out, rte_mbuf* m) {
   if (!rt_.switches[out.switch_index].pfc_on) return kNoIngress;
   const uint16_t in = mbuf_extra(m)->ingress;
   return ports_[in]->pfc_ingress ? in : kNoIngress;
+}
+
+// VLAN tags and shims do not survive a routed hop: a fresh Ethernet header
+// goes right before the IP header, followed toward a BFC peer by the 0x88B6
+// shim that names the queue the packet takes here. Returns the IP header.
+// Per packet, from worker.cc and worker_bfc.cc, so inline.
+inline uint8_t* Worker::write_l2(PortRuntime& out, rte_mbuf* m, uint8_t l3_offset, uint16_t queue) {
+  const uint32_t len = out.bfc_peer ? kEthHeaderLen + kSluiceShimLen : kEthHeaderLen;
+  if (l3_offset > len) {
+    rte_pktmbuf_adj(m, static_cast<uint16_t>(l3_offset - len));
+  } else if (l3_offset < len) {
+    // Within the headroom every received mbuf has (RTE_PKTMBUF_HEADROOM).
+    rte_pktmbuf_prepend(m, static_cast<uint16_t>(len - l3_offset));
+  }
+  uint8_t* eth = rte_pktmbuf_mtod(m, uint8_t*);
+  std::memcpy(eth, out.eth_header, kEthHeaderLen);
+  if (out.bfc_peer) {
+    store_be16(eth + kEthHeaderLen - 2, kEtherTypeSluiceData);
+    write_shim(eth + kEthHeaderLen,
+               DataShim{queue, static_cast<uint8_t>(w_.slot), 0, kEtherTypeIpv4});
+  }
+  return eth + len;
 }
 
 // rte_eal_remote_launch entry point; arg is a Worker*.

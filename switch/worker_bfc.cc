@@ -73,7 +73,7 @@ void Worker::bfc_departure(PortRuntime& port, const TmPacket& p, uint64_t now) {
   t.ingress = x->ingress;
   t.upstream_queue = x->upstream_queue;
   t.flagged = x->bfc_flagged != 0;
-  const bool empty = port.tm->queue_packets(p.queue) == 0;
+  const bool empty = port.tm->queue(p.queue).empty();
   if (port.bfc->on_departure(port.index, p.queue, empty, t, now) == BfcSignal::kResume)
     send_bfc(t.ingress, ControlType::kBfcResume, t.upstream_queue, now);
 }

@@ -185,10 +185,4 @@ uint64_t HostNic::class_paused_ns(uint32_t slot, uint64_t now_ns) const {
   return slot < kSlots ? timers_[slot].paused_ns(now_ns) : 0;
 }
 
-uint64_t HostNic::paused_ns(uint64_t now_ns) const {
-  uint64_t total = 0;
-  for (const PauseTimer& t : timers_) total += t.paused_ns(now_ns);
-  return total;
-}
-
 }  // namespace sluice

@@ -94,7 +94,12 @@ class HostNic {
   // Time each priority (kPauseSlot: the whole port) was paused up to now_ns.
   uint64_t class_paused_ns(uint32_t slot, uint64_t now_ns) const;
   // Their sum: PAUSE/PFC pause time summed over the priorities (PAUSE once).
-  uint64_t paused_ns(uint64_t now_ns) const;
+  // Inline: the replay port refreshes its gauge on every poll.
+  uint64_t paused_ns(uint64_t now_ns) const {
+    uint64_t total = 0;
+    for (const PauseTimer& t : timers_) total += t.paused_ns(now_ns);
+    return total;
+  }
   // Any thread may read it (UpstreamPauseState keeps it in a RelaxedCounter).
   uint64_t bfc_paused_mask() const { return bfc_ ? bfc_->paused_mask() : 0; }
   const NicQueues& queues() const { return *queues_; }

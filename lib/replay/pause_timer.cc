@@ -1,7 +1,5 @@
 #include "lib/replay/pause_timer.h"
 
-#include <algorithm>
-
 namespace sluice {
 
 void PauseTimer::apply(uint64_t at_ns, uint64_t length_ns) {
@@ -15,11 +13,6 @@ void PauseTimer::apply(uint64_t at_ns, uint64_t length_ns) {
   open_ = true;
   start_ns_ = at_ns;
   end_ns_ = at_ns + length_ns;
-}
-
-uint64_t PauseTimer::paused_ns(uint64_t now_ns) const {
-  if (!open_ || now_ns <= start_ns_) return closed_ns_;
-  return closed_ns_ + std::min(now_ns, end_ns_) - start_ns_;
 }
 
 }  // namespace sluice

@@ -17,8 +17,12 @@ class PauseTimer {
   // When the current (or last) pause ends or ended; 0 before any pause.
   uint64_t end_ns() const { return end_ns_; }
   // Total time paused up to now_ns (not before the last apply): closed
-  // intervals plus the running one.
-  uint64_t paused_ns(uint64_t now_ns) const;
+  // intervals plus the running one. Inline: a replay port sums its timers on
+  // every poll.
+  uint64_t paused_ns(uint64_t now_ns) const {
+    if (!open_ || now_ns <= start_ns_) return closed_ns_;
+    return closed_ns_ + (now_ns < end_ns_ ? now_ns : end_ns_) - start_ns_;
+  }
 
  private:
   bool open_ = false;
