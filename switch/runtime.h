@@ -20,6 +20,7 @@
 #include "lib/bfc/upstream_pause_state.h"
 #include "lib/common/xorshift.h"
 #include "lib/config/config.h"
+#include "lib/config/stage_plan.h"
 #include "lib/link/link_timing.h"
 #include "lib/pfc/pfc_ingress.h"
 #include "lib/pfc/pfc_reaction.h"
@@ -71,6 +72,7 @@ struct PortRuntime {
   const PortConfig* cfg = nullptr;
   uint16_t eth_port = kNoEthPort;  // DPDK port id
   uint32_t mtu = 1500;             // copy of cfg->mtu, read per packet
+  StagePlan plan;                  // the optional steps packets leaving here take
   MacAddr mac{};
   // Peer MAC packed in the low 48 bits, bit 48 set when known. Written only by
   // the owner lcore (ARP learning); read by telemetry.

@@ -399,6 +399,7 @@ std::string build_runtime(Runtime& rt) {
   if (err.empty()) create_traffic_managers(rt);
   if (err.empty()) err = create_pfc(rt);
   if (err.empty()) err = create_bfc(rt);
+  for (auto& p : rt.ports) p->plan = plan_stages(*rt.switches[p->switch_index].cfg, *p->cfg);
   return err;
 }
 

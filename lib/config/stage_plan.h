@@ -1,0 +1,25 @@
+#pragma once
+// Which optional steps of the per-packet stages (docs/architecture.md, "A
+// packet's path") run for packets leaving one egress port. Fixed from the
+// configuration when the switch is built, so that the data path tests one
+// field per optional step and a mechanism that is off costs a predictable
+// branch, or nothing.
+
+#include "lib/config/config.h"
+
+namespace sluice {
+
+struct StagePlan {
+  // Admission, accounting: bytes counted against the ingress port for PFC or
+  // PAUSE (the ingress port must take part too; checked per packet).
+  bool pfc = false;
+  // Admission, queue choice by BFC's flow table instead of the class map;
+  // accounting: BFC pause counters. Departure: flow table, resume.
+  bool bfc = false;
+  // Departure runs at all (some departure step is on).
+  bool departure = false;
+};
+
+StagePlan plan_stages(const SwitchConfig& sw, const PortConfig& egress);
+
+}  // namespace sluice
