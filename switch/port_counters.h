@@ -8,11 +8,15 @@
 
 #include "lib/common/drop_reason.h"
 #include "lib/common/relaxed_counter.h"
+#include "lib/control/control_frame.h"
 
 namespace sluice {
 
 // Names of the BFC frame types, in the order of PortCounters::bfc_sent.
 inline constexpr const char* kBfcFrameTypes[3] = {"pause", "resume", "bitmap"};
+
+// Index of a BFC frame type in PortCounters::bfc_sent / bfc_received.
+inline unsigned bfc_frame_index(ControlType t) { return static_cast<unsigned>(t) - 3; }
 
 struct PortCounters {
   RelaxedCounter rx_packets;

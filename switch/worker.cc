@@ -3,7 +3,6 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
-#include <rte_lpm.h>
 #include <rte_prefetch.h>
 #include <sched.h>
 #include <sys/resource.h>
@@ -11,14 +10,9 @@
 #include <algorithm>
 #include <cstring>
 
-#include "lib/control/data_shim.h"
 #include "lib/net/arp.h"
 #include "lib/net/ethertypes.h"
-#include "lib/net/flow_hash.h"
-#include "lib/net/ipv4_rewrite.h"
 #include "lib/pfc/pause_frame.h"
-#include "lib/pfc/pfc_classes.h"
-#include "lib/tm/class_map.h"
 #include "switch/internal_link.h"
 #include "switch/mbuf_meta.h"
 
@@ -231,7 +225,7 @@ void Worker::handle_packet(PortRuntime& in, rte_mbuf* m, uint64_t now) {
   parse_packet(rte_pktmbuf_mtod(m, const uint8_t*), parse_length(m), &pp);
   switch (pp.kind) {
     case PacketKind::kIpv4:
-      route_ipv4(in, m, pp, now);
+      forward(in, m, pp, now);
       return;
     case PacketKind::kArp:
       handle_arp(in, m, pp, now);
@@ -251,90 +245,15 @@ void Worker::handle_packet(PortRuntime& in, rte_mbuf* m, uint64_t now) {
   }
 }
 
-void Worker::route_ipv4(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now) {
-  const SwitchRuntime& sw = rt_.switches[in.switch_index];
-  uint32_t nh;
-  if (rte_lpm_lookup(sw.lpm, pp.dst_ip, &nh) != 0) return drop(in.index, m, DropReason::kNoRoute);
-  if (nh == kLocalNextHop) return drop(in.index, m, DropReason::kLocalDelivery);
-  const NextHopGroup16& g = sw.groups[nh];
-  uint16_t egress = g.ports[0];
-  uint32_t h = 0;
-  if (g.size > 1 || sw.bfc_on) {
-    h = flow_hash(pp.src_ip, pp.dst_ip, pp.proto, pp.src_port, pp.dst_port);
-    if (g.size > 1) egress = g.ports[ecmp_pick(h, g.size)];
-  }
-  const PortRuntime& out = *ports_[egress];
-  if (pp.ip_total_len > out.mtu) return drop(in.index, m, DropReason::kTooBig);
-  uint8_t* ip = rte_pktmbuf_mtod(m, uint8_t*) + pp.l3_offset;
-  ipv4_decrement_ttl(ip);
-  const TrafficManagerConfig& tm = sw.cfg->tm;
-  const uint16_t q = tm.class_mapping == ClassMapping::kDscp
-                         ? queue_for_dscp(pp.tos >> 2, tm.queues_per_port)
-                         : 0;
-  mbuf_meta_set(m, MbufMeta{egress, static_cast<uint8_t>(pp.l3_offset), static_cast<uint8_t>(q),
-                            (pp.tos & 3) != 0});
-  if (sw.pfc_on || sw.bfc_on) {
-    MbufExtra* x = mbuf_extra(m);
-    x->ingress = in.index;  // PFC and BFC account by ingress
-    x->flow_hash = h;
-    // Only a BFC peer's shim (a switch's, or a BFC NIC's) names an upstream queue.
-    x->upstream_queue =
-        pp.has_shim && (in.bfc_peer || in.bfc_nic)
-            ? read_shim(rte_pktmbuf_mtod(m, uint8_t*) + pp.shim_offset).upstream_queue
-            : kNoUpstreamQueue;
-  }
-  if (out.owner_slot == w_.slot) {
-    admit(m, now);
-  } else {
-    stage_remote(out.owner_slot, m);
-  }
-}
-
-// Egress admission, on the lcore that owns the egress port: L2 rewrite, then
-// the traffic manager decides (enqueue, mark, or drop).
-void Worker::admit(rte_mbuf* m, uint64_t now) {
-  const MbufMeta meta = mbuf_meta_get(m);
-  PortRuntime& out = *ports_[meta.egress_port];
-  PortCounters& c = counters(out.index);
-  c.forwarded_packets.add();
-  if (!out.eth_header_ready) return drop(out.index, m, DropReason::kNoNeighbor);
-  if (out.bfc) return admit_bfc(out, m, meta, now);
-  uint8_t* ip = write_l2(out, m, meta.l3_offset, meta.queue);
-  TmPacket tp;
-  tp.handle = m;
-  tp.bytes = m->pkt_len;
-  const uint16_t ingress = pfc_ingress_of(out, m);
-  if (ingress != kNoIngress) tp.aux = static_cast<uint16_t>(ingress + 1);
-  const EnqueueResult r = out.tm->enqueue(now, meta.queue, tp, meta.ecn_capable);
-  if (r.verdict == EnqueueVerdict::kDropped) return drop(out.index, m, r.reason);
-  if (ingress != kNoIngress) count_pfc_ingress(out, m, ingress, meta.queue, tp.bytes);
-  if (r.verdict == EnqueueVerdict::kEnqueuedMarked) mark_ce(c, ip);
-}
-
-// PFC counts a packet's bytes at its ingress under the priority of its own
-// class (the queue the class map gave it), remembered for the dequeue: BFC
-// moves packets to other queues, whose priorities say nothing about them.
-void Worker::count_pfc_ingress(const PortRuntime& out, rte_mbuf* m, uint16_t ingress,
-                               uint16_t class_queue, uint32_t bytes) {
-  const uint8_t prio = priority_of_queue(class_queue, out.tm->num_queues());
-  mbuf_extra(m)->pfc_priority = prio;
-  w_.pfc_bytes[ingress].on_enqueue(prio, bytes);
-}
-
-void Worker::mark_ce(PortCounters& c, uint8_t* ip) {
-  if (ipv4_ecn(ip) != kEcnCe) ipv4_set_ecn(ip, kEcnCe);
-  c.ecn_marks.add();
-}
-
 void Worker::stage_remote(unsigned slot, rte_mbuf* m) {
-  Stage& s = staged_[slot];
+  RingBatch& s = staged_[slot];
   s.pkts[s.count++] = m;
   if (s.count == kBurst) flush_staged();
 }
 
 void Worker::flush_staged() {
   for (unsigned slot = 0; slot < staged_.size(); ++slot) {
-    Stage& s = staged_[slot];
+    RingBatch& s = staged_[slot];
     if (s.count == 0) continue;
     const unsigned sent =
         rte_ring_sp_enqueue_burst(w_.to[slot], reinterpret_cast<void**>(s.pkts), s.count, nullptr);
@@ -394,38 +313,16 @@ unsigned link_room(const LinkDirection& d, uint64_t now, uint64_t start, uint32_
 
 }  // namespace
 
+// Schedule, then departure, then the port sends. A burst the port did not
+// take whole stays pending (already departed) for the next call.
 bool Worker::transmit(PortRuntime& port, uint64_t now) {
   PortCounters& c = counters(port.index);
   if (port.link_out) port.link_tx_ns = link_start_ns(port, now);
   port.tx_burst_full = false;
   if (port.tx_pending_count == 0) {
-    const unsigned room =
-        port.link_out ? link_room(*port.link_out, now, port.link_tx_ns, port.mtu) : kBurst;
-    if (room == 0) return false;
-    TmPacket* out = dequeued_;
-    const uint64_t ready_ns = port.tm->shaper().next_ready_ns();
-    const unsigned n = port.tm->dequeue_burst(now, out, room);
-    if (port.link_out) port.link_waiting = port.tm->next_event_ns(now) <= now;
+    const unsigned n = schedule(port, now);
     if (n == 0) return false;
-    if (!port.tm->shaper().unlimited()) {
-      // Fidelity: the first frame should have left when both it and the
-      // shaper were ready; anything later is the loop's lateness.
-      const uint64_t ideal = std::max(ready_ns, out[0].enqueue_ns);
-      port.shaper_lateness.record(now > ideal ? now - ideal : 0);
-    }
-    for (unsigned i = 0; i < n; ++i) {
-      port.tx_pending[i] = static_cast<rte_mbuf*>(out[i].handle);
-      const uint16_t aux = out[i].aux;
-      if (aux & kTmAuxGenerated) {
-        c.tx_generated_packets.add();
-        continue;
-      }
-      if (port.bfc) bfc_departure(port, out[i], now);
-      if (aux != 0) {
-        w_.pfc_bytes[aux - 1].on_dequeue(mbuf_extra(port.tx_pending[i])->pfc_priority,
-                                         out[i].bytes);
-      }
-    }
+    if (port.plan.departure) depart(port, dequeued_, n, now);
     port.tx_pending_count = n;
     port.tx_burst_full = n == kBurst;
   }
@@ -443,6 +340,34 @@ bool Worker::transmit(PortRuntime& port, uint64_t now) {
     std::memmove(port.tx_pending, port.tx_pending + sent, port.tx_pending_count * sizeof(rte_mbuf*));
   }
   return true;
+}
+
+// Schedule: up to a burst the port can take now, from the traffic manager
+// (control first, then the scheduler's choice among unpaused data queues,
+// within the shaper; residence is recorded there), into dequeued_ and
+// tx_pending. Returns how many.
+unsigned Worker::schedule(PortRuntime& port, uint64_t now) {
+  const unsigned room =
+      port.link_out ? link_room(*port.link_out, now, port.link_tx_ns, port.mtu) : kBurst;
+  if (room == 0) return 0;
+  TmPacket* out = dequeued_;
+  const uint64_t ready_ns = port.tm->shaper().next_ready_ns();
+  const unsigned n = port.tm->dequeue_burst(now, out, room);
+  if (port.link_out) port.link_waiting = port.tm->next_event_ns(now) <= now;
+  if (n == 0) return 0;
+  if (!port.tm->shaper().unlimited()) {
+    // Fidelity: the first frame should have left when both it and the
+    // shaper were ready; anything later is the loop's lateness.
+    const uint64_t ideal = std::max(ready_ns, out[0].enqueue_ns);
+    port.shaper_lateness.record(now > ideal ? now - ideal : 0);
+  }
+  unsigned generated = 0;
+  for (unsigned i = 0; i < n; ++i) {
+    port.tx_pending[i] = static_cast<rte_mbuf*>(out[i].handle);
+    generated += (out[i].aux & kTmAuxGenerated) != 0;
+  }
+  if (generated != 0) counters(port.index).tx_generated_packets.add(generated);
+  return n;
 }
 
 void Worker::handle_arp(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now) {
@@ -470,17 +395,6 @@ void Worker::handle_arp(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, ui
     send_control(in, now, m);
     return;
   }
-  rte_pktmbuf_free(m);
-}
-
-// A PFC or PAUSE frame from the peer pauses this port's own queues.
-void Worker::handle_mac_control(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp,
-                                uint64_t now) {
-  const uint8_t* frame = rte_pktmbuf_mtod(m, const uint8_t*);
-  if (!in.pfc_reaction || !mac_control_dst_ok(frame, in.mac))
-    return drop(in.index, m, DropReason::kControlUnsupported);
-  in.pfc_reaction->receive(frame + pp.l3_offset, m->data_len - pp.l3_offset, now, in.tm.get());
-  counters(in.index).rx_consumed_packets.add();
   rte_pktmbuf_free(m);
 }
 

@@ -1,71 +1,19 @@
-// The BFC parts of a worker's loop (SPEC 3 steps 3 and 5, SPEC 4.2): queue
-// assignment and pause counting at admission, bookkeeping and resume at
-// departure, BFC frames received from downstream, and frames sent upstream,
-// across lcores when the ingress port belongs to another one.
+// The BFC parts of a worker's loop (SPEC 3 step 5, SPEC 4.2) that are not
+// one stage's plug-in inline: bookkeeping and resume at departure, and the
+// frames sent upstream, across lcores when the ingress port belongs to
+// another one. Queue assignment and pause counting at admission are in
+// queue_choice.h, BFC frames received in stage_ingress_control.cc.
 // docs/mechanisms/bfc.md ("In the data path").
 
 #include <rte_ring.h>
 
-#include <algorithm>
-
-#include "lib/control/control_intake.h"
-#include "lib/pfc/pfc_classes.h"
 #include "lib/net/ethertypes.h"
 #include "switch/worker.h"
 
 namespace sluice {
-namespace {
 
-// Index of a BFC frame type in PortCounters::bfc_sent / bfc_received.
-unsigned bfc_index(ControlType t) { return static_cast<unsigned>(t) - 3; }
-
-bool is_bfc(ControlType t) {
-  return t == ControlType::kBfcPause || t == ControlType::kBfcResume ||
-         t == ControlType::kBfcBitmap;
-}
-
-// A 16-bit load the compiler may not merge with its neighbour's.
-uint16_t load_u16(const uint16_t* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
-
-void raise_to(RelaxedCounter& peak, uint64_t v) {
-  if (v > peak.get()) peak.set(v);
-}
-
-}  // namespace
-
-void Worker::admit_bfc(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now) {
-  MbufExtra* x = mbuf_extra(m);
-  BfcTicket t;
-  // route_ipv4 has just stored these two fields with two 16-bit stores; one
-  // 32-bit load of both cannot be forwarded from them and waits until both
-  // reach the cache, so load them separately.
-  t.ingress = load_u16(&x->ingress);
-  t.upstream_queue = load_u16(&x->upstream_queue);
-  const uint16_t q = out.bfc->assign(out.index, x->flow_hash, now, &t);
-  uint8_t* ip = write_l2(out, m, meta.l3_offset, q);
-  TmPacket tp;
-  tp.handle = m;
-  tp.bytes = m->pkt_len;
-  // PFC toward hosts: only host-facing ingress ports have PFC on a BFC switch.
-  const uint16_t pfc_in = pfc_ingress_of(out, m);
-  if (pfc_in != kNoIngress) tp.aux = static_cast<uint16_t>(pfc_in + 1);
-  const uint64_t depth = out.tm->queue_bytes(q);
-  const EnqueueResult r = out.tm->enqueue(now, q, tp, meta.ecn_capable);
-  // Dropped: assign() only decided, so the shard is as before the packet.
-  if (r.verdict == EnqueueVerdict::kDropped) return drop(out.index, m, r.reason);
-  if (pfc_in != kNoIngress) count_pfc_ingress(out, m, pfc_in, meta.queue, tp.bytes);
-  const uint64_t paused = out.bfc_upstream ? out.bfc_upstream->paused_mask() : 0;
-  const BfcSignal s = out.bfc->on_enqueued(out.index, q, depth, paused, now, &t);
-  x->bfc_entry = t.entry;
-  x->bfc_flagged = t.flagged;
-  const uint64_t after = depth + tp.bytes;
-  raise_to(out.bfc_peak_queue_bytes, after);
-  const uint64_t th = out.bfc->last_threshold(out.index);
-  if (after > th) raise_to(out.bfc_peak_excess_bytes, after - th);
-  if (r.verdict == EnqueueVerdict::kEnqueuedMarked) mark_ce(counters(out.index), ip);
-  if (s == BfcSignal::kPause) send_bfc(t.ingress, ControlType::kBfcPause, t.upstream_queue, now);
-}
-
+// Departure plug-in: the flow table's entry loses the packet, the queue may
+// have emptied, and a flagged packet's leaving may resume its upstream queue.
 void Worker::bfc_departure(PortRuntime& port, const TmPacket& p, uint64_t now) {
   const MbufExtra* x = mbuf_extra(static_cast<rte_mbuf*>(p.handle));
   BfcTicket t;
@@ -76,22 +24,6 @@ void Worker::bfc_departure(PortRuntime& port, const TmPacket& p, uint64_t now) {
   const bool empty = port.tm->queue(p.queue).empty();
   if (port.bfc->on_departure(port.index, p.queue, empty, t, now) == BfcSignal::kResume)
     send_bfc(t.ingress, ControlType::kBfcResume, t.upstream_queue, now);
-}
-
-// A sluice control frame from the peer: only a switch-facing port of a BFC
-// switch acts on one, and only on BFC types (Floodgate's are not built yet).
-void Worker::handle_sluice_control(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp) {
-  ControlMessage msg;
-  const DropReason r = check_control_frame(rte_pktmbuf_mtod(m, const uint8_t*), m->data_len,
-                                           pp.l3_offset, in.cfg->role, in.mac, &msg);
-  if (r != DropReason::kCount) return drop(in.index, m, r);
-  if (!in.bfc_upstream || !is_bfc(msg.type))
-    return drop(in.index, m, DropReason::kControlUnsupported);
-  if (!in.bfc_upstream->on_message(msg)) return drop(in.index, m, DropReason::kControlInvalid);
-  PortCounters& c = counters(in.index);
-  c.bfc_received[bfc_index(msg.type)].add();
-  c.rx_consumed_packets.add();
-  rte_pktmbuf_free(m);
 }
 
 // A minimum-size frame for the port's peer, with *dst its MAC; nullptr (and
@@ -120,7 +52,7 @@ void Worker::send_bfc(uint16_t port_index, ControlType type, uint16_t queue, uin
     build_bfc_pause(frame, kEthMinFrameLen, dst, port.mac, shard, queue);
   else
     build_bfc_resume(frame, kEthMinFrameLen, dst, port.mac, shard, queue);
-  counters(port_index).bfc_sent[bfc_index(type)].add();
+  counters(port_index).bfc_sent[bfc_frame_index(type)].add();
   send_from(port, m, now);
 }
 
@@ -140,7 +72,7 @@ void Worker::send_bfc_bitmaps(uint64_t now) {
       const uint64_t words[1] = {held.paused_mask(p)};
       build_bfc_bitmap(frame, kEthMinFrameLen, dst, port.mac, static_cast<uint8_t>(w_.slot), words,
                        kMaxUpstreamQueues);
-      counters(p).bfc_sent[bfc_index(ControlType::kBfcBitmap)].add();
+      counters(p).bfc_sent[bfc_frame_index(ControlType::kBfcBitmap)].add();
       send_from(port, m, now);
     });
   }

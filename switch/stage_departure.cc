@@ -1,0 +1,29 @@
+// Stage: departure (SPEC 3 step 5), on the lcore that owns the egress port,
+// for each data packet the schedule step released, before the port sends
+// it (residence time was recorded by the traffic manager at dequeue):
+//   - PFC: its bytes leave its ingress port's count;
+//   - BFC: its flow-table entry and queue bookkeeping, and a resume of its
+//     upstream queue (worker_bfc.cc);
+//   - Floodgate will credit its bytes to its ingress here;
+//   - TCD will mark it here from its queue's ON/OFF state.
+// Frames sluice built (ARP, PFC, BFC) pass no departure step. A port whose
+// StagePlan has no departure step skips this stage.
+
+#include "switch/worker.h"
+
+namespace sluice {
+
+void Worker::depart(PortRuntime& port, const TmPacket* pkts, unsigned n, uint64_t now) {
+  for (unsigned i = 0; i < n; ++i) {
+    const TmPacket& p = pkts[i];
+    const uint16_t aux = p.aux;
+    if (aux & kTmAuxGenerated) continue;
+    if (port.plan.bfc) bfc_departure(port, p, now);
+    if (aux != 0) {
+      rte_mbuf* m = static_cast<rte_mbuf*>(p.handle);
+      w_.pfc_bytes[aux - 1].on_dequeue(mbuf_extra(m)->pfc_priority, p.bytes);
+    }
+  }
+}
+
+}  // namespace sluice

@@ -1,0 +1,57 @@
+// Stage: forward (SPEC 3 step 2), on the lcore that owns the ingress port.
+// A parsed IPv4 packet gets its egress port (LPM, then ECMP by the 5-tuple
+// hash), the MTU check and its TTL decrement, and the metadata admission
+// needs (egress, L3 offset, the class map's queue, ECN capability; for PFC
+// and BFC the ingress port, for BFC the hash and the shim's upstream queue).
+// It then goes to admission here, or over the ring to the egress port's
+// lcore. Flowtune's per-flow pacing will sit between this and admission.
+
+#include <rte_lpm.h>
+
+#include "lib/control/data_shim.h"
+#include "lib/net/flow_hash.h"
+#include "lib/net/ipv4_rewrite.h"
+#include "lib/tm/class_map.h"
+#include "switch/worker.h"
+
+namespace sluice {
+
+void Worker::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now) {
+  const SwitchRuntime& sw = rt_.switches[in.switch_index];
+  uint32_t nh;
+  if (rte_lpm_lookup(sw.lpm, pp.dst_ip, &nh) != 0) return drop(in.index, m, DropReason::kNoRoute);
+  if (nh == kLocalNextHop) return drop(in.index, m, DropReason::kLocalDelivery);
+  const NextHopGroup16& g = sw.groups[nh];
+  uint16_t egress = g.ports[0];
+  uint32_t h = 0;
+  if (g.size > 1 || sw.bfc_on) {
+    h = flow_hash(pp.src_ip, pp.dst_ip, pp.proto, pp.src_port, pp.dst_port);
+    if (g.size > 1) egress = g.ports[ecmp_pick(h, g.size)];
+  }
+  const PortRuntime& out = *ports_[egress];
+  if (pp.ip_total_len > out.mtu) return drop(in.index, m, DropReason::kTooBig);
+  uint8_t* ip = rte_pktmbuf_mtod(m, uint8_t*) + pp.l3_offset;
+  ipv4_decrement_ttl(ip);
+  const TrafficManagerConfig& tm = sw.cfg->tm;
+  const uint16_t q =
+      tm.class_mapping == ClassMapping::kDscp ? queue_for_dscp(pp.tos >> 2, tm.queues_per_port) : 0;
+  mbuf_meta_set(m, MbufMeta{egress, static_cast<uint8_t>(pp.l3_offset), static_cast<uint8_t>(q),
+                            (pp.tos & 3) != 0});
+  if (sw.pfc_on || sw.bfc_on) {
+    MbufExtra* x = mbuf_extra(m);
+    x->ingress = in.index;  // PFC and BFC account by ingress
+    x->flow_hash = h;
+    // Only a BFC peer's shim (a switch's, or a BFC NIC's) names an upstream queue.
+    x->upstream_queue =
+        pp.has_shim && (in.bfc_peer || in.bfc_nic)
+            ? read_shim(rte_pktmbuf_mtod(m, uint8_t*) + pp.shim_offset).upstream_queue
+            : kNoUpstreamQueue;
+  }
+  if (out.owner_slot == w_.slot) {
+    admit(m, now);
+  } else {
+    stage_remote(out.owner_slot, m);
+  }
+}
+
+}  // namespace sluice

@@ -1,0 +1,49 @@
+// Stage: ingress control, on the lcore that owns the port a control frame
+// arrived on. Frames the peer addresses to this switch act on the port's
+// own state and are consumed, never forwarded:
+// - MAC control (0x8808): a PFC or PAUSE frame pauses the port's data queues
+//   (PfcReaction), when the switch runs PFC or PAUSE;
+// - sluice control (0x88B5): BFC pause, resume and bitmap drive the port's
+//   upstream pause state, on a switch-facing port of a BFC switch.
+// Floodgate's credit, sync and dstPause frames and Flowtune's rate updates
+// will be taken here too; until then they count as control_unsupported.
+
+#include "lib/control/control_intake.h"
+#include "lib/pfc/pause_frame.h"
+#include "switch/worker.h"
+
+namespace sluice {
+namespace {
+
+bool is_bfc(ControlType t) {
+  return t == ControlType::kBfcPause || t == ControlType::kBfcResume ||
+         t == ControlType::kBfcBitmap;
+}
+
+}  // namespace
+
+void Worker::handle_mac_control(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp,
+                                uint64_t now) {
+  const uint8_t* frame = rte_pktmbuf_mtod(m, const uint8_t*);
+  if (!in.pfc_reaction || !mac_control_dst_ok(frame, in.mac))
+    return drop(in.index, m, DropReason::kControlUnsupported);
+  in.pfc_reaction->receive(frame + pp.l3_offset, m->data_len - pp.l3_offset, now, in.tm.get());
+  counters(in.index).rx_consumed_packets.add();
+  rte_pktmbuf_free(m);
+}
+
+void Worker::handle_sluice_control(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp) {
+  ControlMessage msg;
+  const DropReason r = check_control_frame(rte_pktmbuf_mtod(m, const uint8_t*), m->data_len,
+                                           pp.l3_offset, in.cfg->role, in.mac, &msg);
+  if (r != DropReason::kCount) return drop(in.index, m, r);
+  if (!in.bfc_upstream || !is_bfc(msg.type))
+    return drop(in.index, m, DropReason::kControlUnsupported);
+  if (!in.bfc_upstream->on_message(msg)) return drop(in.index, m, DropReason::kControlInvalid);
+  PortCounters& c = counters(in.index);
+  c.bfc_received[bfc_frame_index(msg.type)].add();
+  c.rx_consumed_packets.add();
+  rte_pktmbuf_free(m);
+}
+
+}  // namespace sluice
