@@ -5,6 +5,8 @@
 #include <utility>
 
 #include "lib/net/mac_addr.h"
+#include "lib/pfc/pfc_classes.h"
+#include "lib/tm/class_map.h"
 
 namespace sluice {
 namespace {
@@ -35,6 +37,7 @@ class Validator {
         check_nic(s, p);
       }
       check_routes(s);
+      check_pfc(s);
       check_bfc(s);
     }
     check_workers();
@@ -179,6 +182,47 @@ class Validator {
         }
       }
     }
+  }
+
+  // PFC pauses priorities, PAUSE the whole port: priorities must mean
+  // something to the mode, and a PFC switch must have a lossless priority
+  // that its class map puts data in.
+  void check_pfc(size_t s) {
+    const SwitchConfig& sw = c_.switches[s];
+    const std::string key = at("", "switches", s) + ".pfc.priorities";
+    if (!lines_.count(key) || has_error(key) || has_error(key + "[0]")) return;
+    if (sw.pfc.mode == PfcGenerationMode::kPause) {
+      error(key, "priorities apply to mode pfc: PAUSE (802.3x) stops the whole port");
+      return;
+    }
+    if (sw.pfc.mode != PfcGenerationMode::kPfc) return;
+    if ((sw.pfc.priorities & data_priorities(sw.tm)) != 0) return;
+    error(key, sw.tm.class_mapping == ClassMapping::kDscp
+                   ? "no listed priority carries data: with " +
+                         std::to_string(sw.tm.queues_per_port) +
+                         " queues class_map dscp uses only priorities " +
+                         priority_list(data_priorities(sw.tm)) + ", so nothing would be paused"
+                   : "no listed priority carries data: class_map fifo puts every packet in "
+                     "priority 0, so nothing would be paused");
+  }
+
+  // The PFC priorities data can have: those of the queues the class map uses.
+  static uint8_t data_priorities(const TrafficManagerConfig& tm) {
+    uint8_t carried = 0;
+    for (uint8_t dscp = 0; dscp < 64; ++dscp) {
+      const uint16_t q = queue_for_class(tm.class_mapping, dscp, tm.queues_per_port);
+      carried |= static_cast<uint8_t>(1u << priority_of_queue(q, tm.queues_per_port));
+    }
+    return carried;
+  }
+
+  static std::string priority_list(uint8_t mask) {
+    std::string out;
+    for (unsigned p = 0; p < kPfcClasses; ++p) {
+      if (!((mask >> p) & 1)) continue;
+      out += (out.empty() ? "" : ", ") + std::to_string(p);
+    }
+    return out;
   }
 
   void check_bfc(size_t s) {

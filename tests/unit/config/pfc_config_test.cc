@@ -86,5 +86,41 @@ TEST(PfcConfig, MistakesNameTheirLineAndKey) {
   EXPECT_EQ(e, expected);
 }
 
+TEST(PfcConfig, PrioritiesAreRefusedWithPause) {
+  EXPECT_EQ(errors_of(with_pfc("    pfc:\n"
+                               "      mode: pause\n"
+                               "      priorities: [3]\n")),
+            (std::vector<std::string>{
+                "t.yaml:5: switches[0].pfc.priorities: priorities apply to mode pfc: PAUSE "
+                "(802.3x) stops the whole port",
+            }));
+}
+
+TEST(PfcConfig, ALosslessPriorityMustCarryData) {
+  EXPECT_EQ(errors_of(with_pfc("    pfc:\n"
+                               "      mode: pfc\n"
+                               "      priorities: [3]\n")),
+            (std::vector<std::string>{
+                "t.yaml:5: switches[0].pfc.priorities: no listed priority carries data: "
+                "class_map fifo puts every packet in priority 0, so nothing would be paused",
+            }));
+  EXPECT_EQ(errors_of(with_pfc("    queues_per_port: 4\n"
+                               "    class_map: dscp\n"
+                               "    pfc:\n"
+                               "      mode: pfc\n"
+                               "      priorities: [1, 7]\n")),
+            (std::vector<std::string>{
+                "t.yaml:7: switches[0].pfc.priorities: no listed priority carries data: with 4 "
+                "queues class_map dscp uses only priorities 0, 2, 4, 6, so nothing would be "
+                "paused",
+            }));
+  EXPECT_TRUE(errors_of(with_pfc("    class_map: dscp\n"
+                                 "    pfc:\n"
+                                 "      mode: pfc\n"
+                                 "      priorities: [3]\n"))
+                  .empty());
+  EXPECT_TRUE(errors_of(with_pfc("    pfc: {mode: pfc, priorities: [0]}\n")).empty());
+}
+
 }  // namespace
 }  // namespace sluice
