@@ -53,6 +53,17 @@ class Validator {
     return false;
   }
 
+  // An error at `key` or at one of its list items.
+  bool has_error_under(const std::string& key) const {
+    for (const ConfigError& e : *errors_) {
+      if (e.file == c_.file && e.key.compare(0, key.size(), key) == 0 &&
+          (e.key.size() == key.size() || e.key[key.size()] == '[')) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   void error(const std::string& key, std::string message) {
     errors_->push_back(ConfigError{c_.file, line_for(lines_, key), key, std::move(message)});
   }
@@ -190,7 +201,7 @@ class Validator {
   void check_pfc(size_t s) {
     const SwitchConfig& sw = c_.switches[s];
     const std::string key = at("", "switches", s) + ".pfc.priorities";
-    if (!lines_.count(key) || has_error(key) || has_error(key + "[0]")) return;
+    if (!lines_.count(key) || has_error_under(key)) return;
     if (sw.pfc.mode == PfcGenerationMode::kPause) {
       error(key, "priorities apply to mode pfc: PAUSE (802.3x) stops the whole port");
       return;

@@ -120,6 +120,8 @@ TEST(PfcConfig, ALosslessPriorityMustCarryData) {
                                  "      priorities: [3]\n"))
                   .empty());
   EXPECT_TRUE(errors_of(with_pfc("    pfc: {mode: pfc, priorities: [0]}\n")).empty());
+  // A malformed list is reported as such, not also as carrying no data.
+  EXPECT_EQ(errors_of(with_pfc("    pfc: {mode: pfc, priorities: [3, 9]}\n")).size(), 1u);
 }
 
 }  // namespace
