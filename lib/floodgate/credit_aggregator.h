@@ -1,0 +1,100 @@
+#pragma once
+// Floodgate's aggregated credits (SPEC 4.1 "Credits" and "delayCredit";
+// "Floodgate: Taming Incast in Datacenter Networks", section 2, "practical
+// challenge"): when a data packet that came in on a switch-facing port
+// starts transmission, its bytes become credit owed to that port's upstream
+// switch for its destination. Credit waits per ingress port and goes as one
+// FG_CREDIT frame listing every <dst, bytes> when the ingress's pending
+// total reaches `threshold_bytes`, or when `interval_ns` has passed since the
+// ingress last sent (or tried to) with anything pending.
+//
+// delayCredit: credit for a destination whose VOQ here holds more than the
+// caller's limit is withheld (kept, never lost) at that moment; it is looked
+// at again at the next due time, at most one interval later.
+//
+// One aggregator per lcore and switch: the lcore that transmits the packet
+// owns the credit, and sends the frame out of the ingress port (over the
+// port owner's control ring when that is another lcore). Ingress ports are
+// numbered densely (0..ingress_count-1) by the caller.
+// Single writer; no allocation after construction.
+// docs/mechanisms/floodgate.md ("Credits").
+
+#include <cstdint>
+#include <vector>
+
+#include "lib/common/relaxed_counter.h"
+
+namespace sluice {
+
+struct CreditEntry {
+  uint32_t dst;  // IPv4, host order
+  uint32_t bytes;
+};
+
+class CreditAggregator {
+ public:
+  // Distinct destinations one ingress keeps pending.
+  static constexpr uint32_t kMaxPending = 256;
+
+  CreditAggregator(uint32_t ingress_count, uint64_t threshold_bytes, uint64_t interval_ns);
+
+  // Credit `bytes` toward dst to ingress i. False (nothing changed) when
+  // ingress i already keeps kMaxPending other destinations: the caller
+  // sends its frame first (take) and adds again.
+  bool add(uint32_t i, uint32_t dst, uint32_t bytes);
+  // Ingress i should send now: the credit added since its last frame
+  // reached the threshold, or the interval since that frame passed with
+  // credit pending. (Withheld credit alone waits for the interval, so a
+  // held-back destination does not make the ingress due on every poll.)
+  bool due(uint32_t i, uint64_t now_ns) const {
+    const Ingress& g = ingress_[i];
+    return g.fresh >= threshold_ || (g.total != 0 && now_ns >= g.last_ns + interval_);
+  }
+  // Moves up to `max` entries of ingress i whose destination withhold(dst)
+  // does not hold back into out[] and restarts its interval. Returns how many.
+  template <class Withhold>
+  uint32_t take(uint32_t i, uint64_t now_ns, CreditEntry* out, uint32_t max, Withhold&& withhold);
+
+  uint32_t ingress_count() const { return static_cast<uint32_t>(ingress_.size()); }
+  uint64_t pending_bytes(uint32_t i) const { return ingress_[i].total; }
+  uint64_t interval_ns() const { return interval_; }
+  RelaxedCounter withheld_bytes;  // credit held back by delayCredit (each time it was)
+
+ private:
+  struct Ingress {
+    uint64_t total = 0;    // pending, withheld included
+    uint64_t fresh = 0;    // added since the last take()
+    uint64_t last_ns = 0;  // the last take()
+    uint32_t count = 0;
+    uint32_t hint = 0;  // index of the last destination added
+    CreditEntry entries[kMaxPending];
+  };
+  static CreditEntry* find(Ingress& g, uint32_t dst);
+  uint64_t threshold_;
+  uint64_t interval_;
+  std::vector<Ingress> ingress_;
+};
+
+template <class Withhold>
+uint32_t CreditAggregator::take(uint32_t i, uint64_t now_ns, CreditEntry* out, uint32_t max,
+                                Withhold&& withhold) {
+  Ingress& g = ingress_[i];
+  g.last_ns = now_ns;
+  g.fresh = 0;
+  uint32_t taken = 0, kept = 0;
+  for (uint32_t e = 0; e < g.count; ++e) {
+    const CreditEntry c = g.entries[e];
+    if (taken == max || withhold(c.dst)) {
+      if (taken != max) withheld_bytes.add(c.bytes);
+      g.entries[kept++] = c;
+      continue;
+    }
+    out[taken++] = c;
+    g.total -= c.bytes;
+  }
+  g.count = kept;
+  g.hint = 0;
+  return taken;
+}
+
+}  // namespace sluice

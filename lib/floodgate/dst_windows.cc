@@ -1,0 +1,82 @@
+#include "lib/floodgate/dst_windows.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+namespace sluice {
+
+uint32_t initial_window_bytes(uint64_t rate_bps, uint64_t hop_rtt_ns, double alpha,
+                              uint64_t credit_interval_ns) {
+  const double bdp = static_cast<double>(rate_bps) * static_cast<double>(hop_rtt_ns) / 8e9;
+  const double during_t =
+      static_cast<double>(rate_bps) * static_cast<double>(credit_interval_ns) / 8e9;
+  const double bytes = std::floor(alpha * bdp + during_t);
+  return bytes >= 4294967295.0 ? UINT32_MAX : static_cast<uint32_t>(bytes);
+}
+
+// Open addressing at load <= 1/2: the table has the next power of two of
+// 2 x max_destinations slots.
+DstWindows::DstWindows(uint32_t max_destinations) : max_(std::max<uint32_t>(max_destinations, 1)) {
+  const uint32_t size = std::bit_ceil(2 * max_);
+  shift_ = 32 - static_cast<unsigned>(std::countr_zero(size));
+  mask_ = size - 1;
+  slots_.resize(size);
+}
+
+DstWindow* DstWindows::find(uint32_t dst) {
+  for (uint32_t i = home(dst) & mask_;; i = (i + 1) & mask_) {
+    DstWindow& w = slots_[i];
+    if (!w.used) return nullptr;
+    if (w.dst == dst) return &w;
+  }
+}
+
+const DstWindow* DstWindows::find(uint32_t dst) const {
+  return const_cast<DstWindows*>(this)->find(dst);
+}
+
+DstWindow* DstWindows::find_or_add(uint32_t dst, uint32_t initial) {
+  uint32_t i = home(dst) & mask_;
+  for (;; i = (i + 1) & mask_) {
+    DstWindow& w = slots_[i];
+    if (!w.used) break;
+    if (w.dst == dst) return &w;
+  }
+  if (count_ == max_) {
+    table_full.add();
+    return nullptr;
+  }
+  ++count_;
+  DstWindow& w = slots_[i];
+  w.used = true;
+  w.dst = dst;
+  w.initial = initial;
+  w.window = initial;
+  return &w;
+}
+
+void DstWindows::debit(DstWindow& w, uint32_t bytes) {
+  if (w.window == static_cast<int64_t>(w.initial)) in_use_.add();
+  w.window -= bytes;
+  outstanding_.add(bytes);
+}
+
+uint32_t DstWindows::credit(uint32_t dst, uint32_t bytes) {
+  DstWindow* w = find(dst);
+  if (w == nullptr) {
+    invalid_credit_bytes.add(bytes);
+    return bytes;
+  }
+  const uint64_t room = static_cast<uint64_t>(static_cast<int64_t>(w->initial) - w->window);
+  const uint32_t added = static_cast<uint32_t>(std::min<uint64_t>(bytes, room));
+  if (added != 0) {
+    w->window += added;
+    outstanding_.sub(added);
+    if (w->window == static_cast<int64_t>(w->initial)) in_use_.sub();
+  }
+  if (added != bytes) invalid_credit_bytes.add(bytes - added);
+  return bytes - added;
+}
+
+}  // namespace sluice
