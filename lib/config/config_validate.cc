@@ -2,6 +2,7 @@
 
 #include <map>
 #include <set>
+#include <optional>
 #include <utility>
 
 #include "lib/net/mac_addr.h"
@@ -39,6 +40,7 @@ class Validator {
       check_routes(s);
       check_pfc(s);
       check_bfc(s);
+      check_floodgate(s);
     }
     check_workers();
     check_capture_files();
@@ -236,6 +238,35 @@ class Validator {
     return out;
   }
 
+  // Floodgate sizes windows from port rates; BFC on the same links would be a
+  // second hop-by-hop backpressure with its own idea of what is in flight.
+  void check_floodgate(size_t s) {
+    const SwitchConfig& sw = c_.switches[s];
+    if (!sw.floodgate.enabled) return;
+    const std::string fpath = at("", "switches", s) + ".floodgate";
+    // Refused until the data path acts on it: a switch that accepted the
+    // section and forwarded as drop-tail would pass for Floodgate.
+    error(fpath, "floodgate is not in the data path yet: the section is read and checked, but a "
+                 "switch cannot run it (docs/mechanisms/floodgate.md)");
+    if (sw.bfc.enabled) {
+      error(fpath, "floodgate and bfc on one switch are not supported: both pace the same "
+                   "switch-facing links hop by hop, and their credits and pauses would not "
+                   "agree on what is in flight");
+    }
+    for (size_t p = 0; p < sw.ports.size(); ++p) {
+      const PortConfig& port = sw.ports[p];
+      const bool needs_rate = port.role == PortRole::kSwitch || sw.floodgate.dst_pause;
+      if (needs_rate && port.rate_bps == 0) {
+        error(at(at("", "switches", s), "ports", p) + ".rate",
+              port.role == PortRole::kSwitch
+                  ? "floodgate needs a switch-facing port's rate (initial window = alpha x rate x "
+                    "hop_rtt + rate x credit_interval): expected a rate above 0"
+                  : "floodgate dst_pause needs a host port's rate (threshold = dst_pause_factor x "
+                    "rate x hop_rtt): expected a rate above 0");
+      }
+    }
+  }
+
   void check_bfc(size_t s) {
     const SwitchConfig& sw = c_.switches[s];
     if (!sw.bfc.enabled) return;
@@ -298,6 +329,30 @@ class Validator {
       }
     }
     check_every_port_owned(owner);
+    check_floodgate_owners(owner);
+  }
+
+  // A Floodgate switch's windows are one table per switch, written where
+  // packets toward switch-facing ports are admitted and where credits come
+  // in: one lcore must own all its switch-facing ports (docs/mechanisms/
+  // floodgate.md, "One writer").
+  void check_floodgate_owners(const std::map<std::pair<size_t, size_t>, size_t>& owner) {
+    for (size_t s = 0; s < c_.switches.size(); ++s) {
+      const SwitchConfig& sw = c_.switches[s];
+      if (!sw.floodgate.enabled) continue;
+      std::optional<size_t> first;
+      for (size_t p = 0; p < sw.ports.size(); ++p) {
+        const auto it = owner.find({s, p});
+        if (sw.ports[p].role != PortRole::kSwitch || it == owner.end()) continue;
+        if (!first) first = it->second;
+        if (it->second == *first) continue;
+        error(at("", "workers", it->second),
+              "floodgate: switch \"" + sw.name + "\" keeps one window table, so one worker must "
+              "own all its switch-facing ports; " + sw.ports[p].name + " is not with the others "
+              "(" + at("", "workers", *first) + ")");
+        break;
+      }
+    }
   }
 
   void check_lcore(size_t w, std::map<unsigned, size_t>& lcores) {

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <set>
 
@@ -146,11 +147,14 @@ std::optional<uint64_t> YamlReader::integer(const Field& f, uint64_t min, uint64
 }
 
 std::optional<double> YamlReader::real(const Field& f, double min_exclusive, double max_inclusive) {
-  std::string what = "a number greater than " + std::to_string(min_exclusive);
-  if (std::isfinite(max_inclusive)) {
-    what = "a number in (" + std::to_string(min_exclusive) + ", " + std::to_string(max_inclusive) +
-           "]";
-  }
+  // %g prints 0 and 1000 as such, not as 0.000000.
+  const auto number = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return std::string(buf);
+  };
+  std::string what = "a number above " + number(min_exclusive);
+  if (std::isfinite(max_inclusive)) what += " and at most " + number(max_inclusive);
   const auto text = scalar_text(f, what);
   if (!text) return std::nullopt;
   char* end = nullptr;

@@ -242,8 +242,7 @@ switches:
                 "got \"65\"",
                 "t.yaml:5: switches[0].queue_capacity: expected an integer between 16 and "
                 "1048576, got \"8\"",
-                "t.yaml:7: switches[0].buffer.alpha: expected a number greater than 0.000000, "
-                "got \"0\"",
+                "t.yaml:7: switches[0].buffer.alpha: expected a number above 0, got \"0\"",
                 "t.yaml:13: switches[0].ports[0].mtu: expected an integer between 68 and 9216, "
                 "got \"67\"",
             }));
@@ -472,10 +471,10 @@ TEST(ConfigErrors, PcapModeLoopSpeed) {
                 "\"realtime\"",
                 "t.yaml:10: switches[0].ports[0].pcap.loop: expected true or false, got "
                 "\"sometimes\"",
-                "t.yaml:11: switches[0].ports[0].pcap.speed: expected a number greater than "
-                "0.000000, got \"0\"",
-                "t.yaml:17: switches[0].ports[1].pcap.speed: expected a number greater than "
-                "0.000000, got \"-2\"",
+                "t.yaml:11: switches[0].ports[0].pcap.speed: expected a number above 0, "
+                "got \"0\"",
+                "t.yaml:17: switches[0].ports[1].pcap.speed: expected a number above 0, "
+                "got \"-2\"",
                 "t.yaml:24: switches[0].ports[2].pcap.speed: \"speed\" applies only to mode paced",
                 "t.yaml:30: switches[0].ports[3].pcap.mode: this key applies only to a replayed "
                 "capture (rx)",
@@ -669,7 +668,7 @@ TEST(ConfigErrors, EcnParameters) {
             (Lines{
                 "t.yaml:6: switches[0].ecn.max: expected max greater than min (200000B), got "
                 "\"200KB\"",
-                "t.yaml:7: switches[0].ecn.pmax: expected a number in (0.000000, 1.000000], got "
+                "t.yaml:7: switches[0].ecn.pmax: expected a number above 0 and at most 1, got "
                 "\"1.5\"",
                 "t.yaml:8: switches[0].ecn.k: \"k\" applies only to mode step",
                 "t.yaml:16: switches[1].ecn.k: missing required key \"k\"",
