@@ -139,15 +139,15 @@ struct FloodgateConfig {
   uint64_t credit_interval_ns = 10'000;  // T
   uint64_t credit_threshold_bytes = 10'240;
   uint32_t voqs = 100;
-  uint32_t voq_packets = 65'536;         // packets held in all VOQs together
-  uint32_t max_destinations = 4'096;     // windows (and dstPause pairs) per switch
+  uint32_t voq_packets = 65'536;      // packets held in all VOQs together
+  uint32_t max_destinations = 4'096;  // windows (and dstPause pairs) per switch
   bool delay_credit = true;
-  double delay_credit_factor = 1.5;      // x max port rate x max hop_rtt
+  double delay_credit_factor = 1.5;  // x max port rate x max hop_rtt
   bool dst_pause = false;
-  double dst_pause_factor = 1.5;         // x the host link's BDP
+  double dst_pause_factor = 1.5;  // x the host link's BDP
   uint64_t dst_pause_hysteresis_bytes = 3'072;
-  uint64_t voq_ecn_bytes = 0;            // mark CE entering a VOQ above this; 0: off
-  bool sync = false;                     // loss recovery with FG_SYNC
+  uint64_t voq_ecn_bytes = 0;  // mark CE entering a VOQ above this; 0: off
+  bool sync = false;           // loss recovery with FG_SYNC
   uint64_t sync_interval_ns = 1'000'000;
 };
 

@@ -114,9 +114,9 @@ class Loader {
 
   void load_switch(const Field& s, SwitchConfig* out) {
     out->line = YamlReader::line_of(s.node);
-    if (!r_.expect_map(s, {"name", "buffer", "queues_per_port", "queue_capacity", "scheduler",
-                           "class_map", "drr_quantum", "ecn", "pfc", "bfc", "floodgate", "ports",
-                           "routes"})) {
+    if (!r_.expect_map(
+            s, {"name", "buffer", "queues_per_port", "queue_capacity", "scheduler", "class_map",
+                "drr_quantum", "ecn", "pfc", "bfc", "floodgate", "ports", "routes"})) {
       return;
     }
     if (auto f = r_.field(s, "name", Need::kRequired)) set(r_.string(*f), &out->name);
@@ -270,10 +270,10 @@ class Loader {
 
   // Floodgate; the section's presence turns it on unless it says enabled: false.
   void load_floodgate(const Field& e, FloodgateConfig* out) {
-    if (!r_.expect_map(e, {"enabled", "alpha", "credit_interval", "credit_threshold", "voqs",
-                           "voq_packets", "max_destinations", "delay_credit",
-                           "delay_credit_factor", "dst_pause", "dst_pause_factor",
-                           "dst_pause_hysteresis", "voq_ecn", "sync", "sync_interval"})) {
+    if (!r_.expect_map(
+            e, {"enabled", "alpha", "credit_interval", "credit_threshold", "voqs", "voq_packets",
+                "max_destinations", "delay_credit", "delay_credit_factor", "dst_pause",
+                "dst_pause_factor", "dst_pause_hysteresis", "voq_ecn", "sync", "sync_interval"})) {
       return;
     }
     out->enabled = true;

@@ -1,8 +1,8 @@
 #include "lib/config/config_validate.h"
 
 #include <map>
-#include <set>
 #include <optional>
+#include <set>
 #include <utility>
 
 #include "lib/net/mac_addr.h"
@@ -246,12 +246,14 @@ class Validator {
     const std::string fpath = at("", "switches", s) + ".floodgate";
     // Refused until the data path acts on it: a switch that accepted the
     // section and forwarded as drop-tail would pass for Floodgate.
-    error(fpath, "floodgate is not in the data path yet: the section is read and checked, but a "
-                 "switch cannot run it (docs/mechanisms/floodgate.md)");
+    error(fpath,
+          "floodgate is not in the data path yet: the section is read and checked, but a "
+          "switch cannot run it (docs/mechanisms/floodgate.md)");
     if (sw.bfc.enabled) {
-      error(fpath, "floodgate and bfc on one switch are not supported: both pace the same "
-                   "switch-facing links hop by hop, and their credits and pauses would not "
-                   "agree on what is in flight");
+      error(fpath,
+            "floodgate and bfc on one switch are not supported: both pace the same "
+            "switch-facing links hop by hop, and their credits and pauses would not "
+            "agree on what is in flight");
     }
     for (size_t p = 0; p < sw.ports.size(); ++p) {
       const PortConfig& port = sw.ports[p];
@@ -346,10 +348,13 @@ class Validator {
         if (sw.ports[p].role != PortRole::kSwitch || it == owner.end()) continue;
         if (!first) first = it->second;
         if (it->second == *first) continue;
-        error(at("", "workers", it->second),
-              "floodgate: switch \"" + sw.name + "\" keeps one window table, so one worker must "
-              "own all its switch-facing ports; " + sw.ports[p].name + " is not with the others "
-              "(" + at("", "workers", *first) + ")");
+        error(at("", "workers", it->second), "floodgate: switch \"" + sw.name +
+                                                 "\" keeps one window table, so one worker must "
+                                                 "own all its switch-facing ports; " +
+                                                 sw.ports[p].name +
+                                                 " is not with the others "
+                                                 "(" +
+                                                 at("", "workers", *first) + ")");
         break;
       }
     }
