@@ -57,11 +57,6 @@ ControlListFrame plan_list(uint32_t cap, uint32_t mtu, uint32_t entry_len, size_
   return {len, n};
 }
 
-void store_be64(uint8_t* p, uint64_t v) {
-  store_be32(p, static_cast<uint32_t>(v >> 32));
-  store_be32(p + 4, static_cast<uint32_t>(v));
-}
-
 template <typename Entry, typename Store>
 ControlListFrame build_list(uint8_t* out, uint32_t cap, uint32_t mtu, const MacAddr& dst,
                             const MacAddr& src, ControlType type, uint8_t shard,
@@ -158,6 +153,7 @@ ControlListFrame build_fg_sync(uint8_t* out, uint32_t cap, uint32_t mtu, const M
                     [](uint8_t* e, const SyncEntry& s) {
                       store_be32(e, s.dst_ip);
                       store_be64(e + 4, s.bytes_sent);
+                      store_be64(e + 12, s.credit_received);
                     });
 }
 

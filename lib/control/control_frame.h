@@ -33,7 +33,7 @@ enum class ControlType : uint8_t {
 // Bytes per list entry on the wire.
 inline constexpr uint32_t kFgCreditEntryLen = 8;    // dst IPv4 (4), credit bytes (4)
 inline constexpr uint32_t kFgDstPauseEntryLen = 8;  // dst IPv4 (4), pause (1), reserved (3)
-inline constexpr uint32_t kFgSyncEntryLen = 12;     // dst IPv4 (4), bytes sent (8)
+inline constexpr uint32_t kFgSyncEntryLen = 20;  // dst IPv4 (4), bytes sent (8), credit received (8)
 
 // Addresses are in host byte order here, network order on the wire.
 struct CreditEntry {
@@ -44,9 +44,11 @@ struct DstPauseEntry {
   uint32_t dst_ip;
   bool pause;  // true: pause, false: resume
 };
+// FG_SYNC: the upstream's cumulative counters toward dst on this link.
 struct SyncEntry {
   uint32_t dst_ip;
   uint64_t bytes_sent;
+  uint64_t credit_received;
 };
 
 enum class ControlParseResult : uint8_t {
@@ -81,7 +83,7 @@ struct ControlMessage {
   }
   SyncEntry sync(uint32_t i) const {
     const uint8_t* e = entries + i * kFgSyncEntryLen;
-    return {load_be32(e), uint64_t{load_be32(e + 4)} << 32 | load_be32(e + 8)};
+    return {load_be32(e), load_be64(e + 4), load_be64(e + 12)};
   }
   // BFC_BITMAP: queue q is paused when bit (q % 8) of byte q / 8 is set.
   bool queue_paused(uint32_t q) const { return q < count && ((entries[q / 8] >> (q % 8)) & 1); }

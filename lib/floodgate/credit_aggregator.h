@@ -23,13 +23,9 @@
 #include <vector>
 
 #include "lib/common/relaxed_counter.h"
+#include "lib/control/control_frame.h"  // CreditEntry, as FG_CREDIT carries it
 
 namespace sluice {
-
-struct CreditEntry {
-  uint32_t dst;  // IPv4, host order
-  uint32_t bytes;
-};
 
 class CreditAggregator {
  public:
@@ -69,7 +65,10 @@ class CreditAggregator {
     uint32_t hint = 0;  // index of the last destination added
     CreditEntry entries[kMaxPending];
   };
-  static CreditEntry* find(Ingress& g, uint32_t dst);
+  static bool has_room(const CreditEntry& e, uint32_t dst, uint32_t bytes) {
+    return e.dst_ip == dst && e.credit_bytes <= UINT32_MAX - bytes;
+  }
+  static CreditEntry* find(Ingress& g, uint32_t dst, uint32_t bytes);
   uint64_t threshold_;
   uint64_t interval_;
   std::vector<Ingress> ingress_;
@@ -84,13 +83,13 @@ uint32_t CreditAggregator::take(uint32_t i, uint64_t now_ns, CreditEntry* out, u
   uint32_t taken = 0, kept = 0;
   for (uint32_t e = 0; e < g.count; ++e) {
     const CreditEntry c = g.entries[e];
-    if (taken == max || withhold(c.dst)) {
-      if (taken != max) withheld_bytes.add(c.bytes);
+    if (taken == max || withhold(c.dst_ip)) {
+      if (taken != max) withheld_bytes.add(c.credit_bytes);
       g.entries[kept++] = c;
       continue;
     }
     out[taken++] = c;
-    g.total -= c.bytes;
+    g.total -= c.credit_bytes;
   }
   g.count = kept;
   g.hint = 0;

@@ -79,14 +79,19 @@ TEST(ControlFrame, FgDstPauseBytes) {
 
 TEST(ControlFrame, FgSyncBytes) {
   uint8_t buf[128];
-  const SyncEntry e[] = {{0x0A000001, 0x0102030405060708ull}, {0x0A000009, 64}};
+  const SyncEntry e[] = {{0x0A000001, 0x0102030405060708ull, 0x1112131415161718ull},
+                         {0x0A000009, 64, 3}};
   const ControlListFrame r = build_fg_sync(buf, sizeof buf, 1500, kDst, kSrc, 2, e);
   EXPECT_EQ(r.consumed, 2u);
+  // Body: count (2) + 2 x 20 = 42 = 0x2A.
   EXPECT_EQ(frame(buf, r.len),
-            padded({0x02, 0,   0, 0, 0,    0x02, 0x02, 0, 0,    0,    0, 0x01, 0x88, 0xB5,  //
-                    'S',  'L', 1, 6, 0x00, 26,   2,    0, 0x00, 0x02,                       //
-                    10,   0,   0, 1, 1,    2,    3,    4, 5,    6,    7, 8,                 //
-                    10,   0,   0, 9, 0,    0,    0,    0, 0,    0,    0, 64}));
+            padded({0x02, 0,    0,    0,    0,    0x02, 0x02, 0,    0,    0,    0,    0x01, 0x88,
+                    0xB5,  //
+                    'S',  'L',  1,    6,    0x00, 42,   2,    0,    0x00, 0x02,  //
+                    10,   0,    0,    1,    1,    2,    3,    4,    5,    6,    7,    8,     //
+                    0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18,                        //
+                    10,   0,    0,    9,    0,    0,    0,    0,    0,    0,    0,    64,    //
+                    0,    0,    0,    0,    0,    0,    0,    3}));
 }
 
 TEST(ControlFrame, LongListIsNotPadded) {
@@ -181,13 +186,15 @@ TEST(ControlFrame, RoundTripDstPauseSyncQueue) {
   EXPECT_TRUE(m.dst_pause(0).pause);
   EXPECT_FALSE(m.dst_pause(1).pause);
 
-  const SyncEntry s[] = {{0x0B000001, ~0ull}, {0x0B000002, 1ull << 40}};
+  const SyncEntry s[] = {{0x0B000001, ~0ull, 5}, {0x0B000002, 1ull << 40, ~0ull - 1}};
   r = build_fg_sync(buf, sizeof buf, 1500, kDst, kSrc, 0, s);
   ASSERT_EQ(parse_control(buf + 14, r.len - 14, &m), ControlParseResult::kOk);
   ASSERT_EQ(m.count, 2);
   EXPECT_EQ(m.sync(0).bytes_sent, ~0ull);
   EXPECT_EQ(m.sync(1).bytes_sent, 1ull << 40);
   EXPECT_EQ(m.sync(1).dst_ip, 0x0B000002u);
+  EXPECT_EQ(m.sync(0).credit_received, 5u);
+  EXPECT_EQ(m.sync(1).credit_received, ~0ull - 1);
 
   const uint32_t len = build_bfc_resume(buf, sizeof buf, kDst, kSrc, 4, 65535);
   ASSERT_EQ(parse_control(buf + 14, len - 14, &m), ControlParseResult::kOk);
@@ -208,10 +215,10 @@ TEST(ControlFrame, EmptyListIsAHeaderOnlyFrame) {
 }
 
 // MTU is the payload after the 14-byte Ethernet header. Per frame:
-// credit and dstPause (1500 - 8 - 2) / 8 = 186; sync (1500 - 10) / 12 = 124.
+// credit and dstPause (1500 - 8 - 2) / 8 = 186; sync (1500 - 10) / 20 = 74.
 TEST(ControlSplit, Mtu1500Counts) {
   EXPECT_EQ(control_entries_per_frame(1500, kFgCreditEntryLen), 186u);
-  EXPECT_EQ(control_entries_per_frame(1500, kFgSyncEntryLen), 124u);
+  EXPECT_EQ(control_entries_per_frame(1500, kFgSyncEntryLen), 74u);
   EXPECT_EQ(control_entries_per_frame(9000, kFgCreditEntryLen), 1123u);  // 8990 / 8
   EXPECT_EQ(control_entries_per_frame(9, kFgCreditEntryLen), 0u);
 }
@@ -245,10 +252,10 @@ TEST(ControlSplit, MtuBoundaryExact) {
   uint8_t buf[128];
   EXPECT_EQ(build_fg_credit(buf, sizeof buf, 34, kDst, kSrc, 0, e).consumed, 3u);
   EXPECT_EQ(build_fg_credit(buf, sizeof buf, 33, kDst, kSrc, 0, e).consumed, 2u);
-  // Sync: 8 + 2 + 12 = 22 fits one entry at MTU 22, none at 21.
-  std::vector<SyncEntry> s(3, SyncEntry{1, 1});
-  EXPECT_EQ(build_fg_sync(buf, sizeof buf, 22, kDst, kSrc, 0, s).consumed, 1u);
-  const ControlListFrame none = build_fg_sync(buf, sizeof buf, 21, kDst, kSrc, 0, s);
+  // Sync: 8 + 2 + 20 = 30 fits one entry at MTU 30, none at 29.
+  std::vector<SyncEntry> s(3, SyncEntry{1, 1, 1});
+  EXPECT_EQ(build_fg_sync(buf, sizeof buf, 30, kDst, kSrc, 0, s).consumed, 1u);
+  const ControlListFrame none = build_fg_sync(buf, sizeof buf, 29, kDst, kSrc, 0, s);
   EXPECT_EQ(none.len, 0u);
   EXPECT_EQ(none.consumed, 0u);
 }
@@ -342,7 +349,7 @@ TEST(ControlParse, TruncationNeverReadsPastLen) {
   uint8_t buf[256];
   const CreditEntry c[] = {{1, 2}, {3, 4}, {5, 6}, {7, 8}, {9, 10}, {11, 12}};
   const DstPauseEntry d[] = {{1, true}, {2, false}, {3, true}, {4, true}, {5, false}, {6, true}};
-  const SyncEntry s[] = {{1, 2}, {3, 4}, {5, 6}, {7, 8}};
+  const SyncEntry s[] = {{1, 2, 3}, {3, 4, 5}, {5, 6, 7}, {7, 8, 9}};
   const uint64_t words[2] = {0x1234, 0x5678};
   frames.push_back(frame(buf, build_fg_credit(buf, 256, 1500, kDst, kSrc, 0, c).len));
   frames.push_back(frame(buf, build_fg_dst_pause(buf, 256, 1500, kDst, kSrc, 0, d).len));

@@ -26,10 +26,10 @@ TEST(FgCredit, OneEntryPerDestinationPerIngress) {
   ASSERT_TRUE(a.add(1, 1, 64));
   const auto e = take(a, 0, 0);
   ASSERT_EQ(e.size(), 2u);
-  EXPECT_EQ(e[0].dst, 1u);
-  EXPECT_EQ(e[0].bytes, 3000u);
-  EXPECT_EQ(e[1].dst, 2u);
-  EXPECT_EQ(e[1].bytes, 1000u);
+  EXPECT_EQ(e[0].dst_ip, 1u);
+  EXPECT_EQ(e[0].credit_bytes, 3000u);
+  EXPECT_EQ(e[1].dst_ip, 2u);
+  EXPECT_EQ(e[1].credit_bytes, 1000u);
   EXPECT_EQ(a.pending_bytes(0), 0u);
   EXPECT_EQ(a.pending_bytes(1), 64u);
 }
@@ -44,7 +44,7 @@ TEST(FgCredit, DueAtTheThresholdOrAfterTheInterval) {
   EXPECT_TRUE(a.due(0, 1'010'000));  // T since the last frame
   a.add(0, 1, 1);
   EXPECT_TRUE(a.due(0, 1'000'001));  // 10 KiB
-  EXPECT_EQ(take(a, 0, 1'000'001)[0].bytes, 10240u);
+  EXPECT_EQ(take(a, 0, 1'000'001)[0].credit_bytes, 10240u);
   EXPECT_FALSE(a.due(0, 1'010'000));
 }
 
@@ -56,7 +56,7 @@ TEST(FgCredit, DelayCreditWithholdsWithoutLosingAndWaitsForTheInterval) {
   auto withhold = [&](uint32_t dst) { return dst == 1 && hold_1; };
   CreditEntry out[8];
   ASSERT_EQ(a.take(0, 0, out, 8, withhold), 1u);
-  EXPECT_EQ(out[0].dst, 2u);
+  EXPECT_EQ(out[0].dst_ip, 2u);
   EXPECT_EQ(a.withheld_bytes.get(), 2000u);
   EXPECT_EQ(a.pending_bytes(0), 2000u);
   // Withheld credit alone does not make the ingress due before T...
@@ -66,7 +66,7 @@ TEST(FgCredit, DelayCreditWithholdsWithoutLosingAndWaitsForTheInterval) {
   // ...and goes once the VOQ fell back.
   hold_1 = false;
   ASSERT_EQ(a.take(0, 20'000, out, 8, withhold), 1u);
-  EXPECT_EQ(out[0].bytes, 2000u);
+  EXPECT_EQ(out[0].credit_bytes, 2000u);
   EXPECT_EQ(a.pending_bytes(0), 0u);
 }
 
@@ -82,6 +82,27 @@ TEST(FgCredit, AFullIngressRefusesANewDestinationUntilItsFrameGoes) {
   EXPECT_TRUE(a.add(0, 9999, 1));
   EXPECT_EQ(take(a, 0, 0).size(), CreditAggregator::kMaxPending - 100 + 1);
   EXPECT_EQ(a.pending_bytes(0), 0u);
+}
+
+}  // namespace
+}  // namespace sluice
+
+namespace sluice {
+namespace {
+
+// An entry is 32 bits on the wire: credit withheld long enough to fill one
+// continues in a second entry for the same destination, nothing wraps.
+TEST(FgCredit, AFullEntryContinuesInASecondOne) {
+  CreditAggregator a(1, uint64_t{1} << 40, 1'000'000'000);
+  const uint32_t chunk = 1'000'000'000;
+  for (int k = 0; k < 5; ++k) ASSERT_TRUE(a.add(0, 7, chunk));
+  EXPECT_EQ(a.pending_bytes(0), 5 * uint64_t{chunk});
+  const auto e = take(a, 0, 2'000'000'000);
+  ASSERT_EQ(e.size(), 2u);
+  EXPECT_EQ(e[0].dst_ip, 7u);
+  EXPECT_EQ(e[1].dst_ip, 7u);
+  EXPECT_EQ(e[0].credit_bytes, 4 * uint64_t{chunk});
+  EXPECT_EQ(e[1].credit_bytes, chunk);
 }
 
 }  // namespace
