@@ -1,7 +1,6 @@
 #include "lib/floodgate/dst_pause_tracker.h"
 
 #include <algorithm>
-#include <bit>
 
 namespace sluice {
 
@@ -9,25 +8,10 @@ DstPauseTracker::DstPauseTracker(uint32_t max_pairs, uint64_t pause_bytes,
                                  uint64_t hysteresis_bytes)
     : pause_(pause_bytes),
       resume_(pause_bytes > hysteresis_bytes ? pause_bytes - hysteresis_bytes : 0),
-      max_(std::max<uint32_t>(max_pairs, 1)),
-      mask_(std::bit_ceil(2 * max_) - 1),
-      pairs_(mask_ + 1) {}
-
-DstPauseTracker::Pair* DstPauseTracker::find(uint64_t key, bool add) {
-  const uint64_t h = key * 0x9E3779B97F4A7C15ull;
-  for (uint32_t s = static_cast<uint32_t>(h >> 40) & mask_;; s = (s + 1) & mask_) {
-    Pair& p = pairs_[s];
-    if (p.key == key) return &p;
-    if (p.key != 0) continue;
-    if (!add || count_ == max_) return nullptr;
-    ++count_;
-    p.key = key;
-    return &p;
-  }
-}
+      pairs_(max_pairs) {}
 
 DstPauseSignal DstPauseTracker::on_enter(uint32_t i, uint32_t dst, uint32_t bytes) {
-  Pair* p = find((uint64_t{i} + 1) << 32 | dst, true);
+  Pair* p = pairs_.find(i, dst, true);
   if (p == nullptr) {
     untracked.add();
     return DstPauseSignal::kNone;
@@ -40,7 +24,7 @@ DstPauseSignal DstPauseTracker::on_enter(uint32_t i, uint32_t dst, uint32_t byte
 }
 
 DstPauseSignal DstPauseTracker::on_leave(uint32_t i, uint32_t dst, uint32_t bytes) {
-  Pair* p = find((uint64_t{i} + 1) << 32 | dst, false);
+  Pair* p = pairs_.find(i, dst, false);
   if (p == nullptr) return DstPauseSignal::kNone;  // it entered untracked
   p->bytes -= std::min<uint64_t>(bytes, p->bytes);
   if (!p->paused || (p->bytes > resume_ && p->bytes != 0)) return DstPauseSignal::kNone;
@@ -50,7 +34,7 @@ DstPauseSignal DstPauseTracker::on_leave(uint32_t i, uint32_t dst, uint32_t byte
 }
 
 uint64_t DstPauseTracker::bytes(uint32_t i, uint32_t dst) const {
-  const Pair* p = const_cast<DstPauseTracker*>(this)->find((uint64_t{i} + 1) << 32 | dst, false);
+  const Pair* p = pairs_.find(i, dst);
   return p ? p->bytes : 0;
 }
 

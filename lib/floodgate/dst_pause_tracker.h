@@ -11,9 +11,9 @@
 // docs/mechanisms/floodgate.md ("dstPause").
 
 #include <cstdint>
-#include <vector>
 
 #include "lib/common/relaxed_counter.h"
+#include "lib/floodgate/port_dst_table.h"
 
 namespace sluice {
 
@@ -34,18 +34,13 @@ class DstPauseTracker {
 
  private:
   struct Pair {
-    uint64_t key = 0;  // (i + 1) << 32 | dst; 0: free
     uint64_t bytes = 0;
     bool paused = false;
   };
-  Pair* find(uint64_t key, bool add);
 
   uint64_t pause_;
   uint64_t resume_;
-  uint32_t max_;
-  uint32_t count_ = 0;
-  uint32_t mask_;
-  std::vector<Pair> pairs_;
+  PortDstTable<Pair> pairs_;
   RelaxedCounter paused_;
 };
 
