@@ -33,8 +33,8 @@ enum class ControlType : uint8_t {
 // Bytes per list entry on the wire.
 inline constexpr uint32_t kFgCreditEntryLen = 8;    // dst IPv4 (4), credit bytes (4)
 inline constexpr uint32_t kFgDstPauseEntryLen = 8;  // dst IPv4 (4), pause (1), reserved (3)
-inline constexpr uint32_t kFgSyncEntryLen =
-    20;  // dst IPv4 (4), bytes sent (8), credit received (8)
+// dst IPv4 (4), bytes sent (8), credit bytes received (8)
+inline constexpr uint32_t kFgSyncEntryLen = 20;
 
 // Addresses are in host byte order here, network order on the wire.
 struct CreditEntry {
