@@ -10,6 +10,7 @@
 #include <map>
 
 #include "lib/bfc/hop_rtt.h"
+#include "lib/config/default_workers.h"
 #include "lib/pfc/pfc_classes.h"
 #include "lib/tm/class_map.h"
 #include "switch/bfc_builder.h"
@@ -149,8 +150,10 @@ std::string assign_workers(Runtime& rt) {
   };
   if (rt.config.workers.empty()) {
     for (unsigned l : lcores) add_worker(l);
+    const std::vector<unsigned> slots =
+        default_port_workers(rt.config, static_cast<unsigned>(rt.workers.size()));
     for (const auto& p : rt.ports) {
-      const unsigned slot = p->index % rt.workers.size();
+      const unsigned slot = slots[p->index];
       p->owner_slot = slot;
       rt.workers[slot]->ports.push_back(p->index);
     }
