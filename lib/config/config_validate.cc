@@ -348,13 +348,11 @@ class Validator {
         if (sw.ports[p].role != PortRole::kSwitch || it == owner.end()) continue;
         if (!first) first = it->second;
         if (it->second == *first) continue;
-        error(at("", "workers", it->second), "floodgate: switch \"" + sw.name +
-                                                 "\" keeps one window table, so one worker must "
-                                                 "own all its switch-facing ports; " +
-                                                 sw.ports[p].name +
-                                                 " is not with the others "
-                                                 "(" +
-                                                 at("", "workers", *first) + ")");
+        const std::string others = at("", "workers", *first);
+        error(at("", "workers", it->second),
+              "floodgate: switch \"" + sw.name + "\" keeps one window table, so one worker must " +
+                  "own all its switch-facing ports; " + sw.ports[p].name +
+                  " is not with the others (" + others + ")");
         break;
       }
     }
