@@ -1,7 +1,6 @@
 #include "lib/floodgate/dst_windows.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 
 namespace sluice {
@@ -15,45 +14,25 @@ uint32_t initial_window_bytes(uint64_t rate_bps, uint64_t hop_rtt_ns, double alp
   return bytes >= 4294967295.0 ? UINT32_MAX : static_cast<uint32_t>(bytes);
 }
 
-// Open addressing at load <= 1/2: the table has the next power of two of
-// 2 x max_destinations slots.
-DstWindows::DstWindows(uint32_t max_destinations) : max_(std::max<uint32_t>(max_destinations, 1)) {
-  const uint32_t size = std::bit_ceil(2 * max_);
-  shift_ = 32 - static_cast<unsigned>(std::countr_zero(size));
-  mask_ = size - 1;
-  slots_.resize(size);
-}
+DstWindows::DstWindows(uint32_t max_destinations) : table_(max_destinations) {}
 
-DstWindow* DstWindows::find(uint32_t dst) {
-  for (uint32_t i = home(dst) & mask_;; i = (i + 1) & mask_) {
-    DstWindow& w = slots_[i];
-    if (!w.used) return nullptr;
-    if (w.dst == dst) return &w;
-  }
-}
+DstWindow* DstWindows::find(uint32_t dst) { return table_.find(kSwitch, dst, false); }
 
-const DstWindow* DstWindows::find(uint32_t dst) const {
-  return const_cast<DstWindows*>(this)->find(dst);
-}
+const DstWindow* DstWindows::find(uint32_t dst) const { return table_.find(kSwitch, dst); }
 
 DstWindow* DstWindows::find_or_add(uint32_t dst, uint32_t initial) {
-  uint32_t i = home(dst) & mask_;
-  for (;; i = (i + 1) & mask_) {
-    DstWindow& w = slots_[i];
-    if (!w.used) break;
-    if (w.dst == dst) return &w;
-  }
-  if (count_ == max_) {
+  bool added = false;
+  DstWindow* w = table_.find(kSwitch, dst, true, &added);
+  if (w == nullptr) {
     table_full.add();
     return nullptr;
   }
-  ++count_;
-  DstWindow& w = slots_[i];
-  w.used = true;
-  w.dst = dst;
-  w.initial = initial;
-  w.window = initial;
-  return &w;
+  if (added) {
+    w->dst = dst;
+    w->initial = initial;
+    w->window = initial;
+  }
+  return w;
 }
 
 void DstWindows::debit(DstWindow& w, uint32_t bytes) {

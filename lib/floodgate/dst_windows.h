@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "lib/common/relaxed_counter.h"
+#include "lib/floodgate/port_dst_table.h"
 
 namespace sluice {
 
@@ -37,7 +38,6 @@ struct DstWindow {
   uint32_t voq = kNoVoq;     // the VOQ holding dst's waiting packets
   uint32_t voq_packets = 0;  // dst's packets in it
   uint64_t voq_bytes = 0;    // and their bytes
-  bool used = false;
 };
 
 class DstWindows {
@@ -60,7 +60,7 @@ class DstWindows {
   // invalid_credit_bytes, never added).
   uint32_t credit(uint32_t dst, uint32_t bytes);
 
-  uint32_t capacity() const { return max_; }
+  uint32_t capacity() const { return table_.capacity(); }
   // Gauges: windows below their initial value, and their summed shortfall
   // (the bytes in flight beyond this switch under window control).
   uint64_t in_use() const { return in_use_.get(); }
@@ -68,18 +68,10 @@ class DstWindows {
   RelaxedCounter table_full;
   RelaxedCounter invalid_credit_bytes;
 
-  // Slot access for VoqPool (which stores slot indices with held packets).
-  uint32_t slot_of(const DstWindow& w) const { return static_cast<uint32_t>(&w - slots_.data()); }
-  DstWindow& at(uint32_t slot) { return slots_[slot]; }
-
  private:
-  uint32_t home(uint32_t dst) const { return (dst * 0x9E3779B1u) >> shift_; }
+  static constexpr uint32_t kSwitch = 0;  // the table's one port: windows are per switch
 
-  uint32_t max_;
-  uint32_t count_ = 0;
-  unsigned shift_;
-  uint32_t mask_;
-  std::vector<DstWindow> slots_;
+  PortDstTable<DstWindow> table_;
   RelaxedCounter in_use_;
   RelaxedCounter outstanding_;
 };

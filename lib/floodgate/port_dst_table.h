@@ -1,6 +1,7 @@
 #pragma once
-// A fixed-capacity table of per-(port, destination) state for Floodgate's
-// per-link bookkeeping (dstPause, loss recovery). Open addressing at load
+// A fixed-capacity table of per-(port, destination) state for Floodgate:
+// per link (dstPause, loss recovery), or per switch with one port number
+// for all (the windows). Open addressing at load
 // <= 1/2, entries never removed: a pair's state is cumulative or returns to
 // its idle value by itself. A pair that finds the table full gets none; the
 // caller counts it. No allocation after construction.
@@ -20,8 +21,10 @@ class PortDstTable {
         mask_(std::bit_ceil(2 * max_) - 1),
         slots_(size_t{mask_} + 1) {}
 
-  // The pair's state, added (value-initialised) when `add` and there is room.
-  Value* find(uint32_t port, uint32_t dst, bool add) {
+  // The pair's state, added (value-initialised) when `add` and there is
+  // room; *added (when given) says whether this call added it.
+  Value* find(uint32_t port, uint32_t dst, bool add, bool* added = nullptr) {
+    if (added != nullptr) *added = false;
     const uint64_t key = (uint64_t{port} + 1) << 32 | dst;
     const uint64_t h = key * 0x9E3779B97F4A7C15ull;
     for (uint32_t s = static_cast<uint32_t>(h >> 40) & mask_;; s = (s + 1) & mask_) {
@@ -31,6 +34,7 @@ class PortDstTable {
       if (!add || count_ == max_) return nullptr;
       ++count_;
       slot.key = key;
+      if (added != nullptr) *added = true;
       return &slot.value;
     }
   }
@@ -50,6 +54,7 @@ class PortDstTable {
     }
   }
 
+  uint32_t capacity() const { return max_; }
   uint32_t slots() const { return mask_ + 1; }
   uint32_t size() const { return count_; }
 

@@ -30,15 +30,13 @@ uint32_t SyncSender::entries(uint32_t port, uint32_t* cursor, SyncEntry* out, ui
 
 // A new pair starts with a sample "nothing credited as of now".
 SyncReceiver::Pair* SyncReceiver::pair(uint32_t port, uint32_t dst, uint64_t now_ns) {
-  Pair* p = pairs_.find(port, dst, true);
+  bool added = false;
+  Pair* p = pairs_.find(port, dst, true, &added);
   if (p == nullptr) {
     untracked.add();
     return nullptr;
   }
-  if (p->fresh) {
-    p->fresh = false;
-    p->samples[0] = Sample{now_ns, 0};
-  }
+  if (added) p->samples[0] = Sample{now_ns, 0};
   return p;
 }
 

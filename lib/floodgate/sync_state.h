@@ -89,7 +89,6 @@ class SyncReceiver {
     uint64_t resent = 0;
     uint64_t last_credit_ns = 0;
     uint32_t newest = 0;  // samples[newest] is the latest
-    bool fresh = true;    // no sample yet
     Sample samples[kSamples];
   };
   Pair* pair(uint32_t port, uint32_t dst, uint64_t now_ns);

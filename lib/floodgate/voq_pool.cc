@@ -35,12 +35,12 @@ uint32_t VoqPool::map(DstWindow& w) {
   return v;
 }
 
-bool VoqPool::hold(DstWindows& windows, DstWindow& w, const VoqPacket& p) {
+bool VoqPool::hold(DstWindow& w, const VoqPacket& p) {
   if (free_node_ == kNone) return false;
   const uint32_t v = w.voq != kNoVoq ? w.voq : map(w);
   const uint32_t n = free_node_;
   free_node_ = nodes_[n].next;
-  nodes_[n] = Node{p, windows.slot_of(w), kNone};
+  nodes_[n] = Node{p, &w, kNone};
   Voq& q = voqs_[v];
   if (q.tail == kNone) {
     q.head = n;
@@ -59,21 +59,21 @@ bool VoqPool::hold(DstWindows& windows, DstWindow& w, const VoqPacket& p) {
 
 bool VoqPool::try_send_head(DstWindows& windows, uint32_t v, VoqPacket* out) {
   const Node& n = nodes_[voqs_[v].head];
-  DstWindow& w = windows.at(n.window_slot);
+  DstWindow& w = *n.window;
   if (w.window < static_cast<int64_t>(n.packet.bytes)) return false;
   *out = n.packet;
   windows.debit(w, n.packet.bytes);
-  pop(windows, v);
+  pop(v);
   return true;
 }
 
 // The head leaves; its destination's mapping goes when it has nothing left
 // here, and the VOQ returns to the pool when no destination maps it.
-void VoqPool::pop(DstWindows& windows, uint32_t v) {
+void VoqPool::pop(uint32_t v) {
   Voq& q = voqs_[v];
   const uint32_t n = q.head;
   const Node& node = nodes_[n];
-  DstWindow& w = windows.at(node.window_slot);
+  DstWindow& w = *node.window;
   const uint32_t bytes = node.packet.bytes;
   q.head = node.next;
   if (q.head == kNone) {

@@ -42,7 +42,7 @@ class VoqPool {
   uint64_t bytes_for(const DstWindow& w) const;
   // Appends p to w's VOQ, mapping one first. False (nothing changed) when the
   // node pool is exhausted.
-  bool hold(DstWindows& windows, DstWindow& w, const VoqPacket& p);
+  bool hold(DstWindow& w, const VoqPacket& p);
 
   // Sends up to `budget` packets whose windows allow, debiting each window,
   // calling send(const VoqPacket&) for each. Returns how many.
@@ -58,7 +58,7 @@ class VoqPool {
   static constexpr uint32_t kNone = UINT32_MAX;
   struct Node {
     VoqPacket packet;
-    uint32_t window_slot;  // DstWindows slot of the packet's destination
+    DstWindow* window;  // of the packet's destination (DstWindows never moves one)
     uint32_t next;
   };
   struct Voq {
@@ -68,7 +68,7 @@ class VoqPool {
   };
   uint32_t map(DstWindow& w);
   bool try_send_head(DstWindows& windows, uint32_t v, VoqPacket* out);
-  void pop(DstWindows& windows, uint32_t v);
+  void pop(uint32_t v);
   bool nonempty(uint32_t v) const { return (nonempty_[v >> 6] >> (v & 63)) & 1; }
 
   uint32_t count_;

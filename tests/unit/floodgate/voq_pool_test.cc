@@ -20,7 +20,7 @@ TEST(FgVoq, HeldPacketsLeaveInOrderAsCreditArrives) {
   VoqPool pool(4, 16);
   DstWindow* a = w.find_or_add(1, 1000);
   w.debit(*a, 1000);
-  for (uint64_t h = 1; h <= 3; ++h) ASSERT_TRUE(pool.hold(w, *a, VoqPacket{h, 500, 2}));
+  for (uint64_t h = 1; h <= 3; ++h) ASSERT_TRUE(pool.hold(*a, VoqPacket{h, 500, 2}));
   EXPECT_EQ(a->voq_packets, 3u);
   EXPECT_EQ(a->voq_bytes, 1500u);
   EXPECT_FALSE(w.may_send(*a, 1));  // something waits: new packets queue behind
@@ -44,9 +44,9 @@ TEST(FgVoq, DrainIsRoundRobinOverDestinationsWhoseWindowAllows) {
   DstWindow* b = w.find_or_add(2, 0);
   DstWindow* c = w.find_or_add(3, 0);
   for (uint64_t h = 0; h < 3; ++h) {
-    pool.hold(w, *a, VoqPacket{10 + h, 100, 0});
-    pool.hold(w, *b, VoqPacket{20 + h, 100, 0});
-    pool.hold(w, *c, VoqPacket{30 + h, 100, 0});
+    pool.hold(*a, VoqPacket{10 + h, 100, 0});
+    pool.hold(*b, VoqPacket{20 + h, 100, 0});
+    pool.hold(*c, VoqPacket{30 + h, 100, 0});
   }
   a->initial = b->initial = 300;  // as if they had started at 300 and spent it
   w.credit(1, 300);
@@ -59,7 +59,7 @@ TEST(FgVoq, DrainStopsAtItsBudget) {
   DstWindows w(8);
   VoqPool pool(2, 16);
   DstWindow* a = w.find_or_add(1, 0);
-  for (uint64_t h = 0; h < 5; ++h) pool.hold(w, *a, VoqPacket{h, 100, 0});
+  for (uint64_t h = 0; h < 5; ++h) pool.hold(*a, VoqPacket{h, 100, 0});
   a->initial = 1000;
   w.credit(1, 1000);
   EXPECT_EQ(drain_all(pool, w, 2).size(), 2u);
@@ -74,7 +74,7 @@ TEST(FgVoq, ADestinationSharesAVoqWhenNoneIsFreeUntilBothDrain) {
   for (uint32_t i = 0; i < 3; ++i) {
     d[i] = w.find_or_add(10 + i, 0);
     d[i]->initial = 1000;
-    ASSERT_TRUE(pool.hold(w, *d[i], VoqPacket{i, 100, 0}));
+    ASSERT_TRUE(pool.hold(*d[i], VoqPacket{i, 100, 0}));
   }
   EXPECT_EQ(pool.shared.get(), 1u);
   EXPECT_EQ(pool.in_use(), 2u);
@@ -96,14 +96,14 @@ TEST(FgVoq, APoolOfPacketsRefusesWhenExhaustedAndRecovers) {
   DstWindows w(8);
   VoqPool pool(4, 2);
   DstWindow* a = w.find_or_add(1, 0);
-  EXPECT_TRUE(pool.hold(w, *a, VoqPacket{1, 100, 0}));
-  EXPECT_TRUE(pool.hold(w, *a, VoqPacket{2, 100, 0}));
-  EXPECT_FALSE(pool.hold(w, *a, VoqPacket{3, 100, 0}));
+  EXPECT_TRUE(pool.hold(*a, VoqPacket{1, 100, 0}));
+  EXPECT_TRUE(pool.hold(*a, VoqPacket{2, 100, 0}));
+  EXPECT_FALSE(pool.hold(*a, VoqPacket{3, 100, 0}));
   EXPECT_EQ(a->voq_packets, 2u);
   a->initial = 100;
   w.credit(1, 100);
   EXPECT_EQ(drain_all(pool, w).size(), 1u);
-  EXPECT_TRUE(pool.hold(w, *a, VoqPacket{3, 100, 0}));
+  EXPECT_TRUE(pool.hold(*a, VoqPacket{3, 100, 0}));
 }
 
 TEST(FgVoq, BytesForTellsTheVoqAPacketWouldJoin) {
@@ -112,7 +112,7 @@ TEST(FgVoq, BytesForTellsTheVoqAPacketWouldJoin) {
   DstWindow* a = w.find_or_add(1, 0);
   DstWindow* b = w.find_or_add(2, 0);
   EXPECT_EQ(pool.bytes_for(*a), 0u);
-  pool.hold(w, *a, VoqPacket{1, 300, 0});
+  pool.hold(*a, VoqPacket{1, 300, 0});
   EXPECT_EQ(pool.bytes_for(*a), 300u);
   EXPECT_EQ(pool.bytes_for(*b), 300u);  // no VOQ free: b would share a's
 }
