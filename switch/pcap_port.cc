@@ -75,8 +75,9 @@ void PcapPort::set_host_nic(const HostNicConfig& nic, NicQueueKey key,
     const PcapRecord& r = capture_.records[i];
     ParsedPacket pp;
     parse_packet(capture_.bytes.data() + r.offset, r.caplen, &pp);
-    NicFrameInfo info{0, 0, 0};
+    NicFrameInfo info{0, 0, 0, 0};
     if (pp.kind == PacketKind::kIpv4) {
+      info.dst_ip = pp.dst_ip;
       info.priority = dscp_priority[pp.tos >> 2];
       const uint64_t dst_or_flow =
           key == NicQueueKey::kFlow
@@ -126,6 +127,7 @@ void PcapPort::hand_over(uint64_t now_ns) {
     f.id = frame;
     f.bytes = capture_.records[replayed_[frame]].caplen + (shimmed(frame) ? kSluiceShimLen : 0);
     f.priority = info.priority;
+    f.dst_ip = info.dst_ip;
     host_.enqueue(info.key, f, now_ns);
     count_pass();
   }
@@ -217,6 +219,9 @@ void PcapPort::to_host(uint64_t time_ns, const rte_mbuf* m) {
       return;
     case HostFrame::kBfc:
       host_bfc_frames_.add();
+      return;
+    case HostFrame::kDstPause:
+      host_dst_pause_frames_.add();
       return;
     case HostFrame::kInvalid:
       host_invalid_frames_.add();

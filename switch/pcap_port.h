@@ -9,7 +9,7 @@
 // driven by one worker lcore; the counters may be read from any thread. With
 // set_host_nic() the replay goes through an emulated host NIC
 // (lib/replay/host_nic.h): send queues paced at the link's rate that honour
-// what the switch transmits toward the host (PAUSE, PFC, BFC).
+// what the switch transmits toward the host (PAUSE, PFC, BFC, FG_DST_PAUSE).
 // docs/pcap-ports.md describes the behaviour.
 
 #include <rte_mbuf.h>
@@ -60,7 +60,8 @@ class PcapPort {
   void set_clock_offset(int64_t realtime_minus_tsc_ns) { clock_offset_ns_ = realtime_minus_tsc_ns; }
   // The emulated host's NIC (lib/replay/host_nic.h), set before start():
   // frames go in no faster than nic.rate_bps, from per-`key` send queues,
-  // held while the switch pauses them (PAUSE, PFC by class, BFC by queue).
+  // held while the switch pauses them (PAUSE, PFC by class, BFC by queue,
+  // FG_DST_PAUSE by destination).
   // dscp_priority[dscp] is a frame's PFC class, as the switch counts it.
   // nic.rate_bps 0: no NIC (frames go in when due).
   void set_host_nic(const HostNicConfig& nic, NicQueueKey key,
@@ -75,8 +76,9 @@ class PcapPort {
   // next call.
   uint16_t rx_burst(uint64_t now_ns, rte_mbuf** pkts, uint16_t n);
   // Writes every frame stamped now_ns + offset (if there is a tx file) and
-  // frees it; a PAUSE/PFC (or, to a BFC NIC, BFC) frame among them acts on
-  // the host NIC from its time on. Always takes all n.
+  // frees it; a PAUSE/PFC (or, to a BFC NIC, BFC; to a Floodgate NIC,
+  // FG_DST_PAUSE) frame among them acts on the host NIC from its time on.
+  // Always takes all n.
   uint16_t tx_burst(uint64_t now_ns, rte_mbuf** pkts, uint16_t n);
   // As tx_burst, with a time per frame (e.g. each frame's shaper departure).
   uint16_t tx_burst_at(const uint64_t* times_ns, rte_mbuf** pkts, uint16_t n);
@@ -115,10 +117,12 @@ class PcapPort {
   // Host NIC: time paused by PAUSE/PFC summed over the priorities (PAUSE
   // counts once), exact up to the last rx_burst; PAUSE/PFC frames it
   // honoured; BFC frames it took (valid or not: bfc_invalid says which were
-  // not); MAC Control or BFC frames that did not parse.
+  // not); FG_DST_PAUSE frames it took; MAC Control or sluice control frames
+  // that did not parse.
   uint64_t host_paused_ns() const { return host_paused_ns_.get(); }
   uint64_t host_pause_frames() const { return host_pause_frames_.get(); }
   uint64_t host_bfc_frames() const { return host_bfc_frames_.get(); }
+  uint64_t host_dst_pause_frames() const { return host_dst_pause_frames_.get(); }
   uint64_t host_invalid_frames() const { return host_invalid_frames_.get(); }
   // Frames waiting in the NIC's queues (now, and the most at any poll); polls in which due frames found the
   // NIC full and the application waited; NIC queues BFC holds paused.
@@ -143,10 +147,12 @@ class PcapPort {
   bool shimmed(uint32_t frame) const;
   void note_lateness(uint64_t lateness_ns, uint64_t* worst);
 
-  // Per replayed frame, what the NIC needs: its queue key and class, and
-  // where the shim goes (0: frame without one, e.g. not Ethernet II).
+  // Per replayed frame, what the NIC needs: its queue key, class and IPv4
+  // destination (0: not IPv4), and where the shim goes (0: frame without
+  // one, e.g. not Ethernet II).
   struct NicFrameInfo {
     uint64_t key;
+    uint32_t dst_ip;
     uint8_t priority;
     uint8_t type_offset;
   };
@@ -164,7 +170,7 @@ class PcapPort {
   uint64_t oversize_skipped_ = 0;
   RelaxedCounter rx_frames_, rx_bytes_, tx_frames_, tx_bytes_, alloc_failures_, passes_,
       max_lateness_ns_, host_paused_ns_, host_pause_frames_, host_bfc_frames_,
-      host_invalid_frames_, host_held_, host_peak_held_, host_full_polls_;
+      host_dst_pause_frames_, host_invalid_frames_, host_held_, host_peak_held_, host_full_polls_;
   LatencyHistogram lateness_;
 };
 

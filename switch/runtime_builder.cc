@@ -93,6 +93,7 @@ void set_host_nic(PcapPort& pcap, const SwitchConfig& sc, const PortConfig& pc) 
   // The NIC keeps an idle queue as a BFC switch keeps a flow's (2 x hop RTT).
   nic.sticky_ns = bfc_sticky_ns(pc.nic.sticky_ns, pc.hop_rtt_ns);
   nic.bfc = pc.nic.mode == NicMode::kBfc;
+  nic.floodgate = pc.nic.mode == NicMode::kFloodgate;
   const uint32_t queues = sc.tm.queues_per_port;
   std::array<uint8_t, 64> by_dscp;
   for (uint8_t d = 0; d < 64; ++d)

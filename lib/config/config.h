@@ -54,8 +54,9 @@ struct PcapPortConfig {
 // The emulated NIC of a capture-file host port (SPEC 4.7, docs/pcap-ports.md
 // "The host NIC"): send queues per destination or per flow, paced at the
 // port's rate, honouring PAUSE and PFC per class, and with mode bfc also BFC
-// per queue (its frames carry the queue number in the 0x88B6 shim).
-enum class NicMode { kPlain, kBfc };
+// per queue (its frames carry the queue number in the 0x88B6 shim), with
+// mode floodgate also Floodgate's FG_DST_PAUSE per destination.
+enum class NicMode { kPlain, kBfc, kFloodgate };
 enum class NicQueueKey { kDestination, kFlow };
 struct NicConfig {
   NicMode mode = NicMode::kPlain;

@@ -355,7 +355,8 @@ class Loader {
     if (auto f = r_.field(p, "nic", Need::kOptional)) load_nic(*f, &out->nic);
   }
 
-  // nic: plain | bfc, or a map with mode, queue_by, queues, frames, sticky.
+  // nic: plain | bfc | floodgate, or a map with mode, queue_by, queues,
+  // frames, sticky.
   void load_nic(const Field& f, NicConfig* out) {
     out->given = true;
     out->line = YamlReader::line_of(f.node);
@@ -377,7 +378,9 @@ class Loader {
   }
 
   std::optional<NicMode> nic_mode(const Field& f) {
-    return r_.choice<NicMode>(f, {{"plain", NicMode::kPlain}, {"bfc", NicMode::kBfc}});
+    return r_.choice<NicMode>(
+        f,
+        {{"plain", NicMode::kPlain}, {"bfc", NicMode::kBfc}, {"floodgate", NicMode::kFloodgate}});
   }
 
   // Exactly one of device / link / pcap; delay and loss only with link.

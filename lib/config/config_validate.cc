@@ -151,7 +151,8 @@ class Validator {
   }
 
   // The emulated NIC stands for a replaying host: a capture-file port with
-  // a rate to pace at, role host; BFC NICs need a BFC switch to pause them.
+  // a rate to pace at, role host; BFC NICs need a BFC switch to pause them,
+  // Floodgate NICs a Floodgate switch that sends dstPause.
   void check_nic(size_t s, size_t p) {
     const SwitchConfig& sw = c_.switches[s];
     const PortConfig& port = sw.ports[p];
@@ -166,6 +167,11 @@ class Validator {
     } else if (port.nic.mode == NicMode::kBfc && !sw.bfc.enabled) {
       error(key, "nic: bfc needs BFC on switch \"" + sw.name +
                      "\" (bfc: {enabled: true}) to pause its queues");
+    } else if (port.nic.mode == NicMode::kFloodgate &&
+               !(sw.floodgate.enabled && sw.floodgate.dst_pause)) {
+      error(key, "nic: floodgate needs dstPause on switch \"" + sw.name +
+                     "\" (floodgate: {enabled: true, dst_pause: true}) to pause its "
+                     "destinations");
     }
   }
 

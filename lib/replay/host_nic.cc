@@ -12,6 +12,10 @@ namespace sluice {
 HostNic::HostNic(const HostNicConfig& cfg)
     : cfg_(cfg), queues_(std::make_unique<NicQueues>(cfg.queues, cfg.capacity, cfg.sticky_ns)) {
   if (cfg_.bfc) bfc_ = std::make_unique<UpstreamPauseState>(queues_->num_queues());
+  if (cfg_.floodgate) {
+    dst_ = std::make_unique<DstPauseState>(cfg_.dst_pause_capacity);
+    dst_pending_.resize(kMaxDstPending);
+  }
 }
 
 namespace {
@@ -42,13 +46,32 @@ HostFrame HostNic::receive(uint64_t at_ns, const uint8_t* frame, uint32_t len) {
     pause_classes(at_ns, f.class_enable, length);
     return HostFrame::kPfc;
   }
-  if (type != kEtherTypeSluiceControl || !cfg_.bfc) return HostFrame::kOther;
+  if (type != kEtherTypeSluiceControl || !(cfg_.bfc || cfg_.floodgate)) return HostFrame::kOther;
   ControlMessage msg;
-  if (parse_control(frame + kBodyOffset, len - kBodyOffset, &msg) != ControlParseResult::kOk)
+  if (parse_control(frame + kBodyOffset, len - kBodyOffset, &msg) != ControlParseResult::kOk) {
+    if (dst_) dst_->invalid.add();
     return HostFrame::kInvalid;
-  if (!is_bfc_type(msg.type)) return HostFrame::kOther;
+  }
+  if (msg.type == ControlType::kFgDstPause && dst_) return dst_pause_message(at_ns, msg);
+  if (!is_bfc_type(msg.type) || !cfg_.bfc) return HostFrame::kOther;
   bfc_message(at_ns, msg);
   return HostFrame::kBfc;
+}
+
+// Checked whole before any entry counts, so a bad frame changes nothing.
+HostFrame HostNic::dst_pause_message(uint64_t at_ns, const ControlMessage& msg) {
+  for (uint32_t i = 0; i < msg.count; ++i) {
+    if (msg.dst_pause(i).dst_ip == 0) {
+      dst_->invalid.add();
+      return HostFrame::kInvalid;
+    }
+  }
+  dst_->frames.add();
+  for (uint32_t i = 0; i < msg.count; ++i) {
+    const DstPauseEntry e = msg.dst_pause(i);
+    dst_pause(at_ns, e.dst_ip, e.pause);
+  }
+  return HostFrame::kDstPause;
 }
 
 void HostNic::pause_port(uint64_t at_ns, uint64_t length_ns) {
@@ -86,6 +109,11 @@ void HostNic::bfc_message(uint64_t at_ns, const ControlMessage& msg) {
     e.count = std::min<uint16_t>(msg.count, NicQueues::kMaxQueues);
   }
   push(e);
+}
+
+void HostNic::dst_pause(uint64_t at_ns, uint32_t dst, bool pause) {
+  if (!enabled() || !dst_) return;
+  push_dst({at_ns, dst, pause});
 }
 
 // Pending frames stay in time order and never before the last poll.
@@ -129,8 +157,33 @@ void HostNic::apply(const Event& e) {
     bfc_resumed_ns_[__builtin_ctzll(resumed)] = e.at_ns;
 }
 
+// As push(), in the dst pause ring (independent state, so its own order).
+void HostNic::push_dst(DstEvent e) {
+  if (dst_count_ == kMaxDstPending) apply_oldest_dst();
+  e.at_ns = std::max(e.at_ns, polled_ns_);
+  if (dst_count_ != 0) {
+    e.at_ns = std::max(e.at_ns, dst_pending_[(dst_head_ + dst_count_ - 1) % kMaxDstPending].at_ns);
+  }
+  dst_pending_[(dst_head_ + dst_count_) % kMaxDstPending] = e;
+  ++dst_count_;
+}
+
+// A released destination's waiting head frames start no earlier than the
+// resume (the poll that applies it may come later).
+void HostNic::apply_oldest_dst() {
+  const DstEvent e = dst_pending_[dst_head_];
+  dst_head_ = (dst_head_ + 1) % kMaxDstPending;
+  --dst_count_;
+  if (!dst_->apply(e.at_ns, e.dst, e.pause) || e.pause) return;
+  for (uint64_t m = queues_->nonempty_mask(); m != 0; m &= m - 1) {
+    const uint32_t q = static_cast<uint32_t>(__builtin_ctzll(m));
+    if (queues_->head(q).dst_ip == e.dst) dst_resumed_ns_[q] = e.at_ns;
+  }
+}
+
 void HostNic::poll(uint64_t now_ns) {
   while (count_ != 0 && pending_[head_].at_ns <= now_ns) apply_oldest();
+  while (dst_count_ != 0 && dst_pending_[dst_head_].at_ns <= now_ns) apply_oldest_dst();
   polled_ns_ = std::max(polled_ns_, now_ns);
   paused_classes_ = timers_[kPauseSlot].paused_at(now_ns) ? 0xFF : 0;
   for (uint32_t c = 0; c < kPfcClasses; ++c)
@@ -149,8 +202,8 @@ uint64_t HostNic::wire_free_ns() const {
 // When what last held queue q or its head's priority let go (end_ns() stays
 // the last pause's end after it closes; 0 before any).
 uint64_t HostNic::ready_ns(uint32_t q, uint8_t priority) const {
-  return std::max(
-      {bfc_resumed_ns_[q], timers_[priority & 7].end_ns(), timers_[kPauseSlot].end_ns()});
+  return std::max({bfc_resumed_ns_[q], dst_resumed_ns_[q], timers_[priority & 7].end_ns(),
+                   timers_[kPauseSlot].end_ns()});
 }
 
 bool HostNic::pick(uint64_t now_ns, Pick* out) const {
@@ -164,6 +217,7 @@ bool HostNic::pick(uint64_t now_ns, Pick* out) const {
     if (((candidates >> q) & 1) == 0) continue;
     const NicFrame& f = queues_->head(q);
     if ((paused_classes_ >> (f.priority & 7)) & 1) continue;
+    if (dst_held(f.dst_ip)) continue;
     *out = {q, f, std::max({f.due_ns, wire, ready_ns(q, f.priority)})};
     return true;
   }

@@ -9,9 +9,12 @@
 //     a paused priority (each a PauseTimer, the standard's timer restart);
 //   - with `bfc`, BFC_PAUSE / BFC_RESUME / BFC_BITMAP from the first switch
 //     hold single queues (any shard 0..63, as a switch upstream does; BFC
-//     3.3.2), and the frames carry their queue number in the 0x88B6 shim.
-// Further holds (Floodgate's per-destination pause, Flowtune's per-flow
-// rate) belong in pick(): a queue is a destination or a flow.
+//     3.3.2), and the frames carry their queue number in the 0x88B6 shim;
+//   - with `floodgate`, FG_DST_PAUSE entries hold every queue whose head
+//     frame goes to a paused destination IPv4, until a resume for it
+//     (dst_pause_state.h; no timeout, as in the paper).
+// Further holds (Flowtune's per-flow rate) belong in pick(): a queue is a
+// destination or a flow.
 //
 // A frame the network holds is delayed, never dropped. When `capacity`
 // frames are held the application waits (the caller stops handing frames).
@@ -30,9 +33,11 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "lib/bfc/upstream_pause_state.h"
 #include "lib/control/control_frame.h"
+#include "lib/replay/dst_pause_state.h"
 #include "lib/replay/nic_queues.h"
 #include "lib/replay/pause_timer.h"
 
@@ -45,10 +50,13 @@ struct HostNicConfig {
   uint32_t capacity = 16384;  // frames held in all queues before the application waits
   uint64_t sticky_ns = 0;     // a key keeps an idle queue this long (NicQueues)
   bool bfc = false;           // honours BFC per queue; frames carry the shim
+  bool floodgate = false;     // honours FG_DST_PAUSE per destination IPv4
+  // Destinations held at once; a pause of one more is counted, not held.
+  uint32_t dst_pause_capacity = 256;
 };
 
 // What a frame transmitted toward the host was to it.
-enum class HostFrame : uint8_t { kOther, kPause, kPfc, kBfc, kInvalid };
+enum class HostFrame : uint8_t { kOther, kPause, kPfc, kBfc, kDstPause, kInvalid };
 
 class HostNic {
  public:
@@ -60,17 +68,22 @@ class HostNic {
 
   bool enabled() const { return cfg_.rate_bps != 0; }
   bool bfc() const { return cfg_.bfc; }
+  bool floodgate() const { return cfg_.floodgate; }
   const HostNicConfig& config() const { return cfg_; }
 
   // A frame transmitted toward the host reaches it at at_ns: PAUSE and PFC
-  // always act, BFC frames only with `bfc` (else kOther); a MAC Control or
-  // BFC frame that does not parse is kInvalid and changes nothing.
+  // always act, BFC frames only with `bfc`, FG_DST_PAUSE only with
+  // `floodgate` (else kOther); a MAC Control or sluice control frame that
+  // does not parse (or a dst pause naming 0.0.0.0) is kInvalid and changes
+  // nothing.
   HostFrame receive(uint64_t at_ns, const uint8_t* frame, uint32_t len);
   // The same, parsed: pause the enabled classes for length_ns[c] (0: resume).
   void pause_classes(uint64_t at_ns, uint8_t class_enable,
                      const std::array<uint64_t, 8>& length_ns);
   void pause_port(uint64_t at_ns, uint64_t length_ns);  // 802.3x PAUSE
   void bfc_message(uint64_t at_ns, const ControlMessage& msg);
+  // One FG_DST_PAUSE entry: hold (pause) or release dst (not 0) from at_ns.
+  void dst_pause(uint64_t at_ns, uint32_t dst, bool pause);
 
   // Takes every received frame up to now_ns into account (now_ns never
   // decreases between calls). Call before enqueue() and pick() at now_ns.
@@ -107,6 +120,12 @@ class HostNic {
   uint64_t bfc_unknown_queue_bitmaps() const {
     return bfc_ ? bfc_->unknown_queue_bitmaps.get() : 0;
   }
+  // Floodgate's dstPause (nullptr unless `floodgate`): the destinations held
+  // now, the time they were held, and its counters.
+  const DstPauseState* dst_pause_state() const { return dst_.get(); }
+  uint32_t dst_paused() const { return dst_ ? static_cast<uint32_t>(dst_->now_paused.get()) : 0; }
+  uint64_t dst_paused_ns(uint64_t now_ns) const { return dst_ ? dst_->paused_ns(now_ns) : 0; }
+  uint64_t dst_pause_overflow() const { return dst_ ? dst_->overflow.get() : 0; }
 
  private:
   enum class Kind : uint8_t { kPort, kClasses, kBfc };
@@ -122,10 +141,21 @@ class HostNic {
     bool bits_beyond;             // a bitmap bit set for a queue >= 64
   };
   static constexpr uint32_t kMaxPending = 64;
+  // FG_DST_PAUSE entries wait in their own ring: a frame carries up to ~180.
+  struct DstEvent {
+    uint64_t at_ns;
+    uint32_t dst;
+    bool pause;
+  };
+  static constexpr uint32_t kMaxDstPending = 1024;
 
   void push(Event e);
   void apply_oldest();
   void apply(const Event& e);
+  HostFrame dst_pause_message(uint64_t at_ns, const ControlMessage& msg);
+  void push_dst(DstEvent e);
+  void apply_oldest_dst();
+  bool dst_held(uint32_t dst) const { return dst_ && dst_->paused(dst); }
   uint64_t wire_free_ns() const;  // rounded up
   uint64_t ready_ns(uint32_t q, uint8_t priority) const;
 
@@ -136,6 +166,12 @@ class HostNic {
   std::array<PauseTimer, kSlots> timers_{};
   uint8_t paused_classes_ = 0;  // at the last poll (bit c; all 8 under PAUSE)
   std::array<uint64_t, NicQueues::kMaxQueues> bfc_resumed_ns_{};
+  std::unique_ptr<DstPauseState> dst_;
+  // When the destination of queue q's head was last released.
+  std::array<uint64_t, NicQueues::kMaxQueues> dst_resumed_ns_{};
+  std::vector<DstEvent> dst_pending_;  // floodgate: sized once
+  uint32_t dst_head_ = 0;
+  uint32_t dst_count_ = 0;
   uint32_t round_robin_ = 0;  // first queue pick() looks at
   uint64_t polled_ns_ = 0;
   std::array<Event, kMaxPending> pending_{};

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/control/control_frame.h"
 #include "lib/net/ipv4_rewrite.h"
 #include "switch/pcap_port.h"
 
@@ -515,6 +516,73 @@ TEST_F(BfcNicPortTest, MalformedBfcFramesAreCountedAndChangeNothing) {
   EXPECT_EQ(rx_queues(*port, 0), (std::vector<int>{0}));
   EXPECT_EQ(port->host_invalid_frames(), 1u);
   EXPECT_EQ(port->host_bfc_paused_mask(), 0u);
+}
+
+class FloodgateNicPortTest : public HostNicPortTest {
+ protected:
+  // Frames 0, 2, 4 to 10.0.0.2 and 1, 3, 5 to 10.0.0.3, all due at once.
+  std::unique_ptr<PcapPort> open_floodgate_host() {
+    std::vector<Frame> frames;
+    for (int i = 0; i < 6; ++i) frames.push_back({1000, 0, ipv4_frame(i % 2 == 0 ? 2 : 3)});
+    burst_path_ = write_capture("pcap_port_floodgate.pcap", frames);
+    PcapPortConfig cfg;
+    cfg.rx_path = burst_path_;
+    std::string error;
+    auto port = PcapPort::open(cfg, pool_, &error);
+    EXPECT_NE(port, nullptr) << error;
+    if (port == nullptr) return nullptr;
+    HostNicConfig nic;
+    nic.rate_bps = k1G;
+    nic.overhead_bytes = 24;  // a 101-byte frame takes 1000 ns
+    nic.queues = 4;
+    nic.floodgate = true;
+    std::array<uint8_t, 64> by_dscp{};
+    port->set_host_nic(nic, NicQueueKey::kDestination, by_dscp);
+    return port;
+  }
+  // FG_DST_PAUSE from the switch naming 10.0.0.<dst>.
+  rte_mbuf* dst_pause(uint8_t dst, bool pause) {
+    Bytes f(64);
+    const DstPauseEntry e[1] = {{0x0A000000u | dst, pause}};
+    const ControlListFrame b = build_fg_dst_pause(f.data(), 64, 1500, {2, 0, 0, 0, 0, 1},
+                                                  {2, 0, 0, 0, 0, 9}, 0, e);
+    f.resize(b.len);
+    return make(f);
+  }
+  // The last address byte of each received frame's IPv4 destination.
+  std::vector<int> rx_dsts(PcapPort& port, uint64_t now_ns) {
+    rte_mbuf* pkts[8];
+    const uint16_t got = port.rx_burst(now_ns, pkts, 8);
+    std::vector<int> d;
+    for (uint16_t i = 0; i < got; ++i) d.push_back(rte_pktmbuf_mtod(pkts[i], const uint8_t*)[33]);
+    rte_pktmbuf_free_bulk(pkts, got);
+    return d;
+  }
+};
+
+TEST_F(FloodgateNicPortTest, ADstPauseHoldsOnlyThatDestinationUntilItsResume) {
+  auto port = open_floodgate_host();
+  ASSERT_NE(port, nullptr);
+  port->start(0, port->first_timestamp_ns());
+  EXPECT_EQ(rx_dsts(*port, 0), (std::vector<int>{2}));
+  rte_mbuf* pause[1] = {dst_pause(2, true)};
+  const uint64_t at_500[1] = {500};
+  EXPECT_EQ(port->tx_burst_at(at_500, pause, 1), 1);
+  EXPECT_EQ(rx_dsts(*port, 1000), (std::vector<int>{3}));
+  EXPECT_EQ(rx_dsts(*port, 2000), (std::vector<int>{3}));
+  EXPECT_EQ(rx_dsts(*port, 3000), (std::vector<int>{3}));
+  EXPECT_EQ(rx_dsts(*port, 5000), (std::vector<int>{}));
+  EXPECT_EQ(port->host_nic().dst_paused(), 1u);
+  EXPECT_EQ(port->host_held_frames(), 2u);
+  rte_mbuf* resume[1] = {dst_pause(2, false)};
+  const uint64_t at_6000[1] = {6000};
+  EXPECT_EQ(port->tx_burst_at(at_6000, resume, 1), 1);
+  EXPECT_EQ(rx_dsts(*port, 6000), (std::vector<int>{2}));
+  EXPECT_EQ(rx_dsts(*port, 7000), (std::vector<int>{2}));
+  EXPECT_TRUE(port->rx_done());
+  EXPECT_EQ(port->host_dst_pause_frames(), 2u);
+  EXPECT_EQ(port->host_invalid_frames(), 0u);
+  EXPECT_EQ(port->max_lateness_ns(), 0u);
 }
 
 TEST_F(PcapPortTest, OpenErrors) {

@@ -80,6 +80,72 @@ TEST(NicConfig, WhereANicCannotBe) {
                                 "switch \"s1\" (bfc: {enabled: true}) to pause its queues"}));
 }
 
+// One switch with `section` (a floodgate: or bfc: line, or nothing) and
+// host port h0 as given.
+std::string floodgate_fabric(const std::string& section, const std::string& h0) {
+  return R"(
+switches:
+  - name: s1
+)" + section +
+         R"(
+    ports:
+      - )" +
+         h0 + R"(
+      - {name: h1, role: host, rate: 10Gbps, pcap: {tx: h1.pcap}}
+)";
+}
+
+// The errors whose key is the nic key (the floodgate section may have others
+// of its own while the switch side is being built).
+std::vector<std::string> nic_errors(const ConfigResult& r) {
+  std::vector<std::string> out;
+  for (const std::string& e : errors_of(r))
+    if (e.find(".nic:") != std::string::npos) out.push_back(e);
+  return out;
+}
+
+constexpr const char* kDstPauseSwitch = "    floodgate: {enabled: true, dst_pause: true}";
+
+TEST(NicConfig, FloodgateShorthandAndMap) {
+  ConfigResult r = load_config_string(
+      floodgate_fabric(kDstPauseSwitch,
+                       "{name: h0, role: host, rate: 10Gbps, pcap: {rx: a.pcap}, nic: floodgate}"),
+      "t");
+  EXPECT_EQ(nic_errors(r), std::vector<std::string>{});
+  EXPECT_EQ(r.config.switches[0].ports[0].nic.mode, NicMode::kFloodgate);
+  r = load_config_string(
+      floodgate_fabric(kDstPauseSwitch,
+                       "{name: h0, role: host, rate: 10Gbps, pcap: {rx: a.pcap}, "
+                       "nic: {mode: floodgate, queue_by: flow, queues: 16}}"),
+      "t");
+  EXPECT_EQ(nic_errors(r), std::vector<std::string>{});
+  const NicConfig& n = r.config.switches[0].ports[0].nic;
+  EXPECT_EQ(n.mode, NicMode::kFloodgate);
+  EXPECT_EQ(n.queue_by, NicQueueKey::kFlow);
+  EXPECT_EQ(n.queues, 16u);
+}
+
+TEST(NicConfig, FloodgateNicNeedsASwitchThatSendsDstPause) {
+  const std::string want =
+      "t:6: switches[0].ports[0].nic: nic: floodgate needs dstPause on switch \"s1\" "
+      "(floodgate: {enabled: true, dst_pause: true}) to pause its destinations";
+  const std::string h0 = "{name: h0, role: host, rate: 10Gbps, pcap: {rx: a.pcap}, nic: floodgate}";
+  // No floodgate section at all: the only error.
+  EXPECT_EQ(errors_of(load_config_string(floodgate_fabric("", h0), "t")),
+            std::vector<std::string>{want});
+  // Floodgate without dstPause.
+  EXPECT_EQ(
+      nic_errors(load_config_string(floodgate_fabric("    floodgate: {enabled: true}", h0), "t")),
+      std::vector<std::string>{want});
+  // The map form, its line the nic key's.
+  EXPECT_EQ(nic_errors(load_config_string(
+                floodgate_fabric("    floodgate: {enabled: true, dst_pause: false}",
+                                 "{name: h0, role: host, rate: 10Gbps, pcap: {rx: a.pcap}, "
+                                 "nic: {mode: floodgate}}"),
+                "t")),
+            std::vector<std::string>{want});
+}
+
 TEST(NicConfig, BadValuesAreNamed) {
   const ConfigResult r = load_config_string(
       fabric("{name: h0, role: host, rate: 10Gbps, pcap: {rx: a.pcap}, "

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <deque>
+#include <span>
 #include <vector>
 
 #include "lib/control/control_frame.h"
@@ -36,6 +37,7 @@ struct Out {
   uint64_t key;
   uint8_t priority = 0;
   uint32_t bytes = 101;
+  uint32_t dst = 0;  // IPv4 destination (0: not IPv4)
 };
 
 struct Sent {
@@ -56,7 +58,8 @@ class Host {
       nic.poll(now);
       while (next < waiting.size() && waiting[next].due <= now && !nic.full()) {
         const Out& o = waiting[next];
-        nic.enqueue(o.key, NicFrame{o.due, static_cast<uint32_t>(next), o.bytes, o.priority}, now);
+        nic.enqueue(o.key, NicFrame{o.due, static_cast<uint32_t>(next), o.bytes, o.priority, o.dst},
+                    now);
         ++next;
       }
       HostNic::Pick p;
@@ -113,6 +116,32 @@ std::array<uint8_t, 64> pfc_frame(uint8_t enable, uint16_t quanta) {
   build_pfc_frame(f.data(), 64, kSwitchMac, enable, q);
   return f;
 }
+
+HostNicConfig floodgate_config(uint32_t queues, uint32_t capacity = 256) {
+  HostNicConfig c = nic_config(k1G, queues);
+  c.floodgate = true;
+  c.dst_pause_capacity = capacity;
+  return c;
+}
+
+// An FG_DST_PAUSE frame (pause or resume per entry); big enough for 180 entries.
+std::vector<uint8_t> dst_pause_frame(const std::vector<DstPauseEntry>& entries) {
+  std::vector<uint8_t> f(1514);
+  const ControlListFrame built =
+      build_fg_dst_pause(f.data(), static_cast<uint32_t>(f.size()), 1500, kHostMac, kSwitchMac, 0,
+                         std::span<const DstPauseEntry>(entries));
+  EXPECT_EQ(built.consumed, entries.size());
+  f.resize(built.len);
+  return f;
+}
+
+HostFrame receive(HostNic& nic, uint64_t at_ns, const std::vector<uint8_t>& f) {
+  return nic.receive(at_ns, f.data(), static_cast<uint32_t>(f.size()));
+}
+
+constexpr uint32_t kDstA = 0x0A000002;  // 10.0.0.2
+constexpr uint32_t kDstB = 0x0A000003;  // 10.0.0.3
+constexpr uint32_t kDstC = 0x0A000004;  // 10.0.0.4
 
 TEST(HostNic, FramesDueAtOnceLeaveSpacedBySerialisationTime) {
   Host h(nic_config(k10G));
@@ -322,6 +351,142 @@ TEST(HostNic, ReceiveRecognisesOnlyWellFormedControlFrames) {
   EXPECT_EQ(nic.receive(10, f.data(), 60), HostFrame::kPause);
   nic.poll(100'000);
   EXPECT_EQ(nic.class_paused_ns(HostNic::kPauseSlot, 100'000), 5120u);
+}
+
+TEST(HostNic, DstPauseHoldsOnlyThatDestinationUntilItsResume) {
+  Host h(floodgate_config(4));
+  for (int i = 0; i < 3; ++i) h.add({0, kDstA, 0, 101, kDstA});  // ids 0-2 -> queue 0
+  for (int i = 0; i < 6; ++i) h.add({0, kDstB, 0, 101, kDstB});  // ids 3-8 -> queue 1
+  EXPECT_EQ(receive(h.nic, 500, dst_pause_frame({{kDstA, true}})), HostFrame::kDstPause);
+  h.run_to(4000);
+  EXPECT_EQ(h.nic.dst_paused(), 1u);
+  // The resume lands between two polls (8000, 8100): the backlog counts from it.
+  EXPECT_EQ(receive(h.nic, 8050, dst_pause_frame({{kDstA, false}})), HostFrame::kDstPause);
+  h.run_to(12'000);
+  // A sent id 0 before the pause reached the host; B kept the line busy at
+  // line rate; A's backlog waited for the resume, then went at line rate.
+  const std::vector<Sent> expected = {{0, 0, 0, 0},       {3, 1000, 1000, 1}, {4, 2000, 2000, 1},
+                                      {5, 3000, 3000, 1}, {6, 4000, 4000, 1}, {7, 5000, 5000, 1},
+                                      {8, 6000, 6000, 1}, {1, 8050, 8100, 0}, {2, 9050, 9100, 0}};
+  EXPECT_EQ(h.sent, expected);
+  EXPECT_EQ(h.nic.dst_paused(), 0u);
+  EXPECT_EQ(h.nic.dst_paused_ns(12'000), 7550u);
+  const DstPauseState& st = *h.nic.dst_pause_state();
+  EXPECT_EQ(st.frames.get(), 2u);
+  EXPECT_EQ(st.pauses.get(), 1u);
+  EXPECT_EQ(st.resumes.get(), 1u);
+  EXPECT_EQ(st.invalid.get(), 0u);
+}
+
+TEST(HostNic, DstPauseStampedInTheFutureDoesNotActEarly) {
+  Host h(floodgate_config(4));
+  for (uint64_t due : {0, 2000, 4000, 6000}) h.add({due, kDstA, 0, 101, kDstA});
+  // A departure time ahead of the clock, received before anything runs.
+  receive(h.nic, 5000, dst_pause_frame({{kDstA, true}}));
+  receive(h.nic, 9000, dst_pause_frame({{kDstA, false}}));
+  h.run_to(4900);
+  EXPECT_EQ(h.nic.dst_paused(), 0u) << "not paused before 5000";
+  EXPECT_EQ(h.starts(), (std::vector<uint64_t>{0, 2000, 4000}));
+  h.run_to(8900);
+  EXPECT_EQ(h.nic.dst_paused(), 1u);
+  EXPECT_EQ(h.sent.size(), 3u);
+  h.run_to(10'000);
+  EXPECT_EQ(h.starts(), (std::vector<uint64_t>{0, 2000, 4000, 9000}));
+}
+
+TEST(HostNic, ManyDstPauseEntriesInOneFrameAllWaitForTheirTime) {
+  Host h(floodgate_config(4));
+  // 180 destinations in one frame, more than the other events' pending ring.
+  std::vector<DstPauseEntry> pause;
+  for (uint32_t i = 0; i < 180; ++i) pause.push_back({kDstA + i, true});
+  EXPECT_EQ(receive(h.nic, 3000, dst_pause_frame(pause)), HostFrame::kDstPause);
+  h.add({1000, kDstA + 179, 0, 101, kDstA + 179});
+  h.add({4000, kDstA + 179, 0, 101, kDstA + 179});
+  h.run_to(2900);
+  EXPECT_EQ(h.nic.dst_paused(), 0u);
+  h.run_to(5000);
+  EXPECT_EQ(h.nic.dst_paused(), 180u);
+  EXPECT_EQ(h.starts(), (std::vector<uint64_t>{1000})) << "the last entry holds too";
+}
+
+TEST(HostNic, MalformedDstPauseIsCountedAndChangesNothing) {
+  Host h(floodgate_config(4));
+  auto bad_len = dst_pause_frame({{kDstA, true}});
+  bad_len[19] += 1;  // body length one byte beyond what one entry needs
+  EXPECT_EQ(receive(h.nic, 0, bad_len), HostFrame::kInvalid);
+  // A zero address anywhere spoils the whole frame: the good entry does not act.
+  EXPECT_EQ(receive(h.nic, 0, dst_pause_frame({{kDstA, true}, {0, true}})), HostFrame::kInvalid);
+  auto bad_magic = dst_pause_frame({{kDstA, true}});
+  bad_magic[14] = 'X';
+  EXPECT_EQ(receive(h.nic, 0, bad_magic), HostFrame::kInvalid);
+  h.add({0, kDstA, 0, 101, kDstA});
+  h.run_to(1000);
+  EXPECT_EQ(h.starts(), (std::vector<uint64_t>{0}));
+  EXPECT_EQ(h.nic.dst_paused(), 0u);
+  const DstPauseState& st = *h.nic.dst_pause_state();
+  EXPECT_EQ(st.invalid.get(), 3u);
+  EXPECT_EQ(st.frames.get(), 0u);
+  EXPECT_EQ(st.pauses.get(), 0u);
+}
+
+TEST(HostNic, DstPauseActsOnlyOnAFloodgateNic) {
+  const auto f = dst_pause_frame({{kDstA, true}});
+  for (bool bfc : {false, true}) {
+    HostNic nic(nic_config(k1G, 4, bfc));
+    EXPECT_EQ(receive(nic, 0, f), HostFrame::kOther) << "bfc " << bfc;
+    EXPECT_EQ(nic.dst_pause_state(), nullptr);
+  }
+  HostNic fg(floodgate_config(4));
+  const auto b = bfc_frame(ControlType::kBfcPause, 0, 0);
+  EXPECT_EQ(fg.receive(0, b.data(), 60), HostFrame::kOther) << "BFC to a Floodgate NIC";
+  fg.poll(0);
+  EXPECT_EQ(fg.bfc_paused_mask(), 0u);
+}
+
+TEST(HostNic, DstPauseHoldsEveryFlowToThatDestination) {
+  HostNicConfig c = floodgate_config(4);
+  Host h(c);
+  // queue_by flow: keys are flows; flows 1 and 2 go to A, flow 3 to B.
+  for (int i = 0; i < 2; ++i) {
+    h.add({0, 1, 0, 101, kDstA});
+    h.add({0, 2, 0, 101, kDstA});
+    h.add({0, 3, 0, 101, kDstB});
+  }
+  receive(h.nic, 0, dst_pause_frame({{kDstA, true}}));
+  receive(h.nic, 5000, dst_pause_frame({{kDstA, false}}));
+  h.run_to(10'000);
+  // Ids 2 and 5 (B) first; then A's two flows take turns from the resume.
+  EXPECT_EQ(h.order(), (std::vector<uint32_t>{2, 5, 0, 1, 3, 4}));
+  EXPECT_EQ(h.starts(), (std::vector<uint64_t>{0, 1000, 5000, 6000, 7000, 8000}));
+  EXPECT_NE(h.sent[2].queue, h.sent[3].queue) << "two flows, two queues, both held";
+}
+
+TEST(HostNic, NonIpv4FramesAreNeverHeldByDstPause) {
+  Host h(floodgate_config(4));
+  receive(h.nic, 0, dst_pause_frame({{kDstA, true}}));
+  h.add({0, 0, 0, 101, 0});  // not IPv4: key 0, dst 0
+  h.add({0, kDstA, 0, 101, kDstA});
+  h.run_to(3000);
+  EXPECT_EQ(h.order(), (std::vector<uint32_t>{0}));
+}
+
+TEST(HostNic, PausesBeyondTheCapacityAreCountedNotHeld) {
+  Host h(floodgate_config(4, 2));
+  EXPECT_EQ(receive(h.nic, 0, dst_pause_frame({{kDstA, true}, {kDstB, true}, {kDstC, true}})),
+            HostFrame::kDstPause);
+  h.add({0, kDstC, 0, 101, kDstC});
+  h.add({0, kDstA, 0, 101, kDstA});
+  h.run_to(2000);
+  EXPECT_EQ(h.order(), (std::vector<uint32_t>{0})) << "C did not fit: it keeps sending";
+  EXPECT_EQ(h.nic.dst_paused(), 2u);
+  EXPECT_EQ(h.nic.dst_pause_overflow(), 1u);
+  // A resume makes room: C's next pause holds it.
+  receive(h.nic, 2500, dst_pause_frame({{kDstB, false}, {kDstC, true}}));
+  h.add({3000, kDstC, 0, 101, kDstC});
+  h.run_to(5000);
+  EXPECT_EQ(h.order(), (std::vector<uint32_t>{0}));
+  EXPECT_EQ(h.nic.dst_paused(), 2u);
+  EXPECT_EQ(h.nic.dst_pause_overflow(), 1u);
 }
 
 TEST(HostNic, DisabledNicTakesNothing) {

@@ -9,7 +9,7 @@
 namespace sluice {
 namespace {
 
-NicFrame frame(uint32_t id) { return NicFrame{0, id, 100, 0}; }
+NicFrame frame(uint32_t id) { return NicFrame{0, id, 100, 0, 0}; }
 
 std::vector<uint32_t> drain(NicQueues& q, uint32_t queue) {
   std::vector<uint32_t> ids;
