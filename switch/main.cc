@@ -4,9 +4,9 @@
 // run-to-completion loop per worker lcore, prints live rates from the main
 // lcore, and on SIGINT/SIGTERM (or --duration) stops, drains and summarises.
 
+#include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
-#include <rte_cycles.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
@@ -24,10 +24,10 @@
 #include "lib/common/cpu_steal.h"
 #include "lib/config/config_loader.h"
 #include "switch/capture_writer.h"
-#include "switch/memory_prefault.h"
 #include "switch/cli_options.h"
 #include "switch/internal_link.h"
 #include "switch/mbuf_meta.h"
+#include "switch/memory_prefault.h"
 #include "switch/metrics_exporter.h"
 #include "switch/report.h"
 #include "switch/runtime_builder.h"
@@ -65,8 +65,8 @@ void run_main_lcore(Runtime& rt, const CliOptions& opt) {
   const TscClock clock(rt.tsc_hz);
   LiveTable table(rt);
   const uint64_t interval_ns = static_cast<uint64_t>(opt.stats_interval_seconds * 1e9);
-  const uint64_t stop_ns =
-      opt.duration_seconds > 0 ? rt.start_ns + static_cast<uint64_t>(opt.duration_seconds * 1e9)
+  const uint64_t stop_ns = opt.duration_seconds > 0
+                               ? rt.start_ns + static_cast<uint64_t>(opt.duration_seconds * 1e9)
                                : UINT64_MAX;
   uint64_t next_table = rt.start_ns + interval_ns;
   while (g_signal == 0) {
@@ -97,7 +97,8 @@ std::vector<PortFinal> drain_and_total(Runtime& rt) {
   }
   // Frames on internal links left one switch and have not reached the next.
   for (const auto& p : rt.ports) {
-    if (p->link_in != nullptr) out[p->index].in_flight_at_stop = link_discard(*p->link_in, p->link_stage);
+    if (p->link_in != nullptr)
+      out[p->index].in_flight_at_stop = link_discard(*p->link_in, p->link_stage);
   }
   for (const auto& p : rt.ports) {
     PortFinal& f = out[p->index];

@@ -58,8 +58,8 @@ ClientMetric histogram_metric(const LatencyHistogram& h, Labels labels) {
 
 class SluiceCollector : public prometheus::Collectable {
  public:
-  explicit SluiceCollector(const Runtime& rt) : rt_(rt), prev_busy_(rt.workers.size()),
-                                                prev_total_(rt.workers.size()) {}
+  explicit SluiceCollector(const Runtime& rt)
+      : rt_(rt), prev_busy_(rt.workers.size()), prev_total_(rt.workers.size()) {}
   std::vector<MetricFamily> Collect() const override;
 
  private:
@@ -91,8 +91,8 @@ std::vector<MetricFamily> SluiceCollector::Collect() const {
   collect_pfc(out);
   collect_bfc_ports(out);
   collect_bfc_switches(out);
-  MetricFamily up = family("sluice_uptime_seconds", "Seconds since the data path started.",
-                           MetricType::Gauge);
+  MetricFamily up =
+      family("sluice_uptime_seconds", "Seconds since the data path started.", MetricType::Gauge);
   const uint64_t now_ns = TscClock(rt_.tsc_hz).now_ns();
   add_value(up, {}, (now_ns - rt_.start_ns) * 1e-9);
   out.push_back(std::move(up));
@@ -101,8 +101,8 @@ std::vector<MetricFamily> SluiceCollector::Collect() const {
 
 void SluiceCollector::collect_ports(std::vector<MetricFamily>& out) const {
   auto rx_p = family("sluice_port_rx_packets_total", "Frames received.", MetricType::Counter);
-  auto rx_b = family("sluice_port_rx_bytes_total", "Bytes received (frame length).",
-                     MetricType::Counter);
+  auto rx_b =
+      family("sluice_port_rx_bytes_total", "Bytes received (frame length).", MetricType::Counter);
   auto tx_p = family("sluice_port_tx_packets_total", "Frames transmitted.", MetricType::Counter);
   auto tx_b = family("sluice_port_tx_bytes_total", "Bytes transmitted (frame length).",
                      MetricType::Counter);
@@ -111,10 +111,9 @@ void SluiceCollector::collect_ports(std::vector<MetricFamily>& out) const {
   auto con = family("sluice_port_consumed_packets_total",
                     "Frames received and used by sluice, not forwarded (ARP, control).",
                     MetricType::Counter);
-  auto drops = family("sluice_port_drops_total", "Frames dropped, by reason.",
-                      MetricType::Counter);
-  auto marks = family("sluice_port_ecn_marks_total", "Packets marked CE at enqueue.",
-                      MetricType::Counter);
+  auto drops = family("sluice_port_drops_total", "Frames dropped, by reason.", MetricType::Counter);
+  auto marks =
+      family("sluice_port_ecn_marks_total", "Packets marked CE at enqueue.", MetricType::Counter);
   auto ctrl_drop = family("sluice_port_control_dropped_total",
                           "Frames sluice built (ARP, PFC) and could not queue: control queue full.",
                           MetricType::Counter);
@@ -144,8 +143,8 @@ void SluiceCollector::collect_ports(std::vector<MetricFamily>& out) const {
 }
 
 void SluiceCollector::collect_queues(std::vector<MetricFamily>& out) const {
-  auto depth = family("sluice_queue_depth_bytes", "Bytes waiting in a data queue.",
-                      MetricType::Gauge);
+  auto depth =
+      family("sluice_queue_depth_bytes", "Bytes waiting in a data queue.", MetricType::Gauge);
   auto ctrl = family("sluice_port_queued_bytes", "Bytes waiting in all queues of a port.",
                      MetricType::Gauge);
   auto res = family("sluice_queue_residence_seconds",
@@ -175,9 +174,9 @@ void SluiceCollector::collect_pfc(std::vector<MetricFamily>& out) const {
                      "PFC/PAUSE frames received that acted on this priority.", MetricType::Counter);
   auto paused = family("sluice_pfc_paused_seconds_total",
                        "Time this port was paused by its peer, per priority.", MetricType::Counter);
-  auto bad = family("sluice_pfc_invalid_frames_total",
-                    "MAC control frames with a short body or an unknown opcode.",
-                    MetricType::Counter);
+  auto bad =
+      family("sluice_pfc_invalid_frames_total",
+             "MAC control frames with a short body or an unknown opcode.", MetricType::Counter);
   for (const auto& p : rt_.ports) {
     if (!p->pfc_ingress) continue;
     const PfcTxStats& tx = p->pfc_ingress->stats();

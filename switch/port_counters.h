@@ -27,7 +27,7 @@ struct PortCounters {
   RelaxedCounter rx_consumed_packets;   // used by sluice, not forwarded
   RelaxedCounter forwarded_packets;     // handed to this port's egress admission
   RelaxedCounter ecn_marks;
-  RelaxedCounter link_lost;             // internal link: transmitted, lost on the wire
+  RelaxedCounter link_lost;  // internal link: transmitted, lost on the wire
   // BFC frames by type (kBfcFrameTypes order): sent out of / received on the port.
   RelaxedCounter bfc_sent[3];
   RelaxedCounter bfc_received[3];

@@ -37,8 +37,8 @@ LiveTable::LiveTable(const Runtime& rt) : prev_(rt.ports.size()) {}
 void LiveTable::print(const Runtime& rt, uint64_t now_ns) {
   if (prev_ns_ == 0) prev_ns_ = rt.start_ns;
   const double dt = (now_ns - prev_ns_) * 1e-9;
-  std::printf("[%8.1fs] %-14s %10s %9s %10s %9s %11s %12s\n", (now_ns - rt.start_ns) * 1e-9,
-              "port", "rx Mpps", "rx Gbps", "tx Mpps", "tx Gbps", "queue KB", "drops");
+  std::printf("[%8.1fs] %-14s %10s %9s %10s %9s %11s %12s\n", (now_ns - rt.start_ns) * 1e-9, "port",
+              "rx Mpps", "rx Gbps", "tx Mpps", "tx Gbps", "queue KB", "drops");
   for (const auto& p : rt.ports) {
     const PortTotals t = rt.port_totals(p->index);
     const PortTotals& o = prev_[p->index];
@@ -55,7 +55,6 @@ void LiveTable::print(const Runtime& rt, uint64_t now_ns) {
   std::fflush(stdout);
   prev_ns_ = now_ns;
 }
-
 
 namespace {
 
@@ -113,8 +112,9 @@ void print_fidelity(const Runtime& rt) {
   for (const auto& p : rt.ports) {
     const uint64_t lost = p->tm->shaper_lost_ns();
     if (lost != 0) {
-      std::printf("    %-16s shaper lost %.3f ms of transmit time while backlogged (loop too late)\n",
-                  port_name(rt, p->index).c_str(), lost * 1e-6);
+      std::printf(
+          "    %-16s shaper lost %.3f ms of transmit time while backlogged (loop too late)\n",
+          port_name(rt, p->index).c_str(), lost * 1e-6);
     }
     const LatencyHistogram* replay = p->pcap ? &p->pcap->lateness() : nullptr;
     const LatencyHistogram* shaper = &p->shaper_lateness;
@@ -127,7 +127,9 @@ void print_fidelity(const Runtime& rt) {
       }
       std::printf("    %-16s %-7s n=%-10" PRIu64 " p50 %-10s p99 %-10s p99.9 %-10s\n",
                   port_name(rt, p->index).c_str(),
-                  h == shaper ? "shaper" : h == replay ? "replay" : "link",
+                  h == shaper   ? "shaper"
+                  : h == replay ? "replay"
+                                : "link",
                   h->total(), format_bound(quantile_upper_ns(*h, 0.5)).c_str(),
                   format_bound(quantile_upper_ns(*h, 0.99)).c_str(),
                   format_bound(quantile_upper_ns(*h, 0.999)).c_str());
@@ -139,8 +141,8 @@ void print_fidelity(const Runtime& rt) {
 
 void print_summary(const Runtime& rt, const std::vector<PortFinal>& ports, double seconds) {
   std::printf("sluice summary after %.2f s\n", seconds);
-  std::printf("%-16s %14s %14s %12s %10s %10s %12s\n", "port", "rx packets", "tx packets",
-              "drops", "ecn marks", "queued", "tx L1 Gbps");
+  std::printf("%-16s %14s %14s %12s %10s %10s %12s\n", "port", "rx packets", "tx packets", "drops",
+              "ecn marks", "queued", "tx L1 Gbps");
   for (const auto& p : rt.ports) {
     const PortFinal& f = ports[p->index];
     std::printf("%-16s %14" PRIu64 " %14" PRIu64 " %12" PRIu64 " %10" PRIu64 " %10" PRIu64

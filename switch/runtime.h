@@ -48,14 +48,13 @@ enum class PortKind : uint8_t { kEthdev, kLink, kPcap };
 // One direction of an internal link: frames pushed by the sending port's owner
 // with their due time, taken by the receiving port's owner once due.
 struct LinkDirection {
-  LinkDirection(uint64_t rate_bps, uint32_t overhead, uint64_t delay_ns, double loss,
-                uint64_t seed)
+  LinkDirection(uint64_t rate_bps, uint32_t overhead, uint64_t delay_ns, double loss, uint64_t seed)
       : timing(rate_bps, overhead, delay_ns), loss_p32(probability32(loss)), rng(seed) {}
   rte_ring* ring = nullptr;
-  LinkTiming timing;   // sender-owned
+  LinkTiming timing;     // sender-owned
   uint64_t fifo_ns = 0;  // most serialisation time the sender commits ahead (0: no limit)
-  uint64_t loss_p32;   // loss probability as a 32-bit threshold
-  Xorshift64 rng;      // sender-owned
+  uint64_t loss_p32;     // loss probability as a 32-bit threshold
+  Xorshift64 rng;        // sender-owned
 };
 
 // Frames taken off a link ring that are not due yet (receiver side).
@@ -138,10 +137,10 @@ struct SwitchRuntime {
 struct WorkerRuntime {
   unsigned slot = 0;
   unsigned lcore = 0;
-  std::vector<uint16_t> ports;           // owned ports (rx and egress)
-  std::vector<rte_ring*> to;             // to[s]: ring to worker s (nullptr for self)
-  std::vector<rte_ring*> from;           // from[s]: ring from worker s
-  std::vector<PortCounters> counters;    // per global port
+  std::vector<uint16_t> ports;         // owned ports (rx and egress)
+  std::vector<rte_ring*> to;           // to[s]: ring to worker s (nullptr for self)
+  std::vector<rte_ring*> from;         // from[s]: ring from worker s
+  std::vector<PortCounters> counters;  // per global port
   // Bytes in this lcore's queues by (ingress port, priority), for PFC: the
   // ingress port's owner sums these shards over lcores.
   std::vector<PfcIngressBytes> pfc_bytes;  // per global port
@@ -161,7 +160,7 @@ struct WorkerRuntime {
   // lcore was not running), read against the machine's floor.
   LatencyHistogram loop_gap;
   RelaxedCounter loop_gap_max_ns;
-  RelaxedCounter loop_gaps_over_50us;   // as tools/floor counts the machine's gaps
+  RelaxedCounter loop_gaps_over_50us;  // as tools/floor counts the machine's gaps
   RelaxedCounter loop_gaps_over_200us;
   // The gaps > 50 us of iterations that moved nothing, and those iterations'
   // summed periods: an idle pass is a few polls, so its long gaps are stalls
@@ -190,10 +189,10 @@ struct Runtime {
   std::vector<std::unique_ptr<WorkerRuntime>> workers;
   uint64_t tsc_hz = 0;
   uint64_t start_ns = 0;
-  uint64_t stop_ns = 0;                // when the workers were told to stop (data-path clock)
-  uint64_t replay_start_ns = 0;        // when capture time replay_origin_ts_ns is due
-  uint64_t replay_origin_ts_ns = 0;    // earliest first timestamp of the replayed captures
-  int64_t realtime_offset_ns = 0;      // CLOCK_REALTIME minus the data-path clock
+  uint64_t stop_ns = 0;              // when the workers were told to stop (data-path clock)
+  uint64_t replay_start_ns = 0;      // when capture time replay_origin_ts_ns is due
+  uint64_t replay_origin_ts_ns = 0;  // earliest first timestamp of the replayed captures
+  int64_t realtime_offset_ns = 0;    // CLOCK_REALTIME minus the data-path clock
   std::atomic<bool> stop{false};
 
   const std::string& port_label(uint16_t p) const { return ports[p]->cfg->name; }

@@ -23,13 +23,9 @@ constexpr uint16_t kTxDescriptors = 1024;
 constexpr unsigned kRingSize = 4096;
 constexpr unsigned kMbufCache = 256;
 
-std::string device_name(const std::string& device) {
-  return device.substr(0, device.find(','));
-}
+std::string device_name(const std::string& device) { return device.substr(0, device.find(',')); }
 
-std::string port_ref(const SwitchConfig& s, const PortConfig& p) {
-  return s.name + "/" + p.name;
-}
+std::string port_ref(const SwitchConfig& s, const PortConfig& p) { return s.name + "/" + p.name; }
 
 // Finds the ethdev for a device string, probing it if EAL has not already.
 std::string find_or_probe(const std::string& device, uint16_t* port_id) {
@@ -77,8 +73,12 @@ std::string start_ethdev(Runtime& rt, PortRuntime& p) {
 // A locally administered MAC for a port that has no device to ask: 02:5c:
 // then switch index, and the global port index.
 MacAddr generated_mac(size_t switch_index, size_t port_index) {
-  return MacAddr{0x02, 0x5c, static_cast<uint8_t>(switch_index), 0,
-                 static_cast<uint8_t>(port_index >> 8), static_cast<uint8_t>(port_index)};
+  return MacAddr{0x02,
+                 0x5c,
+                 static_cast<uint8_t>(switch_index),
+                 0,
+                 static_cast<uint8_t>(port_index >> 8),
+                 static_cast<uint8_t>(port_index)};
 }
 
 // The emulated host sends no faster than its link, from per-destination or
@@ -140,7 +140,8 @@ std::string assign_workers(Runtime& rt) {
   std::vector<unsigned> lcores;
   unsigned lc;
   RTE_LCORE_FOREACH_WORKER(lc) { lcores.push_back(lc); }
-  if (lcores.empty()) return "sluice needs at least one worker lcore besides the main one (e.g. -l 0,1)";
+  if (lcores.empty())
+    return "sluice needs at least one worker lcore besides the main one (e.g. -l 0,1)";
   std::map<unsigned, unsigned> slot_of_lcore;
   auto add_worker = [&](unsigned lcore) {
     auto w = std::make_unique<WorkerRuntime>();
@@ -201,8 +202,8 @@ std::string create_rings(Runtime& rt) {
 unsigned link_ring_size(uint64_t rate_bps, uint64_t delay_ns) {
   // Room for twice the frames of minimum size in flight over the delay plus
   // 50 us of slack; a full ring holds frames back at the sender, never drops.
-  const double frames = 2.0 * (rate_bps == 0 ? 100e9 : double(rate_bps)) *
-                        ((delay_ns + 50'000) * 1e-9) / (84 * 8);
+  const double frames =
+      2.0 * (rate_bps == 0 ? 100e9 : double(rate_bps)) * ((delay_ns + 50'000) * 1e-9) / (84 * 8);
   unsigned size = 1024;
   while (size < frames && size < (1u << 20)) size <<= 1;
   return size;
@@ -215,14 +216,14 @@ std::string create_links(Runtime& rt) {
     if (p->kind != PortKind::kLink) continue;
     const PortConfig& pc = *p->cfg;
     const size_t slash = pc.link_peer.find('/');
-    const int peer = find_port(rt, PortRef{pc.link_peer.substr(0, slash),
-                                           pc.link_peer.substr(slash + 1)});
-    if (peer < 0) return rt.switch_label(p->index) + "/" + pc.name + ": no link peer " + pc.link_peer;
+    const int peer =
+        find_port(rt, PortRef{pc.link_peer.substr(0, slash), pc.link_peer.substr(slash + 1)});
+    if (peer < 0)
+      return rt.switch_label(p->index) + "/" + pc.name + ": no link peer " + pc.link_peer;
     PortRuntime& q = *rt.ports[peer];
     set_peer_mac(*p, q.mac);
-    auto d = std::make_unique<LinkDirection>(pc.rate_bps, pc.wire_overhead_bytes,
-                                             pc.link_delay_ns, pc.link_loss,
-                                             0x11c0000u + p->index);
+    auto d = std::make_unique<LinkDirection>(pc.rate_bps, pc.wire_overhead_bytes, pc.link_delay_ns,
+                                             pc.link_loss, 0x11c0000u + p->index);
     d->fifo_ns = pc.link_fifo_ns;
     const std::string name = "sluice_l" + std::to_string(p->index) + "_" + std::to_string(peer);
     d->ring = rte_ring_create(name.c_str(), link_ring_size(pc.rate_bps, pc.link_delay_ns),
@@ -245,8 +246,9 @@ std::string create_routes(SwitchRuntime& sw) {
   lc.number_tbl8s = 256;
   const std::string name = "sluice_lpm" + std::to_string(sw.index);
   sw.lpm = rte_lpm_create(name.c_str(), static_cast<int>(rte_socket_id()), &lc);
-  if (sw.lpm == nullptr) return "switch " + sc.name + ": cannot create LPM table (" +
-                                 rte_strerror(rte_errno) + "); give EAL more memory with -m";
+  if (sw.lpm == nullptr)
+    return "switch " + sc.name + ": cannot create LPM table (" + rte_strerror(rte_errno) +
+           "); give EAL more memory with -m";
   std::map<std::vector<uint16_t>, uint32_t> group_ids;
   auto group_for = [&](std::vector<uint16_t> members) {
     auto it = group_ids.find(members);
@@ -329,9 +331,12 @@ void create_traffic_managers(Runtime& rt) {
 
 PfcMode pfc_mode(PfcGenerationMode m) {
   switch (m) {
-    case PfcGenerationMode::kPfc: return PfcMode::kPfc;
-    case PfcGenerationMode::kPause: return PfcMode::kPause;
-    case PfcGenerationMode::kOff: break;
+    case PfcGenerationMode::kPfc:
+      return PfcMode::kPfc;
+    case PfcGenerationMode::kPause:
+      return PfcMode::kPause;
+    case PfcGenerationMode::kOff:
+      break;
   }
   return PfcMode::kOff;
 }
@@ -352,7 +357,7 @@ std::string create_pfc(Runtime& rt) {
     ic.xoff_bytes = sc.pfc.xoff_bytes;
     ic.dynamic_alpha = sc.pfc.dynamic ? sc.pfc.alpha : 0.0;
     ic.hysteresis_bytes = sc.pfc.hysteresis_bytes != 0 ? sc.pfc.hysteresis_bytes
-                                                        : default_pfc_hysteresis_bytes(p->cfg->mtu);
+                                                       : default_pfc_hysteresis_bytes(p->cfg->mtu);
     ic.xoff_quanta = sc.pfc.quanta;
     ic.rate_bps = rate;
     PfcReactionConfig rc;

@@ -269,7 +269,8 @@ bool Worker::drain_rings(uint64_t now) {
   for (rte_ring* r : w_.from) {
     if (r == nullptr) continue;
     rte_mbuf* pkts[kBurst];
-    const unsigned n = rte_ring_sc_dequeue_burst(r, reinterpret_cast<void**>(pkts), kBurst, nullptr);
+    const unsigned n =
+        rte_ring_sc_dequeue_burst(r, reinterpret_cast<void**>(pkts), kBurst, nullptr);
     for (unsigned i = 0; i < n; ++i) admit(pkts[i], now);
     any |= n > 0;
   }
@@ -337,7 +338,8 @@ bool Worker::transmit(PortRuntime& port, uint64_t now) {
   port.tx_pending_count -= sent;
   if (port.tx_pending_count > 0) {
     port.tx_burst_full = false;
-    std::memmove(port.tx_pending, port.tx_pending + sent, port.tx_pending_count * sizeof(rte_mbuf*));
+    std::memmove(port.tx_pending, port.tx_pending + sent,
+                 port.tx_pending_count * sizeof(rte_mbuf*));
   }
   return true;
 }
@@ -385,8 +387,8 @@ void Worker::handle_arp(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, ui
     // Reuse the request's mbuf for the reply.
     rte_pktmbuf_reset(m);
     uint8_t* frame = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, kEthMinFrameLen));
-    const uint32_t len = frame ? build_arp_frame(frame, kEthMinFrameLen, kArpOpReply, in.mac,
-                                                 a.sha, pc.ipv4->addr, a.sha, a.spa)
+    const uint32_t len = frame ? build_arp_frame(frame, kEthMinFrameLen, kArpOpReply, in.mac, a.sha,
+                                                 pc.ipv4->addr, a.sha, a.spa)
                                : 0;
     if (len == 0) {
       rte_pktmbuf_free(m);
@@ -456,8 +458,8 @@ void Worker::send_arp_requests(PortRuntime& port, uint64_t now) {
   uint8_t* frame;
   rte_mbuf* m = new_frame(kEthMinFrameLen, &frame);
   if (m == nullptr) return;
-  if (build_arp_frame(frame, kEthMinFrameLen, kArpOpRequest, port.mac, kBroadcastMac,
-                      pc.ipv4->addr, kZeroMac, *pc.peer_ipv4) == 0) {
+  if (build_arp_frame(frame, kEthMinFrameLen, kArpOpRequest, port.mac, kBroadcastMac, pc.ipv4->addr,
+                      kZeroMac, *pc.peer_ipv4) == 0) {
     rte_pktmbuf_free(m);
     return;
   }

@@ -22,53 +22,80 @@ enum class DropReason : uint8_t {
   kMartian,           // source or destination that is never forwarded
   kTooBig,            // larger than the egress port's MTU
   // Forwarding.
-  kNoRoute,           // LPM miss
-  kNoNeighbor,        // egress peer MAC not known yet (ARP pending)
-  kLocalDelivery,     // addressed to the switch itself (not ARP)
-  kControlUnsupported,  // MAC control / sluice control for a mechanism not on here
-  kControlFromHost,     // sluice control frame on a host-facing port (never trusted)
+  kNoRoute,                // LPM miss
+  kNoNeighbor,             // egress peer MAC not known yet (ARP pending)
+  kLocalDelivery,          // addressed to the switch itself (not ARP)
+  kControlUnsupported,     // MAC control / sluice control for a mechanism not on here
+  kControlFromHost,        // sluice control frame on a host-facing port (never trusted)
   kControlBadDestination,  // sluice control frame not addressed to the port's MAC
-  kControlMalformed,    // sluice control frame: short, bad magic, or bad body length
-  kControlBadVersion,   // sluice control frame of a version other than 1
-  kControlUnknownType,  // sluice control frame of an unknown type
-  kControlInvalid,      // well formed, but names a shard or queue this port lacks
+  kControlMalformed,       // sluice control frame: short, bad magic, or bad body length
+  kControlBadVersion,      // sluice control frame of a version other than 1
+  kControlUnknownType,     // sluice control frame of an unknown type
+  kControlInvalid,         // well formed, but names a shard or queue this port lacks
   // Traffic manager (egress).
-  kBufferFull,        // shared buffer exhausted
-  kQueueThreshold,    // dynamic threshold of the queue exceeded
-  kQueueFull,         // queue descriptor ring full
-  kRingFull,          // inter-lcore ring full
+  kBufferFull,      // shared buffer exhausted
+  kQueueThreshold,  // dynamic threshold of the queue exceeded
+  kQueueFull,       // queue descriptor ring full
+  kRingFull,        // inter-lcore ring full
   kCount
 };
 
 constexpr std::string_view drop_reason_name(DropReason r) {
   switch (r) {
-    case DropReason::kRunt: return "runt";
-    case DropReason::kTruncated: return "truncated";
-    case DropReason::kBadIpVersion: return "bad_ip_version";
-    case DropReason::kBadIhl: return "bad_ihl";
-    case DropReason::kBadIpLength: return "bad_ip_length";
-    case DropReason::kBadIpChecksum: return "bad_ip_checksum";
-    case DropReason::kTtlExpired: return "ttl_expired";
-    case DropReason::kIpv6: return "ipv6";
-    case DropReason::kUnknownEthertype: return "unknown_ethertype";
-    case DropReason::kBadArp: return "bad_arp";
-    case DropReason::kMartian: return "martian";
-    case DropReason::kTooBig: return "too_big";
-    case DropReason::kNoRoute: return "no_route";
-    case DropReason::kNoNeighbor: return "no_neighbor";
-    case DropReason::kLocalDelivery: return "local_delivery";
-    case DropReason::kControlUnsupported: return "control_unsupported";
-    case DropReason::kControlFromHost: return "control_from_host";
-    case DropReason::kControlBadDestination: return "control_bad_destination";
-    case DropReason::kControlMalformed: return "control_malformed";
-    case DropReason::kControlBadVersion: return "control_bad_version";
-    case DropReason::kControlUnknownType: return "control_unknown_type";
-    case DropReason::kControlInvalid: return "control_invalid";
-    case DropReason::kBufferFull: return "buffer_full";
-    case DropReason::kQueueThreshold: return "queue_threshold";
-    case DropReason::kQueueFull: return "queue_full";
-    case DropReason::kRingFull: return "ring_full";
-    case DropReason::kCount: break;
+    case DropReason::kRunt:
+      return "runt";
+    case DropReason::kTruncated:
+      return "truncated";
+    case DropReason::kBadIpVersion:
+      return "bad_ip_version";
+    case DropReason::kBadIhl:
+      return "bad_ihl";
+    case DropReason::kBadIpLength:
+      return "bad_ip_length";
+    case DropReason::kBadIpChecksum:
+      return "bad_ip_checksum";
+    case DropReason::kTtlExpired:
+      return "ttl_expired";
+    case DropReason::kIpv6:
+      return "ipv6";
+    case DropReason::kUnknownEthertype:
+      return "unknown_ethertype";
+    case DropReason::kBadArp:
+      return "bad_arp";
+    case DropReason::kMartian:
+      return "martian";
+    case DropReason::kTooBig:
+      return "too_big";
+    case DropReason::kNoRoute:
+      return "no_route";
+    case DropReason::kNoNeighbor:
+      return "no_neighbor";
+    case DropReason::kLocalDelivery:
+      return "local_delivery";
+    case DropReason::kControlUnsupported:
+      return "control_unsupported";
+    case DropReason::kControlFromHost:
+      return "control_from_host";
+    case DropReason::kControlBadDestination:
+      return "control_bad_destination";
+    case DropReason::kControlMalformed:
+      return "control_malformed";
+    case DropReason::kControlBadVersion:
+      return "control_bad_version";
+    case DropReason::kControlUnknownType:
+      return "control_unknown_type";
+    case DropReason::kControlInvalid:
+      return "control_invalid";
+    case DropReason::kBufferFull:
+      return "buffer_full";
+    case DropReason::kQueueThreshold:
+      return "queue_threshold";
+    case DropReason::kQueueFull:
+      return "queue_full";
+    case DropReason::kRingFull:
+      return "ring_full";
+    case DropReason::kCount:
+      break;
   }
   return "unknown";
 }
