@@ -37,6 +37,7 @@ enum class DropReason : uint8_t {
   kQueueThreshold,  // dynamic threshold of the queue exceeded
   kQueueFull,       // queue descriptor ring full
   kRingFull,        // inter-lcore ring full
+  kVoqFull,         // Floodgate: every VOQ packet slot of the switch is taken
   kCount
 };
 
@@ -94,6 +95,8 @@ constexpr std::string_view drop_reason_name(DropReason r) {
       return "queue_full";
     case DropReason::kRingFull:
       return "ring_full";
+    case DropReason::kVoqFull:
+      return "voq_full";
     case DropReason::kCount:
       break;
   }

@@ -2,14 +2,16 @@
 
 namespace sluice {
 
-// Every port of a PFC or BFC switch plans the same steps today; the egress
-// port is an argument because Floodgate's window and credit will apply only
-// toward switch-facing ports.
-StagePlan plan_stages(const SwitchConfig& sw, const PortConfig& /*egress*/) {
+// PFC and BFC plan the same steps for every port of their switch;
+// Floodgate's window applies only toward switch-facing ports, while its
+// credit is earned wherever a packet from a switch-facing port leaves.
+StagePlan plan_stages(const SwitchConfig& sw, const PortConfig& egress) {
   StagePlan p;
   p.pfc = sw.pfc.mode != PfcGenerationMode::kOff;
   p.bfc = sw.bfc.enabled;
-  p.departure = p.pfc || p.bfc;
+  p.fg_credit = sw.floodgate.enabled;
+  p.fg_window = sw.floodgate.enabled && egress.role == PortRole::kSwitch;
+  p.departure = p.pfc || p.bfc || p.fg_credit;
   return p;
 }
 

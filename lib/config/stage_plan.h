@@ -16,6 +16,12 @@ struct StagePlan {
   // Admission, queue choice by BFC's flow table instead of the class map;
   // accounting: BFC pause counters. Departure: flow table, resume.
   bool bfc = false;
+  // Admission step 1, Floodgate's window / VOQ (a switch-facing egress port
+  // of a Floodgate switch); departure: sync and dstPause counts.
+  bool fg_window = false;
+  // Departure: Floodgate credit for packets that came in on a switch-facing
+  // port (every port of a Floodgate switch).
+  bool fg_credit = false;
   // Departure runs at all (some departure step is on).
   bool departure = false;
 };

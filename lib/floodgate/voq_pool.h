@@ -49,6 +49,18 @@ class VoqPool {
   template <class Send>
   unsigned drain(DstWindows& windows, unsigned budget, Send&& send);
 
+  // Empties every VOQ whatever the windows, calling fn(const VoqPacket&) for
+  // each packet (at stop: the caller frees and counts them).
+  template <class Fn>
+  void discard(Fn&& fn) {
+    for (uint32_t v = 0; v < count_; ++v) {
+      while (nonempty(v)) {
+        fn(static_cast<const VoqPacket&>(nodes_[voqs_[v].head].packet));
+        pop(v);
+      }
+    }
+  }
+
   uint64_t packets() const { return held_.get(); }
   uint64_t bytes() const { return bytes_.get(); }
   uint64_t in_use() const { return in_use_.get(); }  // VOQs mapped by a destination

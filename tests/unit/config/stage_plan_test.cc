@@ -13,6 +13,8 @@ TEST(StagePlan, PlainSwitchTakesNoOptionalStep) {
   const StagePlan p = plan_stages(sw, sw.ports[0]);
   EXPECT_FALSE(p.pfc);
   EXPECT_FALSE(p.bfc);
+  EXPECT_FALSE(p.fg_window);
+  EXPECT_FALSE(p.fg_credit);
   EXPECT_FALSE(p.departure);
 }
 
@@ -39,6 +41,23 @@ TEST(StagePlan, BfcChoosesQueuesOnEveryPortOfItsSwitch) {
     EXPECT_TRUE(p.bfc);
     EXPECT_TRUE(p.departure);
   }
+}
+
+// The window applies toward switch-facing ports only; credit is earned
+// wherever a packet from a switch-facing port leaves, host ports included.
+TEST(StagePlan, FloodgateWindowsTowardSwitchesAndCreditOnEveryPort) {
+  SwitchConfig sw;
+  sw.floodgate.enabled = true;
+  sw.ports.resize(2);
+  sw.ports[1].role = PortRole::kSwitch;
+  const StagePlan host = plan_stages(sw, sw.ports[0]);
+  const StagePlan up = plan_stages(sw, sw.ports[1]);
+  EXPECT_FALSE(host.fg_window);
+  EXPECT_TRUE(host.fg_credit);
+  EXPECT_TRUE(host.departure);
+  EXPECT_TRUE(up.fg_window);
+  EXPECT_TRUE(up.fg_credit);
+  EXPECT_FALSE(up.pfc || up.bfc);
 }
 
 }  // namespace
