@@ -13,8 +13,6 @@
 namespace sluice {
 namespace {
 
-constexpr unsigned kControlRingSize = 1024;
-
 BfcAssignment assignment(BfcAssignmentKind k) {
   switch (k) {
     case BfcAssignmentKind::kStochastic:
@@ -97,17 +95,6 @@ std::string create_shard(Runtime& rt, const SwitchRuntime& sw, WorkerRuntime& w,
   return "";
 }
 
-std::string create_control_rings(Runtime& rt) {
-  for (auto& w : rt.workers) {
-    const std::string name = "sluice_c" + std::to_string(w->slot);
-    w->control_in = rte_ring_create(name.c_str(), kControlRingSize,
-                                    static_cast<int>(rte_socket_id()), RING_F_SC_DEQ);
-    if (w->control_in == nullptr)
-      return "cannot create ring " + name + ": " + rte_strerror(rte_errno);
-  }
-  return "";
-}
-
 }  // namespace
 
 uint64_t bfc_hop_rtt_ns(const Runtime& rt, const SwitchRuntime& sw) {
@@ -134,7 +121,6 @@ BfcSwitchTotals bfc_switch_totals(const Runtime& rt, const SwitchRuntime& sw) {
 }
 
 std::string create_bfc(Runtime& rt) {
-  bool any = false;
   for (auto& w : rt.workers) {
     w->bfc.resize(rt.switches.size());
     w->bfc_bitmaps.resize(rt.switches.size());
@@ -144,7 +130,7 @@ std::string create_bfc(Runtime& rt) {
     return "BFC supports at most 64 worker lcores (shards)";
   for (SwitchRuntime& sw : rt.switches) {
     if (!sw.cfg->bfc.enabled) continue;
-    any = sw.bfc_on = true;
+    sw.bfc_on = true;
     const SwitchTables t = tables_of(rt, sw);
     for (auto& w : rt.workers) {
       if (std::string err = create_shard(rt, sw, *w, t); !err.empty()) return err;
@@ -158,7 +144,7 @@ std::string create_bfc(Runtime& rt) {
       p.bfc_upstream = std::make_unique<UpstreamPauseState>(p.tm.get());
     }
   }
-  return any ? create_control_rings(rt) : "";
+  return "";
 }
 
 }  // namespace sluice

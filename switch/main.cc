@@ -95,6 +95,14 @@ std::vector<PortFinal> drain_and_total(Runtime& rt) {
       }
     }
   }
+  // Packets Floodgate holds in VOQs have their egress port chosen.
+  for (SwitchRuntime& sw : rt.switches) {
+    if (sw.fg == nullptr) continue;
+    sw.fg->state->discard([&](const VoqPacket& p) {
+      ++out[p.egress].queued_at_stop;
+      rte_pktmbuf_free(reinterpret_cast<rte_mbuf*>(p.handle));
+    });
+  }
   // Frames on internal links left one switch and have not reached the next.
   for (const auto& p : rt.ports) {
     if (p->link_in != nullptr)

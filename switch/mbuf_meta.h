@@ -5,7 +5,7 @@
 //   parsing): egress port (16 bits), L3 offset (8), data queue (7), ECN-capable (1).
 // - MbufExtra, in a registered mbuf dynamic field: the ingress port (PFC and
 //   BFC account by ingress), the due time of a frame on an internal link, and
-//   what BFC keeps with a packet from ingress to departure.
+//   what BFC and Floodgate keep with a packet from ingress to departure.
 
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
@@ -46,6 +46,8 @@ struct MbufExtra {
   uint16_t upstream_queue;  // BFC: from the received shim, else kNoUpstreamQueue
   uint8_t bfc_flagged;      // BFC: counted in a pause counter until it leaves
   uint8_t pfc_priority;     // PFC: the priority its bytes count under at ingress
+  uint32_t fg_dst;          // Floodgate: destination IPv4, host order (set at ingress)
+  uint16_t fg_bytes;        // Floodgate: the frame's bytes as windows count them
 };
 
 extern int g_mbuf_extra_offset;

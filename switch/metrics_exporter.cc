@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "switch/bfc_builder.h"
+#include "switch/floodgate_builder.h"
 
 namespace sluice {
 namespace {
@@ -71,6 +72,8 @@ class SluiceCollector : public prometheus::Collectable {
   void collect_pfc(std::vector<MetricFamily>& out) const;
   void collect_bfc_ports(std::vector<MetricFamily>& out) const;
   void collect_bfc_switches(std::vector<MetricFamily>& out) const;
+  void collect_floodgate_ports(std::vector<MetricFamily>& out) const;
+  void collect_floodgate_switches(std::vector<MetricFamily>& out) const;
   Labels port_labels(uint16_t p) const {
     return {{"switch", rt_.switch_label(p)}, {"port", rt_.port_label(p)}};
   }
@@ -91,6 +94,8 @@ std::vector<MetricFamily> SluiceCollector::Collect() const {
   collect_pfc(out);
   collect_bfc_ports(out);
   collect_bfc_switches(out);
+  collect_floodgate_ports(out);
+  collect_floodgate_switches(out);
   MetricFamily up =
       family("sluice_uptime_seconds", "Seconds since the data path started.", MetricType::Gauge);
   const uint64_t now_ns = TscClock(rt_.tsc_hz).now_ns();
@@ -271,6 +276,90 @@ void SluiceCollector::collect_bfc_switches(std::vector<MetricFamily>& out) const
     add_value(queue_coll, l, double(t.queue_collisions));
   }
   for (auto* f : {&entries, &occupied, &index_coll, &queue_coll}) out.push_back(std::move(*f));
+}
+
+void SluiceCollector::collect_floodgate_ports(std::vector<MetricFamily>& out) const {
+  auto sent = family("sluice_floodgate_frames_sent_total",
+                     "Floodgate frames sent out of this port (credit and sync upstream, dstPause "
+                     "to a host), by type.",
+                     MetricType::Counter);
+  auto recv = family("sluice_floodgate_frames_received_total",
+                     "Floodgate frames from this port's downstream that were applied, by type.",
+                     MetricType::Counter);
+  auto credit_sent = family("sluice_floodgate_credit_sent_bytes_total",
+                            "Credit (data bytes) this port's FG_CREDIT frames returned upstream.",
+                            MetricType::Counter);
+  auto credit_recv =
+      family("sluice_floodgate_credit_received_bytes_total",
+             "Credit (data bytes) received on this port from its downstream.", MetricType::Counter);
+  auto wire = family("sluice_floodgate_control_bytes_total",
+                     "Wire bytes of the Floodgate frames sent out of this port (overhead).",
+                     MetricType::Counter);
+  for (const auto& p : rt_.ports) {
+    if (!p->plan.fg_credit) continue;
+    const PortTotals t = rt_.port_totals(p->index);
+    const Labels l = port_labels(p->index);
+    for (unsigned i = 0; i < 3; ++i) {
+      Labels lt = l;
+      lt.push_back({"type", kFgFrameTypes[i]});
+      add_value(sent, lt, double(t.fg_sent[i]));
+      add_value(recv, lt, double(t.fg_received[i]));
+    }
+    add_value(credit_sent, l, double(t.fg_credit_sent_bytes));
+    add_value(credit_recv, l, double(t.fg_credit_received_bytes));
+    add_value(wire, l, double(t.fg_control_tx_bytes));
+  }
+  for (auto* f : {&sent, &recv, &credit_sent, &credit_recv, &wire}) out.push_back(std::move(*f));
+}
+
+void SluiceCollector::collect_floodgate_switches(std::vector<MetricFamily>& out) const {
+  struct Row {
+    const char* name;
+    const char* help;
+    MetricType type;
+    uint64_t FloodgateSwitchTotals::*field;
+  };
+  static constexpr Row kRows[] = {
+      {"sluice_floodgate_windows_in_use", "Destination windows below their initial value.",
+       MetricType::Gauge, &FloodgateSwitchTotals::windows_in_use},
+      {"sluice_floodgate_window_outstanding_bytes",
+       "Sum over windows of initial minus current: bytes in flight beyond this switch.",
+       MetricType::Gauge, &FloodgateSwitchTotals::window_outstanding_bytes},
+      {"sluice_floodgate_voqs_in_use", "VOQs mapped by a destination.", MetricType::Gauge,
+       &FloodgateSwitchTotals::voqs_in_use},
+      {"sluice_floodgate_voq_packets", "Packets waiting in VOQs.", MetricType::Gauge,
+       &FloodgateSwitchTotals::voq_packets},
+      {"sluice_floodgate_voq_bytes", "Bytes waiting in VOQs (charged to the shared buffer).",
+       MetricType::Gauge, &FloodgateSwitchTotals::voq_bytes},
+      {"sluice_floodgate_held_packets_total", "Packets that waited in a VOQ.", MetricType::Counter,
+       &FloodgateSwitchTotals::held_packets},
+      {"sluice_floodgate_uncontrolled_packets_total",
+       "Packets sent without a window because the window table was full.", MetricType::Counter,
+       &FloodgateSwitchTotals::uncontrolled_packets},
+      {"sluice_floodgate_invalid_credit_bytes_total",
+       "Credit refused: for a destination without a window, or beyond its initial value.",
+       MetricType::Counter, &FloodgateSwitchTotals::invalid_credit_bytes},
+      {"sluice_floodgate_credit_withheld_bytes_total",
+       "Credit held back by delayCredit (counted each time it was).", MetricType::Counter,
+       &FloodgateSwitchTotals::credit_withheld_bytes},
+      {"sluice_floodgate_dst_paused", "(host port, destination) pairs paused now.",
+       MetricType::Gauge, &FloodgateSwitchTotals::dst_paused},
+      {"sluice_floodgate_sync_healed_data_bytes_total",
+       "Bytes FG_SYNC showed lost on the way in, credited upstream.", MetricType::Counter,
+       &FloodgateSwitchTotals::sync_healed_data_bytes},
+      {"sluice_floodgate_sync_healed_credit_bytes_total",
+       "Credit FG_SYNC showed lost on the way up, sent again.", MetricType::Counter,
+       &FloodgateSwitchTotals::sync_healed_credit_bytes},
+  };
+  std::vector<MetricFamily> fams;
+  for (const Row& r : kRows) fams.push_back(family(r.name, r.help, r.type));
+  for (const SwitchRuntime& sw : rt_.switches) {
+    if (sw.fg == nullptr) continue;
+    const FloodgateSwitchTotals t = floodgate_switch_totals(rt_, sw);
+    const Labels l = {{"switch", sw.cfg->name}};
+    for (size_t i = 0; i < fams.size(); ++i) add_value(fams[i], l, double(t.*kRows[i].field));
+  }
+  for (auto& f : fams) out.push_back(std::move(f));
 }
 
 void SluiceCollector::collect_fidelity(std::vector<MetricFamily>& out) const {

@@ -18,6 +18,14 @@ inline constexpr const char* kBfcFrameTypes[3] = {"pause", "resume", "bitmap"};
 // Index of a BFC frame type in PortCounters::bfc_sent / bfc_received.
 inline unsigned bfc_frame_index(ControlType t) { return static_cast<unsigned>(t) - 3; }
 
+// Names of the Floodgate frame types, in the order of PortCounters::fg_sent.
+inline constexpr const char* kFgFrameTypes[3] = {"credit", "dst_pause", "sync"};
+
+// Index of a Floodgate frame type in PortCounters::fg_sent / fg_received.
+inline unsigned fg_frame_index(ControlType t) {
+  return t == ControlType::kFgCredit ? 0 : t == ControlType::kFgDstPause ? 1 : 2;
+}
+
 struct PortCounters {
   RelaxedCounter rx_packets;
   RelaxedCounter rx_bytes;
@@ -31,6 +39,13 @@ struct PortCounters {
   // BFC frames by type (kBfcFrameTypes order): sent out of / received on the port.
   RelaxedCounter bfc_sent[3];
   RelaxedCounter bfc_received[3];
+  // Floodgate frames by type (kFgFrameTypes order), the credit bytes the
+  // credit frames carried, and the wire bytes of those sent (overhead).
+  RelaxedCounter fg_sent[3];
+  RelaxedCounter fg_received[3];
+  RelaxedCounter fg_credit_sent_bytes;
+  RelaxedCounter fg_credit_received_bytes;
+  RelaxedCounter fg_control_tx_bytes;
   RelaxedCounter control_lost;  // built, but no mbuf or no room on a ring / queue
   RelaxedCounter drops[kDropReasonCount];
 
@@ -44,6 +59,8 @@ struct PortTotals {
   uint64_t ecn_marks = 0;
   uint64_t link_lost = 0;
   uint64_t bfc_sent[3] = {}, bfc_received[3] = {};
+  uint64_t fg_sent[3] = {}, fg_received[3] = {};
+  uint64_t fg_credit_sent_bytes = 0, fg_credit_received_bytes = 0, fg_control_tx_bytes = 0;
   uint64_t control_lost = 0;
   uint64_t drops[kDropReasonCount] = {};
 
@@ -60,7 +77,12 @@ struct PortTotals {
     for (unsigned i = 0; i < 3; ++i) {
       bfc_sent[i] += c.bfc_sent[i].get();
       bfc_received[i] += c.bfc_received[i].get();
+      fg_sent[i] += c.fg_sent[i].get();
+      fg_received[i] += c.fg_received[i].get();
     }
+    fg_credit_sent_bytes += c.fg_credit_sent_bytes.get();
+    fg_credit_received_bytes += c.fg_credit_received_bytes.get();
+    fg_control_tx_bytes += c.fg_control_tx_bytes.get();
     control_lost += c.control_lost.get();
     for (unsigned i = 0; i < kDropReasonCount; ++i) drops[i] += c.drops[i].get();
   }

@@ -8,6 +8,7 @@
 
 #include "lib/bfc/hop_rtt.h"
 #include "switch/bfc_builder.h"
+#include "switch/floodgate_builder.h"
 
 namespace sluice {
 namespace {
@@ -208,6 +209,34 @@ std::string bfc_switch_json(const Runtime& rt, const SwitchRuntime& sw) {
          ", \"th_ns\": " + std::to_string(bfc_th_time_ns(sw.cfg->bfc.th_ns, hop_rtt)) + "}";
 }
 
+// A Floodgate switch's windows, VOQs, credit and loss-recovery figures.
+std::string floodgate_switch_json(const Runtime& rt, const SwitchRuntime& sw) {
+  const FloodgateSwitchTotals t = floodgate_switch_totals(rt, sw);
+  std::string j = "{";
+  auto field = [&](const char* k, uint64_t v) {
+    j += std::string(j.size() > 1 ? ", \"" : "\"") + k + "\": " + std::to_string(v);
+  };
+  field("windows_in_use_at_stop", t.windows_in_use);
+  field("window_outstanding_bytes_at_stop", t.window_outstanding_bytes);
+  field("voqs_in_use_at_stop", t.voqs_in_use);
+  field("voq_packets_at_stop", t.voq_packets);
+  field("held_packets", t.held_packets);
+  field("voq_peak_bytes", t.peak_voq_bytes);
+  field("uncontrolled_packets", t.uncontrolled_packets);
+  field("voq_shared", t.voq_shared);
+  field("voq_ecn_marks", t.voq_marks);
+  field("invalid_credit_bytes", t.invalid_credit_bytes);
+  field("window_table_full", t.table_full);
+  field("credit_withheld_bytes", t.credit_withheld_bytes);
+  field("dst_paused_at_stop", t.dst_paused);
+  field("dst_pause_untracked", t.dst_pause_untracked);
+  field("sync_healed_data_bytes", t.sync_healed_data_bytes);
+  field("sync_healed_credit_bytes", t.sync_healed_credit_bytes);
+  field("sync_behind", t.sync_behind);
+  field("sync_untracked", t.sync_untracked);
+  return j + "}";
+}
+
 // Each worker lcore's loop: how long its iterations took, against which the
 // machine's floor (tools/floor) is read.
 std::string clock_json(const Runtime& rt, double seconds) {
@@ -306,6 +335,16 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
         field("bfc_bitmap_unknown_queues",
               pr.bfc_upstream ? pr.bfc_upstream->unknown_queue_bitmaps.get() : 0);
       }
+      if (rt.ports[pi]->plan.fg_credit) {
+        for (unsigned i = 0; i < 3; ++i) {
+          field(("fg_" + std::string(kFgFrameTypes[i]) + "_sent").c_str(), t.fg_sent[i]);
+          field(("fg_" + std::string(kFgFrameTypes[i]) + "_received").c_str(), t.fg_received[i]);
+        }
+        field("fg_credit_sent_bytes", t.fg_credit_sent_bytes);
+        field("fg_credit_received_bytes", t.fg_credit_received_bytes);
+        field("fg_control_tx_bytes", t.fg_control_tx_bytes);
+        field("fg_control_lost", t.control_lost);
+      }
       field("control_dropped_packets", rt.ports[pi]->tm->control_dropped.get());
       field("shaper_lost_ns", rt.ports[pi]->tm->shaper_lost_ns());
       const PortRuntime& pr = *rt.ports[pi];
@@ -337,6 +376,7 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
     }
     j += "]";
     if (sw.bfc_on) j += ", \"bfc\": " + bfc_switch_json(rt, sw);
+    if (sw.fg) j += ", \"floodgate\": " + floodgate_switch_json(rt, sw);
     j += "}";
   }
   j += "], \"clock\": " + clock_json(rt, seconds) + ", \"workers\": " + workers_json(rt) + "}\n";

@@ -21,6 +21,8 @@
 #include "lib/common/xorshift.h"
 #include "lib/config/config.h"
 #include "lib/config/stage_plan.h"
+#include "lib/floodgate/credit_aggregator.h"
+#include "lib/floodgate/floodgate_switch.h"
 #include "lib/link/link_timing.h"
 #include "lib/pfc/pfc_ingress.h"
 #include "lib/pfc/pfc_reaction.h"
@@ -122,6 +124,27 @@ struct PortRuntime {
   std::unique_ptr<UpstreamPauseState> bfc_upstream;
   RelaxedCounter bfc_peak_queue_bytes;   // deepest data queue seen at an enqueue
   RelaxedCounter bfc_peak_excess_bytes;  // deepest queue minus the Th it was judged by
+  // Floodgate: the window a new destination starts with when its packets
+  // leave here (switch-facing ports of a Floodgate switch).
+  uint32_t fg_initial_window = 0;
+};
+
+constexpr uint32_t kNoFgIndex = UINT32_MAX;
+
+// A Floodgate switch's state (docs/mechanisms/floodgate.md, "In the data
+// path"). `state` is written only by the lcore that owns the switch's
+// switch-facing ports (owner_slot); the tables are fixed once built.
+struct FloodgateRuntime {
+  std::unique_ptr<FloodgateSwitch> state;
+  unsigned owner_slot = 0;
+  // Per global port: its dense index among the switch's switch-facing ports
+  // (credit ingress, sync) and among its host ports (dstPause), or kNoFgIndex.
+  std::vector<uint32_t> switch_index;
+  std::vector<uint32_t> host_index;
+  std::vector<uint16_t> switch_ports;  // dense switch-facing index -> global port
+  std::vector<uint16_t> host_ports;    // dense host index -> global port
+  uint64_t sync_interval_ns = 0;       // 0: no loss recovery
+  uint64_t next_sync_ns = 0;           // owner lcore
 };
 
 struct SwitchRuntime {
@@ -129,9 +152,10 @@ struct SwitchRuntime {
   uint16_t index = 0;
   rte_lpm* lpm = nullptr;
   std::vector<NextHopGroup16> groups;
-  std::vector<uint16_t> ports;  // global indices, in configuration order
-  bool pfc_on = false;          // PFC or PAUSE generation configured
-  bool bfc_on = false;          // BFC configured
+  std::vector<uint16_t> ports;           // global indices, in configuration order
+  bool pfc_on = false;                   // PFC or PAUSE generation configured
+  bool bfc_on = false;                   // BFC configured
+  std::unique_ptr<FloodgateRuntime> fg;  // Floodgate configured
 };
 
 struct WorkerRuntime {
@@ -150,8 +174,13 @@ struct WorkerRuntime {
   // the shard and when its paused sets are re-sent as bitmaps.
   std::vector<std::unique_ptr<BfcShard>> bfc;
   std::vector<std::unique_ptr<BitmapSchedule>> bfc_bitmaps;
+  // Floodgate, per switch (nullptr where off or where this worker owns no
+  // port): the credit this lcore's departures earned, per switch-facing
+  // ingress of the switch, until it leaves in FG_CREDIT frames.
+  std::vector<std::unique_ptr<CreditAggregator>> fg_credits;
   // Frames other lcores built to leave a port of this one (BFC pause,
-  // resume); multi-producer, drained by this lcore ahead of data.
+  // resume, Floodgate credit and dstPause); multi-producer, drained by this
+  // lcore ahead of data.
   rte_ring* control_in = nullptr;
   std::unique_ptr<QueueTrace> queue_trace;  // --queue-trace: this lcore's ports
   RelaxedCounter busy_cycles;

@@ -14,6 +14,7 @@
 #include "lib/pfc/pfc_classes.h"
 #include "lib/tm/class_map.h"
 #include "switch/bfc_builder.h"
+#include "switch/floodgate_builder.h"
 
 namespace sluice {
 namespace {
@@ -375,6 +376,24 @@ std::string create_pfc(Runtime& rt) {
   return "";
 }
 
+constexpr unsigned kControlRingSize = 1024;
+
+// Frames one lcore builds to leave another's port (BFC, Floodgate) cross on
+// the owner's control ring; a switch without either needs none.
+std::string create_control_rings(Runtime& rt) {
+  const bool needed = std::any_of(rt.switches.begin(), rt.switches.end(),
+                                  [](const auto& sw) { return sw.bfc_on || sw.fg != nullptr; });
+  if (!needed) return "";
+  for (auto& w : rt.workers) {
+    const std::string name = "sluice_c" + std::to_string(w->slot);
+    w->control_in = rte_ring_create(name.c_str(), kControlRingSize,
+                                    static_cast<int>(rte_socket_id()), RING_F_SC_DEQ);
+    if (w->control_in == nullptr)
+      return "cannot create ring " + name + ": " + rte_strerror(rte_errno);
+  }
+  return "";
+}
+
 }  // namespace
 
 // Virtual time is one worker's clock: lcores that freeze the fabric at
@@ -408,6 +427,8 @@ std::string build_runtime(Runtime& rt) {
   if (err.empty()) create_traffic_managers(rt);
   if (err.empty()) err = create_pfc(rt);
   if (err.empty()) err = create_bfc(rt);
+  if (err.empty()) err = create_floodgate(rt);
+  if (err.empty()) err = create_control_rings(rt);
   for (auto& p : rt.ports) p->plan = plan_stages(*rt.switches[p->switch_index].cfg, *p->cfg);
   return err;
 }

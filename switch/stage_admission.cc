@@ -1,8 +1,9 @@
 // Stage: admission (SPEC 3 step 3), on the lcore that owns the egress port.
 // Every data packet takes the same steps in this order; a mechanism plugs
 // into a step, it never takes the path over:
-//   1. window / VOQ   none yet; Floodgate will hold a packet here while its
-//                     destination's window is short, before it has a queue;
+//   1. window / VOQ   Floodgate, toward a switch-facing port: a packet whose
+//                     destination's window is short waits in a VOQ before it
+//                     has a queue (worker_floodgate.cc);
 //   2. queue choice   by class, or by BFC (queue_choice.h), then the L2
 //                     rewrite for that queue;
 //   3. buffer         the traffic manager's shared buffer and queue, which
@@ -27,10 +28,16 @@ void Worker::admit(rte_mbuf* m, uint64_t now) {
   const MbufMeta meta = mbuf_meta_get(m);
   PortRuntime& out = *ports_[meta.egress_port];
   counters(out.index).forwarded_packets.add();
-  if (!out.eth_header_ready) return drop(out.index, m, DropReason::kNoNeighbor);
-  // 1. Window / VOQ: nothing holds packets back yet (Floodgate will).
+  if (!out.eth_header_ready) return drop_data(out, m, DropReason::kNoNeighbor, false, now);
+  // 1. Window / VOQ.
+  if (out.plan.fg_window && !fg_window(out, m, meta, now)) return;
   if (out.plan.bfc) return admit_with<BfcQueues>(out, m, meta, now);
   admit_with<ClassQueues>(out, m, meta, now);
+}
+
+// Floodgate released a VOQ packet (its window debited): steps 2 to 4.
+void Worker::admit_released(PortRuntime& out, rte_mbuf* m, uint64_t now) {
+  admit_with<ClassQueues>(out, m, mbuf_meta_get(m), now);
 }
 
 // Steps 2 to 4; Queues is the queue choice (queue_choice.h).
@@ -45,7 +52,7 @@ void Worker::admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uin
   const uint16_t pfc_in = pfc_ingress_of(out, m);
   if (pfc_in != kNoIngress) tp.aux = static_cast<uint16_t>(pfc_in + 1);
   const EnqueueResult r = out.tm->enqueue(now, q, tp, meta.ecn_capable);
-  if (r.verdict == EnqueueVerdict::kDropped) return refuse(out, m, r.reason);
+  if (r.verdict == EnqueueVerdict::kDropped) return refuse(out, m, r.reason, now);
   if (pfc_in != kNoIngress) count_pfc_ingress(out, m, pfc_in, meta.queue, tp.bytes);
   queues.on_enqueued(*this, out, q, tp.bytes, now);
   if (r.verdict == EnqueueVerdict::kEnqueuedMarked) mark_ce(counters(out.index), ip);
@@ -54,7 +61,14 @@ void Worker::admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uin
 // Buffer admission refused the packet. DIBS will detour it from here to
 // another switch-facing port that admits it; until then it is dropped and
 // counted under the traffic manager's reason.
-void Worker::refuse(PortRuntime& out, rte_mbuf* m, DropReason why) { drop(out.index, m, why); }
+void Worker::refuse(PortRuntime& out, rte_mbuf* m, DropReason why, uint64_t now) {
+  drop_data(out, m, why, out.plan.fg_window, now);
+}
+
+void Worker::drop_data(PortRuntime& out, rte_mbuf* m, DropReason why, bool debited, uint64_t now) {
+  if (out.plan.fg_credit) fg_dropped(out, m, debited, now);
+  drop(out.index, m, why);
+}
 
 // The ingress port a data packet to `out` is counted against for PFC
 // (TmPacket::aux = ingress + 1 until it leaves), or kNoIngress.

@@ -4,9 +4,11 @@
 //   - PFC: its bytes leave its ingress port's count;
 //   - BFC: its flow-table entry and queue bookkeeping, and a resume of its
 //     upstream queue (worker_bfc.cc);
-//   - Floodgate will credit its bytes to its ingress here;
+//   - Floodgate: its bytes become credit owed to its ingress when that is
+//     switch-facing; toward a switch-facing port, the sync and dstPause
+//     counts (worker_floodgate.cc);
 //   - TCD will mark it here from its queue's ON/OFF state.
-// Frames sluice built (ARP, PFC, BFC) pass no departure step. A port whose
+// Frames sluice built (ARP, PFC, BFC, Floodgate) pass no departure step. A port whose
 // StagePlan has no departure step skips this stage.
 
 #include "switch/worker.h"
@@ -19,6 +21,7 @@ void Worker::depart(PortRuntime& port, const TmPacket* pkts, unsigned n, uint64_
     const uint16_t aux = p.aux;
     if (aux & kTmAuxGenerated) continue;
     if (port.plan.bfc) bfc_departure(port, p, now);
+    if (port.plan.fg_credit) fg_departure(port, p, now);
     if (aux != 0) {
       rte_mbuf* m = static_cast<rte_mbuf*>(p.handle);
       w_.pfc_bytes[aux - 1].on_dequeue(mbuf_extra(m)->pfc_priority, p.bytes);

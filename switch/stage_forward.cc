@@ -1,8 +1,9 @@
 // Stage: forward (SPEC 3 step 2), on the lcore that owns the ingress port.
 // A parsed IPv4 packet gets its egress port (LPM, then ECMP by the 5-tuple
 // hash), the MTU check and its TTL decrement, and the metadata admission
-// needs (egress, L3 offset, the class map's queue, ECN capability; for PFC
-// and BFC the ingress port, for BFC the hash and the shim's upstream queue).
+// needs (egress, L3 offset, the class map's queue, ECN capability; for PFC,
+// BFC and Floodgate the ingress port, for BFC the hash and the shim's
+// upstream queue, for Floodgate the destination and size).
 // It then goes to admission here, or over the ring to the egress port's
 // lcore. Flowtune's per-flow pacing will sit between this and admission.
 
@@ -37,20 +38,21 @@ void Worker::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint6
       tm.class_mapping == ClassMapping::kDscp ? queue_for_dscp(pp.tos >> 2, tm.queues_per_port) : 0;
   mbuf_meta_set(m, MbufMeta{egress, static_cast<uint8_t>(pp.l3_offset), static_cast<uint8_t>(q),
                             (pp.tos & 3) != 0});
-  if (sw.pfc_on || sw.bfc_on) {
+  if (sw.pfc_on || sw.bfc_on || sw.fg) {
     MbufExtra* x = mbuf_extra(m);
-    x->ingress = in.index;  // PFC and BFC account by ingress
+    x->ingress = in.index;  // PFC, BFC and Floodgate account by ingress
     x->flow_hash = h;
     // Only a BFC peer's shim (a switch's, or a BFC NIC's) names an upstream queue.
     x->upstream_queue =
         pp.has_shim && (in.bfc_peer || in.bfc_nic)
             ? read_shim(rte_pktmbuf_mtod(m, uint8_t*) + pp.shim_offset).upstream_queue
             : kNoUpstreamQueue;
+    if (sw.fg) fg_ingress(sw, in, m, pp, x, now);
   }
   if (out.owner_slot == w_.slot) {
     admit(m, now);
   } else {
-    stage_remote(out.owner_slot, m);
+    stage_remote(out.owner_slot, m, now);
   }
 }
 

@@ -4,9 +4,12 @@
 // - MAC control (0x8808): a PFC or PAUSE frame pauses the port's data queues
 //   (PfcReaction), when the switch runs PFC or PAUSE;
 // - sluice control (0x88B5): BFC pause, resume and bitmap drive the port's
-//   upstream pause state, on a switch-facing port of a BFC switch.
-// Floodgate's credit, sync and dstPause frames and Flowtune's rate updates
-// will be taken here too; until then they count as control_unsupported.
+//   upstream pause state, on a switch-facing port of a BFC switch;
+//   Floodgate credit and sync frames credit the switch's windows and heal
+//   losses, on a switch-facing port of a Floodgate switch
+//   (worker_floodgate.cc). FG_DST_PAUSE is for hosts: a switch counts it
+//   as control_unsupported.
+// Flowtune's rate updates will be taken here too.
 
 #include "lib/control/control_intake.h"
 #include "lib/pfc/pause_frame.h"
@@ -18,6 +21,10 @@ namespace {
 bool is_bfc(ControlType t) {
   return t == ControlType::kBfcPause || t == ControlType::kBfcResume ||
          t == ControlType::kBfcBitmap;
+}
+
+bool is_floodgate(ControlType t) {
+  return t == ControlType::kFgCredit || t == ControlType::kFgDstPause || t == ControlType::kFgSync;
 }
 
 }  // namespace
@@ -32,11 +39,13 @@ void Worker::handle_mac_control(PortRuntime& in, rte_mbuf* m, const ParsedPacket
   rte_pktmbuf_free(m);
 }
 
-void Worker::handle_sluice_control(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp) {
+void Worker::handle_sluice_control(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp,
+                                   uint64_t now) {
   ControlMessage msg;
   const DropReason r = check_control_frame(rte_pktmbuf_mtod(m, const uint8_t*), m->data_len,
                                            pp.l3_offset, in.cfg->role, in.mac, &msg);
   if (r != DropReason::kCount) return drop(in.index, m, r);
+  if (is_floodgate(msg.type)) return handle_fg_control(in, m, msg, now);
   if (!in.bfc_upstream || !is_bfc(msg.type))
     return drop(in.index, m, DropReason::kControlUnsupported);
   if (!in.bfc_upstream->on_message(msg)) return drop(in.index, m, DropReason::kControlInvalid);

@@ -4,6 +4,7 @@
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_prefetch.h>
+#include <rte_ring.h>
 #include <sched.h>
 #include <sys/resource.h>
 
@@ -46,6 +47,10 @@ Worker::Worker(Runtime& rt, WorkerRuntime& w)
   emulated_.start(rt.start_ns);
   for (const auto& p : rt.ports) ports_.push_back(p.get());
   for (const auto& shard : w.bfc) bfc_ |= shard != nullptr;
+  control_ring_ = w.control_in != nullptr;
+  for (uint16_t s = 0; s < w.fg_credits.size(); ++s) {
+    if (w.fg_credits[s] != nullptr) fg_switches_.push_back(s);
+  }
   // Yielding hands the core to whatever else is runnable on it, for a whole
   // scheduler slice: only worth it when it is another lcore of ours.
   const unsigned cpu = rte_lcore_to_cpu_id(static_cast<int>(w.lcore));
@@ -114,8 +119,8 @@ void Worker::loop() {
       idle = 0;
     }
   }
-  flush_staged();
   const uint64_t end_ns = emulated_.advance(clock_.to_ns(rte_rdtsc()));
+  flush_staged(end_ns);
   for (uint16_t p : w_.ports) {
     if (ports_[p]->pfc_reaction) ports_[p]->pfc_reaction->settle(end_ns);
   }
@@ -133,12 +138,11 @@ void Worker::publish_clock(uint64_t now) {
 bool Worker::iterate(uint64_t now, bool timers) {
   bool busy = false;
   for (uint16_t p : w_.ports) busy |= poll_port(*ports_[p], now);
-  flush_staged();
+  flush_staged(now);
   busy |= drain_rings(now);
-  if (bfc_) {
-    busy |= drain_control(now);
-    send_bfc_bitmaps(now);
-  }
+  if (control_ring_) busy |= drain_control(now);
+  if (bfc_) send_bfc_bitmaps(now);
+  if (!fg_switches_.empty()) busy |= fg_timers(now);
   if (w_.queue_trace && now >= w_.queue_trace->next_ns()) w_.queue_trace->sample(rt_, w_, now);
   for (uint16_t p : w_.ports) {
     busy |= transmit(*ports_[p], now);
@@ -237,7 +241,7 @@ void Worker::handle_packet(PortRuntime& in, rte_mbuf* m, uint64_t now) {
       handle_mac_control(in, m, pp, now);
       return;
     case PacketKind::kSluiceControl:
-      handle_sluice_control(in, m, pp);
+      handle_sluice_control(in, m, pp, now);
       return;
     case PacketKind::kDrop:
       drop(in.index, m, pp.drop);
@@ -245,20 +249,21 @@ void Worker::handle_packet(PortRuntime& in, rte_mbuf* m, uint64_t now) {
   }
 }
 
-void Worker::stage_remote(unsigned slot, rte_mbuf* m) {
+void Worker::stage_remote(unsigned slot, rte_mbuf* m, uint64_t now) {
   RingBatch& s = staged_[slot];
   s.pkts[s.count++] = m;
-  if (s.count == kBurst) flush_staged();
+  if (s.count == kBurst) flush_staged(now);
 }
 
-void Worker::flush_staged() {
+void Worker::flush_staged(uint64_t now) {
   for (unsigned slot = 0; slot < staged_.size(); ++slot) {
     RingBatch& s = staged_[slot];
     if (s.count == 0) continue;
     const unsigned sent =
         rte_ring_sp_enqueue_burst(w_.to[slot], reinterpret_cast<void**>(s.pkts), s.count, nullptr);
     for (unsigned i = sent; i < s.count; ++i) {
-      drop(mbuf_meta_get(s.pkts[i]).egress_port, s.pkts[i], DropReason::kRingFull);
+      PortRuntime& out = *ports_[mbuf_meta_get(s.pkts[i]).egress_port];
+      drop_data(out, s.pkts[i], DropReason::kRingFull, false, now);
     }
     s.count = 0;
   }
@@ -464,6 +469,46 @@ void Worker::send_arp_requests(PortRuntime& port, uint64_t now) {
     return;
   }
   send_control(port, now, m);
+}
+
+// A minimum-size frame for the port's peer, with *dst its MAC; nullptr (and
+// counted in control_lost: the mechanism repairs it: BFC's next bitmap, Floodgate's retry) when the
+// peer MAC is not known yet or the pool is empty.
+rte_mbuf* Worker::new_frame_to_peer(PortRuntime& port, uint8_t** frame, MacAddr* dst) {
+  const uint64_t peer = port.peer_mac.load(std::memory_order_relaxed);
+  rte_mbuf* m = (peer >> 48) != 0 ? new_frame(kEthMinFrameLen, frame) : nullptr;
+  if (m == nullptr) {
+    counters(port.index).control_lost.add();
+    return nullptr;
+  }
+  *dst = unpack_mac(peer);
+  return m;
+}
+
+// A frame sluice built leaves `port` ahead of data: queued directly when this
+// lcore owns the port, otherwise over the owner's control ring.
+void Worker::send_from(PortRuntime& port, rte_mbuf* m, uint64_t now) {
+  if (port.owner_slot == w_.slot) {
+    send_control(port, now, m);  // a full control queue is counted there
+    return;
+  }
+  mbuf_meta_set(m, MbufMeta{port.index, 0, 0, false});
+  if (rte_ring_mp_enqueue(rt_.workers[port.owner_slot]->control_in, m) != 0) {
+    counters(port.index).control_lost.add();
+    rte_pktmbuf_free(m);
+  }
+}
+
+bool Worker::drain_control(uint64_t now) {
+  rte_mbuf* pkts[kBurst];
+  const unsigned n =
+      rte_ring_sc_dequeue_burst(w_.control_in, reinterpret_cast<void**>(pkts), kBurst, nullptr);
+  for (unsigned i = 0; i < n; ++i) {
+    PortRuntime& port = *ports_[mbuf_meta_get(pkts[i]).egress_port];
+    fg_count_credit_sent(port, pkts[i], now);
+    send_control(port, now, pkts[i]);
+  }
+  return n > 0;
 }
 
 void Worker::drop(uint16_t port, rte_mbuf* m, DropReason why) {

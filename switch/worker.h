@@ -37,7 +37,7 @@ class Worker {
   // packet's path"); each file says which mechanisms plug in.
   // Ingress control (stage_ingress_control.cc): frames the peer sends to us.
   void handle_mac_control(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now);
-  void handle_sluice_control(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp);
+  void handle_sluice_control(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now);
   // Forward (stage_forward.cc), on the ingress port's lcore.
   void forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now);
   // Admission (stage_admission.cc), on the egress port's lcore. Queue choice
@@ -47,7 +47,12 @@ class Worker {
   struct BfcQueues;
   template <class Queues>
   void admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now);
-  void refuse(PortRuntime& out, rte_mbuf* m, DropReason why);
+  void refuse(PortRuntime& out, rte_mbuf* m, DropReason why, uint64_t now);
+  // A data packet past forward dropped: what Floodgate counted for it is
+  // given back (debited: its window was charged here).
+  void drop_data(PortRuntime& out, rte_mbuf* m, DropReason why, bool debited, uint64_t now);
+  // A packet Floodgate held in a VOQ goes on to queue choice.
+  void admit_released(PortRuntime& out, rte_mbuf* m, uint64_t now);
   static constexpr uint16_t kNoIngress = 0xFFFF;
   uint16_t pfc_ingress_of(const PortRuntime& out, rte_mbuf* m);
   void count_pfc_ingress(const PortRuntime& out, rte_mbuf* m, uint16_t ingress,
@@ -62,14 +67,37 @@ class Worker {
 
   // BFC (worker_bfc.cc): its departure step, and the frames it sends.
   void bfc_departure(PortRuntime& port, const TmPacket& p, uint64_t now);
-  rte_mbuf* new_frame_to_peer(PortRuntime& port, uint8_t** frame, MacAddr* dst);
   void send_bfc(uint16_t port, ControlType type, uint16_t queue, uint64_t now);
   void send_bfc_bitmaps(uint64_t now);
+  // Frames a mechanism builds for a port's peer, sent ahead of data from
+  // any lcore (over the owner's control ring when it is another).
+  rte_mbuf* new_frame_to_peer(PortRuntime& port, uint8_t** frame, MacAddr* dst);
   void send_from(PortRuntime& port, rte_mbuf* m, uint64_t now);
   bool drain_control(uint64_t now);
 
-  void stage_remote(unsigned slot, rte_mbuf* m);
-  void flush_staged();
+  // Floodgate (worker_floodgate.cc): its admission and departure steps, the
+  // frames it receives and sends, and its timers.
+  bool fg_window(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now);
+  void fg_ingress(const SwitchRuntime& sw, const PortRuntime& in, rte_mbuf* m,
+                  const ParsedPacket& pp, MbufExtra* x, uint64_t now);
+  void fg_departure(PortRuntime& port, const TmPacket& p, uint64_t now);
+  void fg_dropped(PortRuntime& out, rte_mbuf* m, bool debited, uint64_t now);
+  void handle_fg_control(PortRuntime& in, rte_mbuf* m, const ControlMessage& msg, uint64_t now);
+  void fg_take_credit(FloodgateRuntime& fg, uint32_t ingress, const ControlMessage& msg);
+  void fg_take_sync(FloodgateRuntime& fg, uint16_t sw, uint32_t ingress, const ControlMessage& msg,
+                    uint64_t now);
+  void fg_earn_credit(uint16_t sw, uint32_t ingress, uint32_t dst, uint64_t bytes, uint64_t now);
+  void send_fg_credit(uint16_t sw, uint32_t ingress, uint64_t now);
+  void send_dst_pause(const FloodgateRuntime& fg, uint32_t host, uint32_t dst, bool pause,
+                      uint64_t now);
+  void send_fg_sync(FloodgateRuntime& fg, uint64_t now);
+  void fg_drain(FloodgateRuntime& fg, uint64_t now);
+  bool fg_timers(uint64_t now);
+  void fg_count_credit_sent(PortRuntime& port, const rte_mbuf* m, uint64_t now);
+  rte_mbuf* new_list_frame(PortRuntime& port, uint8_t** frame, uint32_t* cap, MacAddr* dst);
+
+  void stage_remote(unsigned slot, rte_mbuf* m, uint64_t now);
+  void flush_staged(uint64_t now);
   bool drain_rings(uint64_t now);
   void send_arp_requests(PortRuntime& port, uint64_t now);
   rte_mbuf* new_frame(uint32_t len, uint8_t** data);
@@ -87,11 +115,14 @@ class Worker {
     rte_mbuf* pkts[kBurst];
     unsigned count = 0;
   };
-  std::vector<RingBatch> staged_;    // per destination worker
-  std::vector<PortRuntime*> ports_;  // rt_.ports without the unique_ptr hop
-  bool bfc_ = false;                 // some switch this worker serves runs BFC
-  bool yield_when_idle_ = false;     // another lcore shares this one's core
-  TmPacket dequeued_[kBurst];        // scratch for transmit(), not re-initialised per call
+  std::vector<RingBatch> staged_;      // per destination worker
+  std::vector<PortRuntime*> ports_;    // rt_.ports without the unique_ptr hop
+  bool bfc_ = false;                   // some switch this worker serves runs BFC
+  bool control_ring_ = false;          // other lcores may send frames out of our ports
+  std::vector<uint16_t> fg_switches_;  // Floodgate switches this lcore earns credit for
+  bool fg_drain_due_ = false;          // a window this lcore writes rose outside credit intake
+  bool yield_when_idle_ = false;       // another lcore shares this one's core
+  TmPacket dequeued_[kBurst];          // scratch for transmit(), not re-initialised per call
 };
 
 // rte_eal_remote_launch entry point; arg is a Worker*.

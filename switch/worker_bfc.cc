@@ -1,11 +1,9 @@
 // The BFC parts of a worker's loop (SPEC 3 step 5, SPEC 4.2) that are not
 // one stage's plug-in inline: bookkeeping and resume at departure, and the
-// frames sent upstream, across lcores when the ingress port belongs to
-// another one. Queue assignment and pause counting at admission are in
+// frames sent upstream (across lcores through send_from() when the ingress
+// port belongs to another one). Queue assignment and pause counting at admission are in
 // queue_choice.h, BFC frames received in stage_ingress_control.cc.
 // docs/mechanisms/bfc.md ("In the data path").
-
-#include <rte_ring.h>
 
 #include "lib/net/ethertypes.h"
 #include "switch/worker.h"
@@ -24,20 +22,6 @@ void Worker::bfc_departure(PortRuntime& port, const TmPacket& p, uint64_t now) {
   const bool empty = port.tm->queue(p.queue).empty();
   if (port.bfc->on_departure(port.index, p.queue, empty, t, now) == BfcSignal::kResume)
     send_bfc(t.ingress, ControlType::kBfcResume, t.upstream_queue, now);
-}
-
-// A minimum-size frame for the port's peer, with *dst its MAC; nullptr (and
-// counted in control_lost: the next bitmap repairs it) when the peer MAC is
-// not known yet or the pool is empty.
-rte_mbuf* Worker::new_frame_to_peer(PortRuntime& port, uint8_t** frame, MacAddr* dst) {
-  const uint64_t peer = port.peer_mac.load(std::memory_order_relaxed);
-  rte_mbuf* m = (peer >> 48) != 0 ? new_frame(kEthMinFrameLen, frame) : nullptr;
-  if (m == nullptr) {
-    counters(port.index).control_lost.add();
-    return nullptr;
-  }
-  *dst = unpack_mac(peer);
-  return m;
 }
 
 // BFC_PAUSE or BFC_RESUME of upstream queue `queue`, out of port `port_index`.
@@ -76,29 +60,6 @@ void Worker::send_bfc_bitmaps(uint64_t now) {
       send_from(port, m, now);
     });
   }
-}
-
-// A frame sluice built leaves `port` ahead of data: queued directly when this
-// lcore owns the port, otherwise over the owner's control ring.
-void Worker::send_from(PortRuntime& port, rte_mbuf* m, uint64_t now) {
-  if (port.owner_slot == w_.slot) {
-    send_control(port, now, m);  // a full control queue is counted there
-    return;
-  }
-  mbuf_meta_set(m, MbufMeta{port.index, 0, 0, false});
-  if (rte_ring_mp_enqueue(rt_.workers[port.owner_slot]->control_in, m) != 0) {
-    counters(port.index).control_lost.add();
-    rte_pktmbuf_free(m);
-  }
-}
-
-bool Worker::drain_control(uint64_t now) {
-  rte_mbuf* pkts[kBurst];
-  const unsigned n =
-      rte_ring_sc_dequeue_burst(w_.control_in, reinterpret_cast<void**>(pkts), kBurst, nullptr);
-  for (unsigned i = 0; i < n; ++i)
-    send_control(*ports_[mbuf_meta_get(pkts[i]).egress_port], now, pkts[i]);
-  return n > 0;
 }
 
 }  // namespace sluice

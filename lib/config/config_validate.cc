@@ -250,11 +250,6 @@ class Validator {
     const SwitchConfig& sw = c_.switches[s];
     if (!sw.floodgate.enabled) return;
     const std::string fpath = at("", "switches", s) + ".floodgate";
-    // Refused until the data path acts on it: a switch that accepted the
-    // section and forwarded as drop-tail would pass for Floodgate.
-    error(fpath,
-          "floodgate is not in the data path yet: the section is read and checked, but a "
-          "switch cannot run it (docs/mechanisms/floodgate.md)");
     if (sw.bfc.enabled) {
       error(fpath,
             "floodgate and bfc on one switch are not supported: both pace the same "
