@@ -6,7 +6,7 @@
     h2 (10G) --/
 
 h1 and h2 each send a 10 Gb/s burst of 1,000 frames to one address behind
-r, whose 1 Gb/s link drains it in 24 ms. S and B have 64 KB buffers, A one
+r, whose 1 Gb/s link drains it in 24 ms. S and B have 96 KB buffers, A one
 big enough for the whole burst. One process, one worker, virtual time.
 
 - drop-tail: the burst overflows B's buffer in front of r.
@@ -20,6 +20,11 @@ big enough for the whole burst. One process, one worker, virtual time.
   data and credit frames are lost; FG_SYNC heals both (S credits the data it
   never got and re-sends the credit A never got), so A's window is whole
   again at the end although packets were lost for good.
+- floodgate again with two worker lcores: the hosts' ports on one, the
+  switch-facing ports on the other, in real time. Packets cross lcores
+  between admission and departure, credit earned on the hosts' lcore leaves
+  through the other's control ring, dstPause frames go the other way: the
+  outcome is the same (no drops, credit for every byte, windows whole).
 - floodgate with dstPause and hosts whose NICs honour it: A tells h1 and h2
   to stop sending toward r while what they sent waits in A, so A's VOQ stays
   small; nothing is lost and every frame arrives."""
@@ -54,9 +59,11 @@ def link(name, peer, loss=0.0):
     return p
 
 
-def config(tmp, name, floodgate=None, loss=0.0, nic=None):
+def config(tmp, name, floodgate=None, loss=0.0, nic=None, split=False):
     extra = {"floodgate": floodgate} if floodgate is not None else {}
-    small = {"size": "64KB", "alpha": 8.0}
+    # Room for one window (31 KB) under the dynamic threshold even when the
+    # buffer is split between two workers (each gets its ports' share).
+    small = {"size": "96KB", "alpha": 8.0}
     a = harness.switch("a", [
         host("h1", "02:00:00:00:0f:01", "02:00:00:00:0f:a1", "10.0.1.1/24", "10Gbps",
              rx="h1.pcap", nic=nic),
@@ -73,12 +80,21 @@ def config(tmp, name, floodgate=None, loss=0.0, nic=None):
              tx=f"{name}_r.pcap"),
     ], [harness.route("10.0.1.0/24", "u"), harness.route("10.0.2.0/24", "u")], buffer=small,
         **extra)
+    if split:  # hosts on one worker, switch-facing ports on the other, real time
+        workers = [(1, ["a/u", "s/a", "s/b", "b/u"]), (2, ["a/h1", "a/h2", "b/r"])]
+        return harness.write_config(os.path.join(tmp, name + ".yaml"), [a, s, b], mbufs=16384,
+                                    workers=workers)
     return harness.write_config(os.path.join(tmp, name + ".yaml"), [a, s, b], mbufs=16384,
                                 clock={"mode": "virtual"})
 
 
 def run(binary, tmp, name, **kw):
-    with harness.Sluice(binary, tmp, config(tmp, name, **kw), name, duration=0.15) as s:
+    # Split ports: each worker lcore has a CPU of its own (the second shares
+    # the main lcore's, which mostly sleeps); two busy-polling workers on one
+    # CPU would hand each other the core only every scheduler slice.
+    lcores = "0@0,1@1,2@0" if kw.get("split") else None
+    with harness.Sluice(binary, tmp, config(tmp, name, **kw), name, duration=0.15,
+                        lcores=lcores) as s:
         s.wait(timeout=180)
         s.expect_clean_exit()
         summary = s.summary()
@@ -113,21 +129,21 @@ def check_droptail(summary):
     print(f"drop-tail: B dropped {dropped} of {2 * FRAMES} in front of r")
 
 
-def check_floodgate(summary):
-    check_eq(all_drops(summary), {}, "floodgate: drops")
-    check_eq(port(summary, "b", "r")["tx_packets"], 2 * FRAMES, "floodgate: frames delivered to r")
+def check_floodgate(summary, what="floodgate"):
+    check_eq(all_drops(summary), {}, f"{what}: drops")
+    check_eq(port(summary, "b", "r")["tx_packets"], 2 * FRAMES, f"{what}: frames delivered to r")
     data = 2 * FRAMES * FRAME
     # Credit flows back on each hop for exactly the bytes that went down it.
     for down, up in ((("b", "u"), ("s", "b")), (("s", "a"), ("a", "u"))):
         d, u = port(summary, *down), port(summary, *up)
-        check(d["fg_credit_sent"] > 0, f"floodgate: {down} sent no credit frame")
-        check_eq(d["fg_credit_sent_bytes"], data, f"floodgate: credit bytes {down} sent")
-        check_eq(u["fg_credit_received_bytes"], data, f"floodgate: credit bytes {up} received")
-        check_eq(u["fg_credit_received"], d["fg_credit_sent"], f"floodgate: credit frames {up}")
-    check(floodgate(summary, "a")["held_packets"] > 0, "floodgate: A's VOQ never held a packet")
-    check_windows_whole(summary, "floodgate")
+        check(d["fg_credit_sent"] > 0, f"{what}: {down} sent no credit frame")
+        check_eq(d["fg_credit_sent_bytes"], data, f"{what}: credit bytes {down} sent")
+        check_eq(u["fg_credit_received_bytes"], data, f"{what}: credit bytes {up} received")
+        check_eq(u["fg_credit_received"], d["fg_credit_sent"], f"{what}: credit frames {up}")
+    check(floodgate(summary, "a")["held_packets"] > 0, f"{what}: A's VOQ never held a packet")
+    check_windows_whole(summary, what)
     wire = port(summary, "b", "u")["fg_control_tx_bytes"]
-    print(f"floodgate: 0 drops; A held {floodgate(summary, 'a')['held_packets']} packets in VOQs; "
+    print(f"{what}: 0 drops; A held {floodgate(summary, 'a')['held_packets']} packets in VOQs; "
           f"B->S credit {port(summary, 'b', 'u')['fg_credit_sent']} frames, {wire} B on the "
           f"wire ({100.0 * wire / data:.3f}% of the data bytes)")
 
@@ -175,6 +191,7 @@ def test(binary, srcdir):
         check_droptail(run(binary, tmp, "droptail"))
         open_loop = run(binary, tmp, "floodgate", floodgate={})
         check_floodgate(open_loop)
+        check_floodgate(run(binary, tmp, "split", floodgate={}, split=True), "two lcores")
         check_sync(run(binary, tmp, "sync", floodgate={"sync": True, "sync_interval": "200us"},
                        loss=0.05))
         check_dst_pause(run(binary, tmp, "dstpause", floodgate={"dst_pause": True},
