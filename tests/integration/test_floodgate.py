@@ -14,7 +14,7 @@ big enough for the whole burst. One process, one worker, virtual time.
   more toward r in flight past it than its window (31 KB: 1.5 x 10 Gb/s x
   10 us + 10 Gb/s x 10 us), and A no more past it than its own, so S and B
   never hold more than a window each and nothing is dropped; the rest waits
-  in A's VOQ. Every byte delivered comes back as credit on each hop, and at
+  in A's VOQ. The windows still keep r's link busy at its full rate. Every byte delivered comes back as credit on each hop, and at
   the end every window is back at its initial value with no credit refused.
 - floodgate with sync and 5% loss on both directions of the A-S link:
   data and credit frames are lost; FG_SYNC heals both (S credits the data it
@@ -123,10 +123,24 @@ def check_windows_whole(summary, what):
                  f"{what}: {sw}'s windows at the end (in use, outstanding, VOQ, invalid credit)")
 
 
+def r_rate_gbps(tmp, name):
+    """Rate of the frames r received, first to last (wire bytes: + 24)."""
+    recs = harness.pcap_records(os.path.join(tmp, f"{name}_r.pcap"))
+    span_ns = recs[-1][0] - recs[0][0]
+    return (len(recs) - 1) * (FRAME + 24) * 8 / span_ns
+
+
 def check_droptail(summary):
     dropped = harness.total_drops(port(summary, "b", "r"))
     check(dropped > 0, f"drop-tail: B dropped nothing in front of r: {all_drops(summary)}")
     print(f"drop-tail: B dropped {dropped} of {2 * FRAMES} in front of r")
+
+
+def check_full_link(tmp, name):
+    """The windows never starve r's link: it runs at its rate throughout."""
+    rate = r_rate_gbps(tmp, name)
+    check(rate >= 0.97, f"{name}: r's link ran at {rate:.3f} Gb/s, below its 1 Gb/s")
+    return rate
 
 
 def check_floodgate(summary, what="floodgate"):
@@ -191,11 +205,13 @@ def test(binary, srcdir):
         check_droptail(run(binary, tmp, "droptail"))
         open_loop = run(binary, tmp, "floodgate", floodgate={})
         check_floodgate(open_loop)
+        print(f"floodgate: r's link at {check_full_link(tmp, 'floodgate'):.3f} Gb/s")
         check_floodgate(run(binary, tmp, "split", floodgate={}, split=True), "two lcores")
         check_sync(run(binary, tmp, "sync", floodgate={"sync": True, "sync_interval": "200us"},
                        loss=0.05))
         check_dst_pause(run(binary, tmp, "dstpause", floodgate={"dst_pause": True},
                             nic="floodgate"), open_loop)
+        print(f"dstPause: r's link at {check_full_link(tmp, 'dstpause'):.3f} Gb/s")
 
 
 if __name__ == "__main__":
