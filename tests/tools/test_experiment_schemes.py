@@ -53,7 +53,8 @@ class Schemes(unittest.TestCase):
                 "bfc": {"mode": "bfc", "queue_by": "flow"},
                 "bfc-stochastic": {"mode": "bfc", "queue_by": "flow"},
                 "bfc+pfc": {"mode": "bfc", "queue_by": "flow"},
-                "bfc-open-loop": {"mode": "plain"}}
+                "bfc-open-loop": {"mode": "plain"}, "floodgate": {"mode": "plain"},
+                "floodgate+pfc": {"mode": "plain"}, "floodgate-dstpause": {"mode": "floodgate"}}
         for scheme, nic in want.items():
             conf = self.exp.apply_scheme(self.conf, scheme, self.args())
             hosts, others = self.nics(conf)
@@ -62,6 +63,10 @@ class Schemes(unittest.TestCase):
             self.assertEqual(set(others.values()), {None}, scheme)
             self.assertEqual({sw["bfc"]["enabled"] for sw in conf["switches"]},
                              {scheme.startswith("bfc")}, scheme)
+            self.assertEqual({sw["floodgate"]["enabled"] for sw in conf["switches"]},
+                             {scheme.startswith("floodgate")}, scheme)
+            self.assertEqual({sw["floodgate"].get("dst_pause", False) for sw in conf["switches"]},
+                             {scheme == "floodgate-dstpause"}, scheme)
 
     def test_host_nic_override_and_configured_keys(self):
         conf = json.loads(json.dumps(self.conf))
