@@ -39,16 +39,26 @@ inline MbufMeta mbuf_meta_get(const rte_mbuf* m) {
 constexpr uint16_t kTmAuxGenerated = 0x8000;
 
 struct MbufExtra {
-  uint64_t due_ns;          // internal link: when the last bit reaches the far end
-  uint32_t flow_hash;       // BFC: the 5-tuple hash (set at ingress)
-  uint32_t bfc_entry;       // BFC: flow-table index (set at admission)
+  uint64_t due_ns;  // internal link: when the last bit reaches the far end
+  // BFC and Floodgate never run on one switch (config_validate), so they
+  // share these bytes: the registered field must leave room for the PMDs'
+  // own dynamic fields (net_pcap's timestamp), 24 bytes in all.
+  union {
+    struct {
+      uint32_t flow_hash;  // the 5-tuple hash (set at ingress)
+      uint32_t entry;      // flow-table index (set at admission)
+    } bfc;
+    struct {
+      uint32_t dst;    // destination IPv4, host order (set at ingress)
+      uint16_t bytes;  // the frame's bytes as windows count them
+    } fg;
+  };
   uint16_t ingress;         // global index of the port the frame arrived on
   uint16_t upstream_queue;  // BFC: from the received shim, else kNoUpstreamQueue
   uint8_t bfc_flagged;      // BFC: counted in a pause counter until it leaves
   uint8_t pfc_priority;     // PFC: the priority its bytes count under at ingress
-  uint32_t fg_dst;          // Floodgate: destination IPv4, host order (set at ingress)
-  uint16_t fg_bytes;        // Floodgate: the frame's bytes as windows count them
 };
+static_assert(sizeof(MbufExtra) <= 24, "keep room for the PMDs' dynamic fields");
 
 extern int g_mbuf_extra_offset;
 

@@ -29,7 +29,7 @@ struct Worker::BfcQueues {
     // reach the cache, so load them separately.
     ticket.ingress = load_u16(&x->ingress);
     ticket.upstream_queue = load_u16(&x->upstream_queue);
-    const uint16_t q = out.bfc->assign(out.index, x->flow_hash, now, &ticket);
+    const uint16_t q = out.bfc->assign(out.index, x->bfc.flow_hash, now, &ticket);
     depth = out.tm->queue_bytes(q);
     return q;
   }
@@ -39,7 +39,7 @@ struct Worker::BfcQueues {
   void on_enqueued(Worker& w, PortRuntime& out, uint16_t q, uint32_t bytes, uint64_t now) {
     const uint64_t paused = out.bfc_upstream ? out.bfc_upstream->paused_mask() : 0;
     const BfcSignal s = out.bfc->on_enqueued(out.index, q, depth, paused, now, &ticket);
-    x->bfc_entry = ticket.entry;
+    x->bfc.entry = ticket.entry;
     x->bfc_flagged = ticket.flagged;
     const uint64_t after = depth + bytes;
     raise_to(out.bfc_peak_queue_bytes, after);

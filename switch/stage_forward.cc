@@ -41,7 +41,7 @@ void Worker::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint6
   if (sw.pfc_on || sw.bfc_on || sw.fg) {
     MbufExtra* x = mbuf_extra(m);
     x->ingress = in.index;  // PFC, BFC and Floodgate account by ingress
-    x->flow_hash = h;
+    x->bfc.flow_hash = h;   // Floodgate's fields below share these bytes
     // Only a BFC peer's shim (a switch's, or a BFC NIC's) names an upstream queue.
     x->upstream_queue =
         pp.has_shim && (in.bfc_peer || in.bfc_nic)

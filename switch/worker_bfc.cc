@@ -15,7 +15,7 @@ namespace sluice {
 void Worker::bfc_departure(PortRuntime& port, const TmPacket& p, uint64_t now) {
   const MbufExtra* x = mbuf_extra(static_cast<rte_mbuf*>(p.handle));
   BfcTicket t;
-  t.entry = x->bfc_entry;
+  t.entry = x->bfc.entry;
   t.ingress = x->ingress;
   t.upstream_queue = x->upstream_queue;
   t.flagged = x->bfc_flagged != 0;

@@ -48,8 +48,8 @@ bool Worker::fg_window(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint
   MbufExtra* x = mbuf_extra(m);
   FgPacket p;
   p.handle = reinterpret_cast<uint64_t>(m);
-  p.dst = x->fg_dst;
-  p.bytes = x->fg_bytes;
+  p.dst = x->fg.dst;
+  p.bytes = x->fg.bytes;
   p.egress = out.index;
   p.initial = out.fg_initial_window;
   p.host_in = fg.host_index[x->ingress];
@@ -92,12 +92,12 @@ void Worker::fg_drain(FloodgateRuntime& fg, uint64_t now) {
 // need, and the bytes received on a switch-facing port for loss recovery.
 void Worker::fg_ingress(const SwitchRuntime& sw, const PortRuntime& in, rte_mbuf* m,
                         const ParsedPacket& pp, MbufExtra* x, uint64_t now) {
-  x->fg_dst = pp.dst_ip;
-  x->fg_bytes = fg_frame_bytes(rte_pktmbuf_pkt_len(m), pp.l3_offset);
+  x->fg.dst = pp.dst_ip;
+  x->fg.bytes = fg_frame_bytes(rte_pktmbuf_pkt_len(m), pp.l3_offset);
   const uint32_t i = sw.fg->switch_index[in.index];
   if (i == kNoFgIndex) return;
   if (SyncReceiver* r = sw.fg->state->sync_receiver())
-    r->on_received(i, x->fg_dst, x->fg_bytes, now);
+    r->on_received(i, x->fg.dst, x->fg.bytes, now);
 }
 
 // Departure: credit owed upstream for a packet from a switch-facing port;
@@ -106,14 +106,14 @@ void Worker::fg_departure(PortRuntime& port, const TmPacket& p, uint64_t now) {
   FloodgateRuntime& fg = *rt_.switches[port.switch_index].fg;
   const MbufExtra* x = mbuf_extra(static_cast<rte_mbuf*>(p.handle));
   const uint32_t in = fg.switch_index[x->ingress];
-  if (in != kNoFgIndex) fg_earn_credit(port.switch_index, in, x->fg_dst, x->fg_bytes, now);
+  if (in != kNoFgIndex) fg_earn_credit(port.switch_index, in, x->fg.dst, x->fg.bytes, now);
   if (!port.plan.fg_window) return;
   if (SyncSender* s = fg.state->sync_sender())
-    s->on_sent(fg.switch_index[port.index], x->fg_dst, x->fg_bytes);
+    s->on_sent(fg.switch_index[port.index], x->fg.dst, x->fg.bytes);
   const uint32_t host = fg.host_index[x->ingress];
-  const DstPauseSignal sig = fg.state->left(host, x->fg_dst, x->fg_bytes);
+  const DstPauseSignal sig = fg.state->left(host, x->fg.dst, x->fg.bytes);
   if (sig != DstPauseSignal::kNone)
-    send_dst_pause(fg, host, x->fg_dst, sig == DstPauseSignal::kPause, now);
+    send_dst_pause(fg, host, x->fg.dst, sig == DstPauseSignal::kPause, now);
 }
 
 // A data packet dropped in the switch still owes its upstream the credit
@@ -123,14 +123,14 @@ void Worker::fg_dropped(PortRuntime& out, rte_mbuf* m, bool debited, uint64_t no
   FloodgateRuntime& fg = *rt_.switches[out.switch_index].fg;
   const MbufExtra* x = mbuf_extra(m);
   const uint32_t in = fg.switch_index[x->ingress];
-  if (in != kNoFgIndex) fg_earn_credit(out.switch_index, in, x->fg_dst, x->fg_bytes, now);
+  if (in != kNoFgIndex) fg_earn_credit(out.switch_index, in, x->fg.dst, x->fg.bytes, now);
   if (!debited) return;
-  fg.state->refund(x->fg_dst, x->fg_bytes);
+  fg.state->refund(x->fg.dst, x->fg.bytes);
   fg_drain_due_ = true;
   const uint32_t host = fg.host_index[x->ingress];
-  const DstPauseSignal sig = fg.state->left(host, x->fg_dst, x->fg_bytes);
+  const DstPauseSignal sig = fg.state->left(host, x->fg.dst, x->fg.bytes);
   if (sig != DstPauseSignal::kNone)
-    send_dst_pause(fg, host, x->fg_dst, sig == DstPauseSignal::kPause, now);
+    send_dst_pause(fg, host, x->fg.dst, sig == DstPauseSignal::kPause, now);
 }
 
 // Ingress control: credit and sync from the downstream of a switch-facing
