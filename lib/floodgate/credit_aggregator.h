@@ -57,18 +57,32 @@ class CreditAggregator {
   RelaxedCounter withheld_bytes;  // credit held back by delayCredit (each time it was)
 
  private:
+  // An index from destination to its entry, so that many destinations
+  // pending cost one probe per packet, not a walk of the list. A slot is
+  // valid while its generation is the ingress's (take() starts a new one
+  // instead of clearing the slots).
+  static constexpr uint32_t kIndexSlots = 2 * kMaxPending;
+  struct IndexSlot {
+    uint32_t dst = 0;
+    uint16_t entry = 0;
+    uint16_t generation = 0;
+  };
   struct Ingress {
     uint64_t total = 0;    // pending, withheld included
     uint64_t fresh = 0;    // added since the last take()
     uint64_t last_ns = 0;  // the last take()
     uint32_t count = 0;
-    uint32_t hint = 0;  // index of the last destination added
+    uint32_t hint = 0;        // index of the last destination added
+    uint16_t generation = 1;  // of the index
     CreditEntry entries[kMaxPending];
+    IndexSlot index[kIndexSlots];
   };
   static bool has_room(const CreditEntry& e, uint32_t dst, uint32_t bytes) {
     return e.dst_ip == dst && e.credit_bytes <= UINT32_MAX - bytes;
   }
-  static CreditEntry* find(Ingress& g, uint32_t dst, uint32_t bytes);
+  // The index slot of dst: its own, or the free one where it would go.
+  static IndexSlot& slot_of(Ingress& g, uint32_t dst);
+  static void reindex(Ingress& g);
   uint64_t threshold_;
   uint64_t interval_;
   std::vector<Ingress> ingress_;
@@ -93,6 +107,7 @@ uint32_t CreditAggregator::take(uint32_t i, uint64_t now_ns, CreditEntry* out, u
   }
   g.count = kept;
   g.hint = 0;
+  reindex(g);
   return taken;
 }
 
