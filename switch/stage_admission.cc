@@ -31,18 +31,22 @@ void Worker::admit(rte_mbuf* m, uint64_t now) {
   if (!out.eth_header_ready) return drop_data(out, m, DropReason::kNoNeighbor, false, now);
   // 1. Window / VOQ.
   if (out.plan.fg_window && !fg_window(out, m, meta, now)) return;
-  if (out.plan.bfc) return admit_with<BfcQueues>(out, m, meta, now);
-  admit_with<ClassQueues>(out, m, meta, now);
+  if (out.plan.bfc) return admit_with<BfcQueues>(out, m, meta, now, false);
+  admit_with<ClassQueues>(out, m, meta, now, false);
 }
 
-// Floodgate released a VOQ packet (its window debited): steps 2 to 4.
+// Floodgate released a VOQ packet (its window debited): steps 2 to 4. It
+// was admitted to the buffer when it entered the VOQ; only the queue's
+// ring can refuse it now.
 void Worker::admit_released(PortRuntime& out, rte_mbuf* m, uint64_t now) {
-  admit_with<ClassQueues>(out, m, mbuf_meta_get(m), now);
+  admit_with<ClassQueues>(out, m, mbuf_meta_get(m), now, true);
 }
 
-// Steps 2 to 4; Queues is the queue choice (queue_choice.h).
+// Steps 2 to 4; Queues is the queue choice (queue_choice.h). held: the
+// packet's bytes are in the buffer already (a Floodgate VOQ released it).
 template <class Queues>
-void Worker::admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now) {
+void Worker::admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now,
+                        bool held) {
   Queues queues;
   const uint16_t q = queues.choose(out, m, meta, now);
   uint8_t* ip = write_l2(out, m, meta.l3_offset, q);
@@ -51,7 +55,8 @@ void Worker::admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uin
   tp.bytes = m->pkt_len;
   const uint16_t pfc_in = pfc_ingress_of(out, m);
   if (pfc_in != kNoIngress) tp.aux = static_cast<uint16_t>(pfc_in + 1);
-  const EnqueueResult r = out.tm->enqueue(now, q, tp, meta.ecn_capable);
+  const EnqueueResult r = held ? out.tm->enqueue_held(now, q, tp, meta.ecn_capable)
+                               : out.tm->enqueue(now, q, tp, meta.ecn_capable);
   if (r.verdict == EnqueueVerdict::kDropped) return refuse(out, m, r.reason, now);
   if (pfc_in != kNoIngress) count_pfc_ingress(out, m, pfc_in, meta.queue, tp.bytes);
   queues.on_enqueued(*this, out, q, tp.bytes, now);

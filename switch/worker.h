@@ -46,7 +46,7 @@ class Worker {
   struct ClassQueues;
   struct BfcQueues;
   template <class Queues>
-  void admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now);
+  void admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now, bool held);
   void refuse(PortRuntime& out, rte_mbuf* m, DropReason why, uint64_t now);
   // A data packet past forward dropped: what Floodgate counted for it is
   // given back (debited: its window was charged here).

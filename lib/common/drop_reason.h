@@ -37,7 +37,7 @@ enum class DropReason : uint8_t {
   kQueueThreshold,  // dynamic threshold of the queue exceeded
   kQueueFull,       // queue descriptor ring full
   kRingFull,        // inter-lcore ring full
-  kVoqFull,         // Floodgate: every VOQ packet slot of the switch is taken
+  kVoqFull,         // Floodgate: the VOQ could not take it (buffer or slots)
   kCount
 };
 

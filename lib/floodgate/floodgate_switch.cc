@@ -33,13 +33,12 @@ FgAdmission FloodgateSwitch::admit(const FgPacket& p) {
 // count against the buffer and it is judged by the same dynamic threshold.
 FgAdmission FloodgateSwitch::hold(DstWindow& w, const FgPacket& p) {
   const uint64_t depth = voqs_.bytes_for(w);
-  FgAdmission a;
-  a.verdict = FgVerdict::kRefused;
-  if (!buffer_->admits(depth, p.bytes, &a.reason)) return a;
-  if (!voqs_.hold(w, VoqPacket{p.handle, p.bytes, p.egress})) {
-    a.reason = DropReason::kVoqFull;
-    return a;
-  }
+  // Either refusal is counted as voq_full (SPEC 4.1), so that a drop at
+  // the VOQ is told apart from one at an egress queue.
+  FgAdmission a{FgVerdict::kRefused, DropReason::kVoqFull, DstPauseSignal::kNone};
+  DropReason why;
+  if (!buffer_->admits(depth, p.bytes, &why)) return a;
+  if (!voqs_.hold(w, VoqPacket{p.handle, p.bytes, p.egress})) return a;
   buffer_->charge(p.bytes);
   held_packets.add();
   if (voqs_.bytes() > peak_voq_bytes.get()) peak_voq_bytes.set(voqs_.bytes());

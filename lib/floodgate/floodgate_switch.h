@@ -63,7 +63,7 @@ enum class FgVerdict : uint8_t {
 
 struct FgAdmission {
   FgVerdict verdict = FgVerdict::kSend;
-  DropReason reason = DropReason::kCount;        // kRefused: buffer_full, queue_threshold, voq_full
+  DropReason reason = DropReason::kCount;        // kRefused: voq_full
   DstPauseSignal pause = DstPauseSignal::kNone;  // to send to the packet's host port for dst
 };
 

@@ -73,13 +73,31 @@ class EgressPort {
   // threshold), then ring capacity (kQueueFull), then the ECN decision on the
   // queue length the packet finds. Counts drops and marks per queue.
   EnqueueResult enqueue(uint64_t now_ns, uint16_t queue, const TmPacket& pkt, bool ecn_capable) {
+    return push<true>(now_ns, queue, pkt, ecn_capable);
+  }
+  // A packet the switch already holds in its buffer elsewhere (released
+  // from a Floodgate VOQ, whose charge the caller has just given back): it
+  // was admitted once, so it is charged without a second test and only the
+  // ring's capacity can refuse it.
+  EnqueueResult enqueue_held(uint64_t now_ns, uint16_t queue, const TmPacket& pkt,
+                             bool ecn_capable) {
+    return push<false>(now_ns, queue, pkt, ecn_capable);
+  }
+
+ private:
+  template <bool kAdmit>
+  EnqueueResult push(uint64_t now_ns, uint16_t queue, const TmPacket& pkt, bool ecn_capable) {
     assert(queue < num_queues_);
     DataQueue& dq = queues_[queue];
     PacketQueue& pq = dq.ring;
     const uint32_t bytes = pkt.bytes;  // read before the ring stores (they may alias pkt)
     const uint64_t depth = pq.bytes();
-    if (!buffer_->try_charge(depth, bytes)) [[unlikely]]
-      return refuse(queue, bytes);
+    if constexpr (kAdmit) {
+      if (!buffer_->try_charge(depth, bytes)) [[unlikely]]
+        return refuse(queue, bytes);
+    } else {
+      buffer_->charge(bytes);
+    }
     if (!pq.try_push(pkt, bytes, depth, queue, now_ns)) [[unlikely]] {
       buffer_->release(bytes);
       return refuse(queue, bytes);
@@ -96,6 +114,7 @@ class EgressPort {
     return {EnqueueVerdict::kEnqueued, DropReason::kCount};
   }
 
+ public:
   // Control frames: strict priority over data, never paused, not charged to
   // the shared buffer, still paced by the shaper. False (and counted in
   // control_dropped) when the control queue is full.

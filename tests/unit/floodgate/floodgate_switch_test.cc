@@ -78,6 +78,7 @@ TEST(FgSwitch, RefundGivesARefusedPacketsBytesBack) {
   EXPECT_EQ(fg.windows().invalid_credit_bytes.get(), 0u);
 }
 
+// Refusals at the VOQ count as voq_full whichever limit refused them.
 TEST(FgSwitch, TheVoqIsJudgedByTheSharedBufferAndThePoolSize) {
   // Buffer of 2.5 packets: the third held packet finds no room.
   SharedBuffer small(2500, 8.0);
@@ -87,7 +88,7 @@ TEST(FgSwitch, TheVoqIsJudgedByTheSharedBufferAndThePoolSize) {
   EXPECT_EQ(fg.admit(packet(5)).verdict, FgVerdict::kHeld);
   FgAdmission a = fg.admit(packet(6));
   EXPECT_EQ(a.verdict, FgVerdict::kRefused);
-  EXPECT_EQ(a.reason, DropReason::kBufferFull);
+  EXPECT_EQ(a.reason, DropReason::kVoqFull);  // the buffer is full
   // Dynamic threshold: alpha 1 of 10000 free lets one queue reach 5000.
   SharedBuffer dt(10'000, 1.0);
   FloodgateSwitch fg2(FloodgateSwitchConfig{}, &dt);
@@ -95,7 +96,7 @@ TEST(FgSwitch, TheVoqIsJudgedByTheSharedBufferAndThePoolSize) {
   unsigned held = 0;
   while (fg2.admit(packet(10 + held)).verdict == FgVerdict::kHeld) ++held;
   EXPECT_EQ(held, 5u);
-  EXPECT_EQ(fg2.admit(packet(99)).reason, DropReason::kQueueThreshold);
+  EXPECT_EQ(fg2.admit(packet(99)).verdict, FgVerdict::kRefused);  // past the threshold
   // The pool of packet slots.
   SharedBuffer big(1'000'000, 1.0);
   FloodgateSwitchConfig c;

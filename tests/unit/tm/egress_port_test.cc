@@ -87,6 +87,27 @@ TEST(EgressPort, BufferAdmissionReasonsAreCounted) {
   EXPECT_EQ(port.queue_stats(2).drops[static_cast<unsigned>(DropReason::kBufferFull)].get(), 1u);
 }
 
+// A packet the switch already holds elsewhere in the buffer (a Floodgate
+// VOQ) moves into a queue without a second admission test: only the ring's
+// capacity refuses it, and the buffer is charged as for any packet.
+TEST(EgressPort, HeldPacketsSkipBufferAdmissionButNotTheRing) {
+  SharedBuffer buffer(1000, 1.0);
+  EgressPort port(small_config(), &buffer);
+  for (int i = 0; i < 5; ++i)
+    ASSERT_EQ(port.enqueue(0, 0, packet(100), false).verdict, EnqueueVerdict::kEnqueued);
+  ASSERT_EQ(port.enqueue(0, 0, packet(100), false).reason, DropReason::kQueueThreshold);
+  EXPECT_EQ(port.enqueue_held(0, 0, packet(100), false).verdict, EnqueueVerdict::kEnqueued);
+  EXPECT_EQ(buffer.used(), 600u);
+  EXPECT_EQ(port.queue_bytes(0), 600u);
+  // The ring holds 64 packets (queue 1 is empty).
+  SharedBuffer big(1 << 20, 1.0);
+  EgressPort ring(small_config(), &big);
+  unsigned taken = 0;
+  while (ring.enqueue_held(0, 1, packet(64), false).verdict == EnqueueVerdict::kEnqueued) ++taken;
+  EXPECT_EQ(taken, 64u);
+  EXPECT_EQ(ring.queue_stats(1).drops[static_cast<unsigned>(DropReason::kQueueFull)].get(), 1u);
+}
+
 TEST(EgressPort, EcnStepMarksOnArrivalQueue) {
   SharedBuffer buffer(1 << 20, 8.0);
   EgressPortConfig cfg = small_config();
