@@ -95,6 +95,7 @@ class Worker {
   bool fg_timers(uint64_t now);
   void fg_count_credit_sent(PortRuntime& port, const rte_mbuf* m, uint64_t now);
   rte_mbuf* new_list_frame(PortRuntime& port, uint8_t** frame, uint32_t* cap, MacAddr* dst);
+  rte_mbuf* credit_frame(PortRuntime& port, const CreditEntry* entries, uint32_t n);
 
   void stage_remote(unsigned slot, rte_mbuf* m, uint64_t now);
   void flush_staged(uint64_t now);

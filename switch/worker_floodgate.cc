@@ -206,6 +206,21 @@ rte_mbuf* Worker::new_list_frame(PortRuntime& port, uint8_t** frame, uint32_t* c
   return m;
 }
 
+// An FG_CREDIT frame of entries[0..n) for the port's peer, or nullptr (no
+// mbuf, peer MAC unknown; counted in control_lost).
+rte_mbuf* Worker::credit_frame(PortRuntime& port, const CreditEntry* entries, uint32_t n) {
+  uint8_t* frame;
+  uint32_t cap;
+  MacAddr dst;
+  rte_mbuf* m = new_list_frame(port, &frame, &cap, &dst);
+  if (m == nullptr) return nullptr;
+  const ControlListFrame f =
+      build_fg_credit(frame, cap, port.mtu, dst, port.mac, static_cast<uint8_t>(w_.slot),
+                      std::span<const CreditEntry>(entries, n));
+  rte_pktmbuf_trim(m, static_cast<uint16_t>(cap - f.len));
+  return m;
+}
+
 // One or more FG_CREDIT frames out of switch-facing ingress `ingress`,
 // holding back (delayCredit) what the owner's VOQs say to.
 void Worker::send_fg_credit(uint16_t sw, uint32_t ingress, uint64_t now) {
@@ -221,25 +236,23 @@ void Worker::send_fg_credit(uint16_t sw, uint32_t ingress, uint64_t now) {
   do {
     n = a.take(ingress, now, entries, max, withhold);
     if (n == 0) return;
-    uint8_t* frame;
-    uint32_t cap;
-    MacAddr dst;
-    rte_mbuf* m = new_list_frame(port, &frame, &cap, &dst);
-    if (m == nullptr) {
-      // Kept for the next try: credit is never lost in the switch.
+    rte_mbuf* m = credit_frame(port, entries, n);
+    // Queued here, the frame is the port's; toward another lcore's port it
+    // is handed over (a full ring or control queue there loses it, counted,
+    // and only FG_SYNC heals that). Otherwise the credit is kept for the
+    // next try: it is never lost in this switch.
+    const bool here = port.owner_slot == w_.slot;
+    if (m == nullptr || (here && !send_control(port, now, m))) {
       for (uint32_t e = 0; e < n; ++e) a.add(ingress, entries[e].dst_ip, entries[e].credit_bytes);
       return;
     }
-    const ControlListFrame f =
-        build_fg_credit(frame, cap, port.mtu, dst, port.mac, static_cast<uint8_t>(w_.slot),
-                        std::span<const CreditEntry>(entries, n));
-    rte_pktmbuf_trim(m, static_cast<uint16_t>(cap - f.len));
+    const uint32_t frame_len = m->pkt_len;  // before another lcore may send it
+    if (here && owner) fg_count_credit_sent(port, m, now);
+    if (!here) send_from(port, m, now);
     PortCounters& c = counters(port.index);
     c.fg_sent[fg_frame_index(ControlType::kFgCredit)].add();
-    c.fg_control_tx_bytes.add(f.len);
+    c.fg_control_tx_bytes.add(frame_len);
     for (uint32_t e = 0; e < n; ++e) c.fg_credit_sent_bytes.add(entries[e].credit_bytes);
-    if (owner) fg_count_credit_sent(port, m, now);
-    send_from(port, m, now);
   } while (n == max);
 }
 
