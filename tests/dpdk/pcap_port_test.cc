@@ -292,6 +292,9 @@ Bytes pfc_class(uint8_t c, uint16_t quanta) {
   return mac_control(0x0101, static_cast<uint8_t>(1u << c), times);
 }
 
+// A UDP/IPv4 frame of 101 bytes to 10.0.0.<dst> with DSCP `dscp` (below).
+Bytes ipv4_frame(uint8_t dst, uint8_t dscp = 0);
+
 class HostNicPortTest : public PcapPortTest {
  protected:
   // `count` frames of 101 bytes, all captured at the same instant (all due at start).
@@ -306,6 +309,24 @@ class HostNicPortTest : public PcapPortTest {
     auto port = PcapPort::open(cfg, pool_, &error);
     EXPECT_NE(port, nullptr) << error;
     if (port != nullptr) port->set_host_link(k1G, 24);
+    return port;
+  }
+  // Frames 0, 2, 4 to 10.0.0.2 and 1, 3, 5 to 10.0.0.3, all due at once,
+  // behind a NIC of 4 per-destination queues at 1 Gb/s.
+  std::unique_ptr<PcapPort> open_two_destination_host(const std::string& name, HostNicConfig nic) {
+    std::vector<Frame> frames;
+    for (int i = 0; i < 6; ++i) frames.push_back({1000, 0, ipv4_frame(i % 2 == 0 ? 2 : 3)});
+    burst_path_ = write_capture(name, frames);
+    PcapPortConfig cfg;
+    cfg.rx_path = burst_path_;
+    std::string error;
+    auto port = PcapPort::open(cfg, pool_, &error);
+    EXPECT_NE(port, nullptr) << error;
+    if (port == nullptr) return nullptr;
+    nic.rate_bps = k1G;
+    nic.queues = 4;
+    std::array<uint8_t, 64> by_dscp{};
+    port->set_host_nic(nic, NicQueueKey::kDestination, by_dscp);
     return port;
   }
   void TearDown() override {
@@ -412,7 +433,7 @@ TEST_F(HostNicPortTest, PauseAndPfcStopTheHost) {
 }
 
 // A UDP/IPv4 frame of 101 bytes to 10.0.0.<dst> with DSCP `dscp`.
-Bytes ipv4_frame(uint8_t dst, uint8_t dscp = 0) {
+Bytes ipv4_frame(uint8_t dst, uint8_t dscp) {
   Bytes f = {0x02, 0, 0, 0, 0, 0x09, 0x02, 0, 0, 0, 0, 0x01, 0x08, 0x00};
   const uint16_t ip_len = 101 - 14;
   const Bytes ip = {0x45, static_cast<uint8_t>(dscp << 2), uint8_t(ip_len >> 8), uint8_t(ip_len),
@@ -438,25 +459,11 @@ Bytes bfc_control(uint8_t type, uint8_t shard, uint16_t queue) {
 
 class BfcNicPortTest : public HostNicPortTest {
  protected:
-  // Frames 0, 2, 4 to 10.0.0.2 and 1, 3, 5 to 10.0.0.3, all due at once.
   std::unique_ptr<PcapPort> open_bfc_host() {
-    std::vector<Frame> frames;
-    for (int i = 0; i < 6; ++i) frames.push_back({1000, 0, ipv4_frame(i % 2 == 0 ? 2 : 3)});
-    burst_path_ = write_capture("pcap_port_bfc.pcap", frames);
-    PcapPortConfig cfg;
-    cfg.rx_path = burst_path_;
-    std::string error;
-    auto port = PcapPort::open(cfg, pool_, &error);
-    EXPECT_NE(port, nullptr) << error;
-    if (port == nullptr) return nullptr;
     HostNicConfig nic;
-    nic.rate_bps = k1G;
     nic.overhead_bytes = 24 - 6;  // so that a shimmed 107-byte frame takes 1000 ns
-    nic.queues = 4;
     nic.bfc = true;
-    std::array<uint8_t, 64> by_dscp{};
-    port->set_host_nic(nic, NicQueueKey::kDestination, by_dscp);
-    return port;
+    return open_two_destination_host("pcap_port_bfc.pcap", nic);
   }
   // The queue named by the shim of a received frame (and checks its layout).
   static int shim_queue(rte_mbuf* m) {
@@ -520,32 +527,18 @@ TEST_F(BfcNicPortTest, MalformedBfcFramesAreCountedAndChangeNothing) {
 
 class FloodgateNicPortTest : public HostNicPortTest {
  protected:
-  // Frames 0, 2, 4 to 10.0.0.2 and 1, 3, 5 to 10.0.0.3, all due at once.
   std::unique_ptr<PcapPort> open_floodgate_host() {
-    std::vector<Frame> frames;
-    for (int i = 0; i < 6; ++i) frames.push_back({1000, 0, ipv4_frame(i % 2 == 0 ? 2 : 3)});
-    burst_path_ = write_capture("pcap_port_floodgate.pcap", frames);
-    PcapPortConfig cfg;
-    cfg.rx_path = burst_path_;
-    std::string error;
-    auto port = PcapPort::open(cfg, pool_, &error);
-    EXPECT_NE(port, nullptr) << error;
-    if (port == nullptr) return nullptr;
     HostNicConfig nic;
-    nic.rate_bps = k1G;
     nic.overhead_bytes = 24;  // a 101-byte frame takes 1000 ns
-    nic.queues = 4;
     nic.floodgate = true;
-    std::array<uint8_t, 64> by_dscp{};
-    port->set_host_nic(nic, NicQueueKey::kDestination, by_dscp);
-    return port;
+    return open_two_destination_host("pcap_port_floodgate.pcap", nic);
   }
   // FG_DST_PAUSE from the switch naming 10.0.0.<dst>.
   rte_mbuf* dst_pause(uint8_t dst, bool pause) {
     Bytes f(64);
     const DstPauseEntry e[1] = {{0x0A000000u | dst, pause}};
-    const ControlListFrame b = build_fg_dst_pause(f.data(), 64, 1500, {2, 0, 0, 0, 0, 1},
-                                                  {2, 0, 0, 0, 0, 9}, 0, e);
+    const ControlListFrame b =
+        build_fg_dst_pause(f.data(), 64, 1500, {2, 0, 0, 0, 0, 1}, {2, 0, 0, 0, 0, 9}, 0, e);
     f.resize(b.len);
     return make(f);
   }

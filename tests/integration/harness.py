@@ -90,6 +90,20 @@ def port(name, device, mac, peer_mac, ipv4, rate="0", role="host", **extra):
     return p
 
 
+def replay_host(name, mac, peer, ipv4, rate, rx=None, tx=None, nic=None, hop_rtt="10us"):
+    """A capture-file host port: replays `rx`, captures into `tx`, behind an
+    emulated NIC (`nic`, docs/pcap-ports.md) at `rate`."""
+    p = {"name": name, "role": "host", "rate": rate, "mac": mac, "peer_mac": peer,
+         "ipv4": ipv4, "hop_rtt": hop_rtt, "pcap": {}}
+    if rx:
+        p["pcap"]["rx"] = rx
+    if tx:
+        p["pcap"]["tx"] = tx
+    if nic:
+        p["nic"] = nic
+    return p
+
+
 def route(prefix, *ports):
     return {"prefix": prefix, "ports": list(ports)}
 

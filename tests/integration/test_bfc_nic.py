@@ -50,24 +50,14 @@ def sender_frames(src_mac, src_net, to_q):
     return out + q[qi:]
 
 
-def host(name, mac, peer, ipv4, rate, nic=None, rx=None, tx=None):
-    p = {"name": name, "role": "host", "rate": rate, "mac": mac, "peer_mac": peer,
-         "ipv4": ipv4, "hop_rtt": "10us", "pcap": {}}
-    if rx:
-        p["pcap"]["rx"] = rx
-    if tx:
-        p["pcap"]["tx"] = tx
-    if nic:
-        p["nic"] = nic
-    return p
-
-
 def config(tmp, name, nic):
     s = harness.switch("s", [
-        host("h1", S_H1, H1, "10.0.1.1/24", "10Gbps", nic, rx="h1.pcap", tx=f"{name}_h1.pcap"),
-        host("h2", S_H2, H2, "10.0.2.1/24", "10Gbps", nic, rx="h2.pcap", tx=f"{name}_h2.pcap"),
-        host("r", S_R, R, "10.0.3.1/24", "1Gbps", tx=f"{name}_r.pcap"),
-        host("q", S_Q, Q, "10.0.4.1/24", "10Gbps", tx=f"{name}_q.pcap"),
+        harness.replay_host("h1", S_H1, H1, "10.0.1.1/24", "10Gbps", rx="h1.pcap",
+                            tx=f"{name}_h1.pcap", nic=nic),
+        harness.replay_host("h2", S_H2, H2, "10.0.2.1/24", "10Gbps", rx="h2.pcap",
+                            tx=f"{name}_h2.pcap", nic=nic),
+        harness.replay_host("r", S_R, R, "10.0.3.1/24", "1Gbps", tx=f"{name}_r.pcap"),
+        harness.replay_host("q", S_Q, Q, "10.0.4.1/24", "10Gbps", tx=f"{name}_q.pcap"),
     ], [], queues_per_port=8, buffer={"size": "1MB", "alpha": 8.0},
         bfc={"assignment": "dynamic"})
     return harness.write_config(os.path.join(tmp, name + ".yaml"), [s], mbufs=16384,

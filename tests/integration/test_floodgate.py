@@ -39,18 +39,6 @@ FRAME = 1514
 DST = "10.0.3."  # udp_frames with one flow sends to 10.0.3.100
 
 
-def host(name, mac, peer, ipv4, rate, rx=None, tx=None, nic=None):
-    p = {"name": name, "role": "host", "rate": rate, "mac": mac, "peer_mac": peer,
-         "ipv4": ipv4, "hop_rtt": "10us", "pcap": {}}
-    if rx:
-        p["pcap"]["rx"] = rx
-    if tx:
-        p["pcap"]["tx"] = tx
-    if nic:
-        p["nic"] = nic
-    return p
-
-
 def link(name, peer, loss=0.0):
     p = {"name": name, "link": peer, "delay": "1us", "role": "switch", "rate": "10Gbps",
          "hop_rtt": "10us"}
@@ -65,10 +53,10 @@ def config(tmp, name, floodgate=None, loss=0.0, nic=None, split=False):
     # buffer is split between two workers (each gets its ports' share).
     small = {"size": "96KB", "alpha": 8.0}
     a = harness.switch("a", [
-        host("h1", "02:00:00:00:0f:01", "02:00:00:00:0f:a1", "10.0.1.1/24", "10Gbps",
-             rx="h1.pcap", nic=nic),
-        host("h2", "02:00:00:00:0f:02", "02:00:00:00:0f:a2", "10.0.2.1/24", "10Gbps",
-             rx="h2.pcap", nic=nic),
+        harness.replay_host("h1", "02:00:00:00:0f:01", "02:00:00:00:0f:a1", "10.0.1.1/24",
+                            "10Gbps", rx="h1.pcap", nic=nic),
+        harness.replay_host("h2", "02:00:00:00:0f:02", "02:00:00:00:0f:a2", "10.0.2.1/24",
+                            "10Gbps", rx="h2.pcap", nic=nic),
         link("u", "s/a", loss),
     ], [harness.route(DST + "0/24", "u")], buffer={"size": "16MB", "alpha": 8.0}, **extra)
     s = harness.switch("s", [link("a", "a/u", loss), link("b", "b/u")],
@@ -76,8 +64,8 @@ def config(tmp, name, floodgate=None, loss=0.0, nic=None, split=False):
                         harness.route(DST + "0/24", "b")], buffer=small, **extra)
     b = harness.switch("b", [
         link("u", "s/b"),
-        host("r", "02:00:00:00:0f:03", "02:00:00:00:0f:a3", DST + "1/24", "1Gbps",
-             tx=f"{name}_r.pcap"),
+        harness.replay_host("r", "02:00:00:00:0f:03", "02:00:00:00:0f:a3", DST + "1/24", "1Gbps",
+                            tx=f"{name}_r.pcap"),
     ], [harness.route("10.0.1.0/24", "u"), harness.route("10.0.2.0/24", "u")], buffer=small,
         **extra)
     if split:  # hosts on one worker, switch-facing ports on the other, real time
