@@ -82,6 +82,7 @@ class Worker {
                   const ParsedPacket& pp, MbufExtra* x, uint64_t now);
   void fg_departure(PortRuntime& port, const TmPacket& p, uint64_t now);
   void fg_dropped(PortRuntime& out, rte_mbuf* m, bool debited, uint64_t now);
+  void fg_left(FloodgateRuntime& fg, const MbufExtra& x, uint64_t now);
   void handle_fg_control(PortRuntime& in, rte_mbuf* m, const ControlMessage& msg, uint64_t now);
   void fg_take_credit(FloodgateRuntime& fg, uint32_t ingress, const ControlMessage& msg);
   void fg_take_sync(FloodgateRuntime& fg, uint16_t sw, uint32_t ingress, const ControlMessage& msg,

@@ -110,10 +110,16 @@ void Worker::fg_departure(PortRuntime& port, const TmPacket& p, uint64_t now) {
   if (!port.plan.fg_window) return;
   if (SyncSender* s = fg.state->sync_sender())
     s->on_sent(fg.switch_index[port.index], x->fg.dst, x->fg.bytes);
-  const uint32_t host = fg.host_index[x->ingress];
-  const DstPauseSignal sig = fg.state->left(host, x->fg.dst, x->fg.bytes);
+  fg_left(fg, *x, now);
+}
+
+// A packet admission counted for dstPause left the switch: its host may be
+// told to resume.
+void Worker::fg_left(FloodgateRuntime& fg, const MbufExtra& x, uint64_t now) {
+  const uint32_t host = fg.host_index[x.ingress];
+  const DstPauseSignal sig = fg.state->left(host, x.fg.dst, x.fg.bytes);
   if (sig != DstPauseSignal::kNone)
-    send_dst_pause(fg, host, x->fg.dst, sig == DstPauseSignal::kPause, now);
+    send_dst_pause(fg, host, x.fg.dst, sig == DstPauseSignal::kPause, now);
 }
 
 // A data packet dropped in the switch still owes its upstream the credit
@@ -127,10 +133,7 @@ void Worker::fg_dropped(PortRuntime& out, rte_mbuf* m, bool debited, uint64_t no
   if (!debited) return;
   fg.state->refund(x->fg.dst, x->fg.bytes);
   fg_drain_due_ = true;
-  const uint32_t host = fg.host_index[x->ingress];
-  const DstPauseSignal sig = fg.state->left(host, x->fg.dst, x->fg.bytes);
-  if (sig != DstPauseSignal::kNone)
-    send_dst_pause(fg, host, x->fg.dst, sig == DstPauseSignal::kPause, now);
+  fg_left(fg, *x, now);
 }
 
 // Ingress control: credit and sync from the downstream of a switch-facing
