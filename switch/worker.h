@@ -87,7 +87,8 @@ class Worker {
   void fg_take_credit(FloodgateRuntime& fg, uint32_t ingress, const ControlMessage& msg);
   void fg_take_sync(FloodgateRuntime& fg, uint16_t sw, uint32_t ingress, const ControlMessage& msg,
                     uint64_t now);
-  void fg_earn_credit(uint16_t sw, uint32_t ingress, uint32_t dst, uint64_t bytes, uint64_t now);
+  [[gnu::noinline]] void fg_earn_credit(uint16_t sw, uint32_t ingress, uint32_t dst, uint64_t bytes,
+                                        uint64_t now);
   void send_fg_credit(uint16_t sw, uint32_t ingress, uint64_t now);
   void send_dst_pause(const FloodgateRuntime& fg, uint32_t host, uint32_t dst, bool pause,
                       uint64_t now);

@@ -106,7 +106,11 @@ void Worker::fg_departure(PortRuntime& port, const TmPacket& p, uint64_t now) {
   FloodgateRuntime& fg = *rt_.switches[port.switch_index].fg;
   const MbufExtra* x = mbuf_extra(static_cast<rte_mbuf*>(p.handle));
   const uint32_t in = fg.switch_index[x->ingress];
-  if (in != kNoFgIndex) fg_earn_credit(port.switch_index, in, x->fg.dst, x->fg.bytes, now);
+  // The aggregator takes the credit unless the ingress's list is full; then
+  // the frame goes first (out of line: rare).
+  if (in != kNoFgIndex && !w_.fg_credits[port.switch_index]->add(in, x->fg.dst, x->fg.bytes))
+      [[unlikely]]
+    fg_earn_credit(port.switch_index, in, x->fg.dst, x->fg.bytes, now);
   if (!port.plan.fg_window) return;
   if (SyncSender* s = fg.state->sync_sender())
     s->on_sent(fg.switch_index[port.index], x->fg.dst, x->fg.bytes);

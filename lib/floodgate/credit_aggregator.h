@@ -37,6 +37,7 @@ class CreditAggregator {
   // Credit `bytes` toward dst to ingress i. False (nothing changed) when
   // ingress i already keeps kMaxPending other destinations: the caller
   // sends its frame first (take) and adds again.
+  // Inline: every departure from a switch-facing port calls it.
   bool add(uint32_t i, uint32_t dst, uint32_t bytes);
   // Ingress i should send now: the credit added since its last frame
   // reached the threshold, or the interval since that frame passed with
@@ -87,6 +88,41 @@ class CreditAggregator {
   uint64_t interval_;
   std::vector<Ingress> ingress_;
 };
+
+// A credit frame lists a destination once, its entry growing, until the
+// 32-bit field of the wire entry is full; then a second entry starts (and
+// the index points at it). The hint finds the entry at once while one
+// destination dominates (an incast); otherwise the index does.
+inline bool CreditAggregator::add(uint32_t i, uint32_t dst, uint32_t bytes) {
+  Ingress& g = ingress_[i];
+  if (g.hint < g.count && has_room(g.entries[g.hint], dst, bytes)) {
+    g.entries[g.hint].credit_bytes += bytes;
+  } else {
+    IndexSlot& s = slot_of(g, dst);
+    const bool known = s.generation == g.generation;
+    if (known && has_room(g.entries[s.entry], dst, bytes)) {
+      g.entries[s.entry].credit_bytes += bytes;
+      g.hint = s.entry;
+    } else if (g.count == kMaxPending) {
+      return false;
+    } else {
+      g.entries[g.count] = CreditEntry{dst, bytes};
+      s = IndexSlot{dst, static_cast<uint16_t>(g.count), g.generation};
+      g.hint = g.count++;
+    }
+  }
+  g.total += bytes;
+  g.fresh += bytes;
+  return true;
+}
+
+inline CreditAggregator::IndexSlot& CreditAggregator::slot_of(Ingress& g, uint32_t dst) {
+  uint32_t h = static_cast<uint32_t>((uint64_t{dst} * 0x9E3779B97F4A7C15ull) >> 40);
+  for (;; ++h) {  // at most kMaxPending of kIndexSlots slots are valid: one is free
+    IndexSlot& s = g.index[h % kIndexSlots];
+    if (s.generation != g.generation || s.dst == dst) return s;
+  }
+}
 
 template <class Withhold>
 uint32_t CreditAggregator::take(uint32_t i, uint64_t now_ns, CreditEntry* out, uint32_t max,

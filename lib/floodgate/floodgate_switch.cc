@@ -14,19 +14,9 @@ FloodgateSwitch::FloodgateSwitch(const FloodgateSwitchConfig& cfg, SharedBuffer*
   }
 }
 
-// Nothing of dst may overtake what already waits for it, so a packet goes
-// straight on only when dst's VOQ is empty and its window holds the packet.
-FgAdmission FloodgateSwitch::admit(const FgPacket& p) {
-  DstWindow* w = windows_.find_or_add(p.dst, p.initial);
-  if (w == nullptr) {
-    uncontrolled_packets.add();
-    return {FgVerdict::kUncontrolled, DropReason::kCount, enter(p)};
-  }
-  if (windows_.may_send(*w, p.bytes)) {
-    windows_.debit(*w, p.bytes);
-    return {FgVerdict::kSend, DropReason::kCount, enter(p)};
-  }
-  return hold(*w, p);
+FgAdmission FloodgateSwitch::admit_without_window(const FgPacket& p) {
+  uncontrolled_packets.add();
+  return {FgVerdict::kUncontrolled, DropReason::kCount, enter(p)};
 }
 
 // The VOQ is a queue of the shared buffer like any egress queue: its bytes
@@ -56,7 +46,8 @@ void FloodgateSwitch::credit(uint32_t port, uint32_t dst, uint32_t bytes) {
 }
 
 bool FloodgateSwitch::withhold(uint32_t dst) const {
-  if (cfg_.delay_credit_bytes == 0) return false;
+  // Nothing held anywhere: nothing to hold credit back for (the usual case).
+  if (cfg_.delay_credit_bytes == 0 || voqs_.packets() == 0) return false;
   const DstWindow* w = windows_.find(dst);
   return w != nullptr && w->voq_bytes > cfg_.delay_credit_bytes;
 }

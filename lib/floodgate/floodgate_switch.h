@@ -72,8 +72,18 @@ class FloodgateSwitch {
   // buffer: the shared buffer VOQ bytes are charged to (outlives this).
   FloodgateSwitch(const FloodgateSwitchConfig& cfg, SharedBuffer* buffer);
 
-  // Admission step 1 (SPEC 4.1 "Admission").
-  FgAdmission admit(const FgPacket& p);
+  // Admission step 1 (SPEC 4.1 "Admission"). Nothing of dst may overtake
+  // what already waits for it, so a packet goes straight on only when dst's
+  // VOQ is empty and its window holds the packet. Inline: every packet
+  // toward a switch-facing port takes it.
+  FgAdmission admit(const FgPacket& p) {
+    DstWindow* w = windows_.find_or_add(p.dst, p.initial);
+    if (w == nullptr) [[unlikely]]
+      return admit_without_window(p);
+    if (!windows_.may_send(*w, p.bytes)) return hold(*w, p);
+    windows_.debit(*w, p.bytes);
+    return {FgVerdict::kSend, DropReason::kCount, enter(p)};
+  }
   // A packet admit() sent (kSend) was refused by the egress queue, or was
   // dropped later in this switch: its window gets the bytes back.
   void refund(uint32_t dst, uint32_t bytes) { windows_.credit(dst, bytes); }
@@ -120,6 +130,7 @@ class FloodgateSwitch {
 
  private:
   FgAdmission hold(DstWindow& w, const FgPacket& p);
+  FgAdmission admit_without_window(const FgPacket& p);
   DstPauseSignal enter(const FgPacket& p) {
     if (!cfg_.dst_pause || p.host_in == kNotHostPort) return DstPauseSignal::kNone;
     return dst_pause_->on_enter(p.host_in, p.dst, p.bytes);
