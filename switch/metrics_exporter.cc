@@ -38,6 +38,19 @@ void add_value(MetricFamily& f, Labels labels, double v) {
   f.metric.push_back(std::move(m));
 }
 
+// A mechanism's control frames sent and received on a port, one series per
+// frame type.
+void add_frames_by_type(MetricFamily& sent, MetricFamily& recv, const Labels& l,
+                        const char* const (&types)[3], const uint64_t (&sent_n)[3],
+                        const uint64_t (&recv_n)[3]) {
+  for (unsigned i = 0; i < 3; ++i) {
+    Labels lt = l;
+    lt.push_back({"type", types[i]});
+    add_value(sent, lt, double(sent_n[i]));
+    add_value(recv, lt, double(recv_n[i]));
+  }
+}
+
 ClientMetric histogram_metric(const LatencyHistogram& h, Labels labels) {
   ClientMetric m;
   m.label = std::move(labels);
@@ -231,12 +244,7 @@ void SluiceCollector::collect_bfc_ports(std::vector<MetricFamily>& out) const {
     if (p->bfc == nullptr) continue;
     const PortTotals t = rt_.port_totals(p->index);
     const Labels l = port_labels(p->index);
-    for (unsigned i = 0; i < 3; ++i) {
-      Labels lt = l;
-      lt.push_back({"type", kBfcFrameTypes[i]});
-      add_value(sent, lt, double(t.bfc_sent[i]));
-      add_value(recv, lt, double(t.bfc_received[i]));
-    }
+    add_frames_by_type(sent, recv, l, kBfcFrameTypes, t.bfc_sent, t.bfc_received);
     add_value(lost, l, double(t.control_lost));
     int holds = 0;
     for (const auto& w : rt_.workers) {
@@ -280,11 +288,12 @@ void SluiceCollector::collect_bfc_switches(std::vector<MetricFamily>& out) const
 
 void SluiceCollector::collect_floodgate_ports(std::vector<MetricFamily>& out) const {
   auto sent = family("sluice_floodgate_frames_sent_total",
-                     "Floodgate frames sent out of this port (credit and sync upstream, dstPause "
-                     "to a host), by type.",
+                     "Floodgate frames sent out of this port (credit to the upstream, sync to "
+                     "the downstream, dstPause to a host), by type.",
                      MetricType::Counter);
   auto recv = family("sluice_floodgate_frames_received_total",
-                     "Floodgate frames from this port's downstream that were applied, by type.",
+                     "Floodgate frames received on this port and applied (credit from the "
+                     "downstream, sync from the upstream), by type.",
                      MetricType::Counter);
   auto credit_sent = family("sluice_floodgate_credit_sent_bytes_total",
                             "Credit (data bytes) this port's FG_CREDIT frames returned upstream.",
@@ -299,12 +308,7 @@ void SluiceCollector::collect_floodgate_ports(std::vector<MetricFamily>& out) co
     if (!p->plan.fg_credit) continue;
     const PortTotals t = rt_.port_totals(p->index);
     const Labels l = port_labels(p->index);
-    for (unsigned i = 0; i < 3; ++i) {
-      Labels lt = l;
-      lt.push_back({"type", kFgFrameTypes[i]});
-      add_value(sent, lt, double(t.fg_sent[i]));
-      add_value(recv, lt, double(t.fg_received[i]));
-    }
+    add_frames_by_type(sent, recv, l, kFgFrameTypes, t.fg_sent, t.fg_received);
     add_value(credit_sent, l, double(t.fg_credit_sent_bytes));
     add_value(credit_recv, l, double(t.fg_credit_received_bytes));
     add_value(wire, l, double(t.fg_control_tx_bytes));

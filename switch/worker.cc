@@ -471,12 +471,14 @@ void Worker::send_arp_requests(PortRuntime& port, uint64_t now) {
   send_control(port, now, m);
 }
 
-// A minimum-size frame for the port's peer, with *dst its MAC; nullptr (and
-// counted in control_lost: the mechanism repairs it: BFC's next bitmap, Floodgate's retry) when the
-// peer MAC is not known yet or the pool is empty.
-rte_mbuf* Worker::new_frame_to_peer(PortRuntime& port, uint8_t** frame, MacAddr* dst) {
+// A frame of `len` bytes (the Ethernet minimum unless given) for the
+// port's peer, with *dst its MAC; nullptr, counted in control_lost, when
+// the peer MAC is not known yet or the pool is empty (each mechanism
+// repairs that: BFC with its next bitmap, Floodgate by keeping the credit).
+rte_mbuf* Worker::new_frame_to_peer(PortRuntime& port, uint8_t** frame, MacAddr* dst,
+                                    uint32_t len) {
   const uint64_t peer = port.peer_mac.load(std::memory_order_relaxed);
-  rte_mbuf* m = (peer >> 48) != 0 ? new_frame(kEthMinFrameLen, frame) : nullptr;
+  rte_mbuf* m = (peer >> 48) != 0 ? new_frame(len, frame) : nullptr;
   if (m == nullptr) {
     counters(port.index).control_lost.add();
     return nullptr;

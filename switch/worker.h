@@ -71,7 +71,8 @@ class Worker {
   void send_bfc_bitmaps(uint64_t now);
   // Frames a mechanism builds for a port's peer, sent ahead of data from
   // any lcore (over the owner's control ring when it is another).
-  rte_mbuf* new_frame_to_peer(PortRuntime& port, uint8_t** frame, MacAddr* dst);
+  rte_mbuf* new_frame_to_peer(PortRuntime& port, uint8_t** frame, MacAddr* dst,
+                              uint32_t len = kEthMinFrameLen);
   void send_from(PortRuntime& port, rte_mbuf* m, uint64_t now);
   bool drain_control(uint64_t now);
 
@@ -96,7 +97,6 @@ class Worker {
   void fg_drain(FloodgateRuntime& fg, uint64_t now);
   bool fg_timers(uint64_t now);
   void fg_count_credit_sent(PortRuntime& port, const rte_mbuf* m, uint64_t now);
-  rte_mbuf* new_list_frame(PortRuntime& port, uint8_t** frame, uint32_t* cap, MacAddr* dst);
   rte_mbuf* credit_frame(PortRuntime& port, const CreditEntry* entries, uint32_t n);
 
   void stage_remote(unsigned slot, rte_mbuf* m, uint64_t now);

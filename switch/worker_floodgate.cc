@@ -33,6 +33,13 @@ uint16_t fg_frame_bytes(uint32_t pkt_len, uint32_t l3_offset) {
   return static_cast<uint16_t>(std::clamp<uint32_t>(frame, kEthMinFrameLen, UINT16_MAX));
 }
 
+// The most a list frame (credit, sync) out of `port` may hold: one MTU of
+// payload, within an mbuf.
+uint32_t list_frame_cap(const PortRuntime& port) {
+  return std::min<uint32_t>(kEthHeaderLen + port.mtu,
+                            RTE_MBUF_DEFAULT_BUF_SIZE - RTE_PKTMBUF_HEADROOM);
+}
+
 bool is_fg_credit_frame(const rte_mbuf* m) {
   const uint8_t* f = rte_pktmbuf_mtod(m, const uint8_t*);
   return m->data_len > kEthHeaderLen + 3 && load_be16(f + 12) == kEtherTypeSluiceControl &&
@@ -191,35 +198,23 @@ void Worker::fg_earn_credit(uint16_t sw, uint32_t ingress, uint32_t dst, uint64_
   while (bytes != 0) {
     const auto part = static_cast<uint32_t>(std::min<uint64_t>(bytes, UINT32_MAX));
     if (!a.add(ingress, dst, part)) {
-      send_fg_credit(sw, ingress, now);        // the ingress's list is full: empty it first
-      if (!a.add(ingress, dst, part)) return;  // all withheld: cannot happen below 256 dsts
+      // The ingress's list is full: its frame goes first. Were every entry
+      // left in it (all withheld, or no frame could be built), this credit
+      // would be lost (docs/mechanisms/floodgate.md, "In the data path").
+      send_fg_credit(sw, ingress, now);
+      if (!a.add(ingress, dst, part)) return;
     }
     bytes -= part;
   }
-}
-
-// A frame of up to the port's MTU for its peer; nullptr (counted in
-// control_lost) while the peer MAC is unknown or the pool is empty.
-rte_mbuf* Worker::new_list_frame(PortRuntime& port, uint8_t** frame, uint32_t* cap, MacAddr* dst) {
-  const uint64_t peer = port.peer_mac.load(std::memory_order_relaxed);
-  *cap = std::min<uint32_t>(kEthHeaderLen + port.mtu,
-                            RTE_MBUF_DEFAULT_BUF_SIZE - RTE_PKTMBUF_HEADROOM);
-  rte_mbuf* m = (peer >> 48) != 0 ? new_frame(*cap, frame) : nullptr;
-  if (m == nullptr) {
-    counters(port.index).control_lost.add();
-    return nullptr;
-  }
-  *dst = unpack_mac(peer);
-  return m;
 }
 
 // An FG_CREDIT frame of entries[0..n) for the port's peer, or nullptr (no
 // mbuf, peer MAC unknown; counted in control_lost).
 rte_mbuf* Worker::credit_frame(PortRuntime& port, const CreditEntry* entries, uint32_t n) {
   uint8_t* frame;
-  uint32_t cap;
   MacAddr dst;
-  rte_mbuf* m = new_list_frame(port, &frame, &cap, &dst);
+  const uint32_t cap = list_frame_cap(port);
+  rte_mbuf* m = new_frame_to_peer(port, &frame, &dst, cap);
   if (m == nullptr) return nullptr;
   const ControlListFrame f =
       build_fg_credit(frame, cap, port.mtu, dst, port.mac, static_cast<uint8_t>(w_.slot),
@@ -234,7 +229,8 @@ void Worker::send_fg_credit(uint16_t sw, uint32_t ingress, uint64_t now) {
   FloodgateRuntime& fg = *rt_.switches[sw].fg;
   CreditAggregator& a = *w_.fg_credits[sw];
   PortRuntime& port = *ports_[fg.switch_ports[ingress]];
-  const bool owner = fg.owner_slot == w_.slot;
+  // The ingress is switch-facing, so its owner is the windows' owner.
+  const bool owner = port.owner_slot == w_.slot;
   const auto withhold = [&](uint32_t dst) { return owner && fg.state->withhold(dst); };
   const uint32_t max =
       std::min(kMaxListEntries, control_entries_per_frame(port.mtu, kFgCreditEntryLen));
@@ -248,14 +244,15 @@ void Worker::send_fg_credit(uint16_t sw, uint32_t ingress, uint64_t now) {
     // is handed over (a full ring or control queue there loses it, counted,
     // and only FG_SYNC heals that). Otherwise the credit is kept for the
     // next try: it is never lost in this switch.
-    const bool here = port.owner_slot == w_.slot;
-    if (m == nullptr || (here && !send_control(port, now, m))) {
+    if (m == nullptr || (owner && !send_control(port, now, m))) {
       for (uint32_t e = 0; e < n; ++e) a.add(ingress, entries[e].dst_ip, entries[e].credit_bytes);
       return;
     }
     const uint32_t frame_len = m->pkt_len;  // before another lcore may send it
-    if (here && owner) fg_count_credit_sent(port, m, now);
-    if (!here) send_from(port, m, now);
+    if (owner)
+      fg_count_credit_sent(port, m, now);
+    else
+      send_from(port, m, now);
     PortCounters& c = counters(port.index);
     c.fg_sent[fg_frame_index(ControlType::kFgCredit)].add();
     c.fg_control_tx_bytes.add(frame_len);
@@ -314,9 +311,9 @@ void Worker::send_fg_sync(FloodgateRuntime& fg, uint64_t now) {
       const uint32_t n = s.entries(i, &cursor, entries, max);
       if (n == 0) break;
       uint8_t* frame;
-      uint32_t cap;
       MacAddr dst;
-      rte_mbuf* m = new_list_frame(port, &frame, &cap, &dst);
+      const uint32_t cap = list_frame_cap(port);
+      rte_mbuf* m = new_frame_to_peer(port, &frame, &dst, cap);
       if (m == nullptr) break;  // the next interval repeats the totals
       const ControlListFrame f =
           build_fg_sync(frame, cap, port.mtu, dst, port.mac, static_cast<uint8_t>(w_.slot),

@@ -26,10 +26,11 @@ FgAdmission FloodgateSwitch::hold(DstWindow& w, const FgPacket& p) {
   // Either refusal is counted as voq_full (SPEC 4.1), so that a drop at
   // the VOQ is told apart from one at an egress queue.
   FgAdmission a{FgVerdict::kRefused, DropReason::kVoqFull, DstPauseSignal::kNone};
-  DropReason why;
-  if (!buffer_->admits(depth, p.bytes, &why)) return a;
-  if (!voqs_.hold(w, VoqPacket{p.handle, p.bytes, p.egress})) return a;
-  buffer_->charge(p.bytes);
+  if (!buffer_->try_charge(depth, p.bytes)) return a;
+  if (!voqs_.hold(w, VoqPacket{p.handle, p.bytes, p.egress})) {
+    buffer_->release(p.bytes);
+    return a;
+  }
   held_packets.add();
   if (voqs_.bytes() > peak_voq_bytes.get()) peak_voq_bytes.set(voqs_.bytes());
   const bool mark = cfg_.voq_ecn_bytes != 0 && p.ecn_capable && depth > cfg_.voq_ecn_bytes;
