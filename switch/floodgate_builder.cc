@@ -40,8 +40,8 @@ std::string check_one_owner(const Runtime& rt, const SwitchRuntime& sw,
   return "";
 }
 
-}  // namespace
-
+// The Floodgate settings of switch `sw` as the rules take them (bytes and
+// ns from the configuration's factors and the ports' rates and hop RTTs).
 FloodgateSwitchConfig floodgate_switch_config(const SwitchConfig& sw) {
   const FloodgateConfig& f = sw.floodgate;
   uint64_t max_rate = 0, max_rtt = 0, host_bdp = 0, switch_rtt = 0;
@@ -69,6 +69,8 @@ FloodgateSwitchConfig floodgate_switch_config(const SwitchConfig& sw) {
   c.sync_cut_ns = 2 * std::max<uint64_t>(switch_rtt, 1);
   return c;
 }
+
+}  // namespace
 
 FloodgateSwitchTotals floodgate_switch_totals(const Runtime& rt, const SwitchRuntime& sw) {
   FloodgateSwitchTotals t;

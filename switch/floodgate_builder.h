@@ -15,10 +15,6 @@ namespace sluice {
 // string on success.
 std::string create_floodgate(Runtime& rt);
 
-// The Floodgate settings of switch `sw` as the rules take them (bytes and
-// ns from the configuration's factors and the ports' rates and hop RTTs).
-FloodgateSwitchConfig floodgate_switch_config(const SwitchConfig& sw);
-
 // A Floodgate switch's figures for the scraper and the summary: gauges of
 // its windows and VOQs, and counters summed over the lcores' aggregators.
 // Every field is a relaxed read; any thread may call it.
