@@ -30,6 +30,9 @@ void Worker::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint6
     if (g.size > 1) egress = g.ports[ecmp_pick(h, g.size)];
   }
   const PortRuntime& out = *ports_[egress];
+  // BFC's flow entry is cold more often than not (L2): start its load now
+  // when admission runs on this lcore.
+  if (out.bfc != nullptr && out.owner_slot == w_.slot) out.bfc->prefetch(egress, h);
   if (pp.ip_total_len > out.mtu) return drop(in.index, m, DropReason::kTooBig);
   uint8_t* ip = rte_pktmbuf_mtod(m, uint8_t*) + pp.l3_offset;
   ipv4_decrement_ttl(ip);
