@@ -1,7 +1,7 @@
 #pragma once
-// TCD's congestion detector for one queue: one per (egress port, PFC class),
-// or per physical queue where BFC pauses queues (SPEC 4.4;
-// docs/mechanisms/tcd.md, "State machine").
+// TCD's congestion detector for one data queue of an egress port, OFF while
+// its PFC class or, under BFC, the queue itself is paused (SPEC 4.4;
+// docs/mechanisms/tcd.md, "ON and OFF", "State machine").
 //
 // ON/OFF: OFF while the downstream holds the queue paused (PFC, PAUSE or BFC;
 // the caller ORs its sources), ON otherwise. T_on = time since the last

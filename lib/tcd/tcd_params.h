@@ -12,12 +12,13 @@
 
 namespace sluice {
 
-// What pauses an egress port's data queues (as the data path wires it):
-//  - kBfc: a switch-facing port of a BFC switch; one detector per physical
-//    queue, OFF while a downstream shard holds that queue;
+// What pauses an egress port's data queues (as the data path wires it); the
+// port has one detector per data queue either way:
+//  - kBfc: a switch-facing port of a BFC switch; a queue is OFF while a
+//    downstream shard holds it;
 //  - kPfc: a port taking part in the switch's PFC (or 802.3x PAUSE) that BFC
-//    does not own; one detector per PFC class, OFF while the class (or the
-//    whole port, for PAUSE) is paused;
+//    does not own; a queue is OFF while its PFC class (or the whole port,
+//    for PAUSE) is paused;
 //  - kNone: nothing does; the queues are always ON and TCD marks like DCTCP
 //    step marking at K = q_th.
 enum class TcdPauseSource { kNone, kPfc, kBfc };
