@@ -116,7 +116,7 @@ class Loader {
     out->line = YamlReader::line_of(s.node);
     if (!r_.expect_map(
             s, {"name", "buffer", "queues_per_port", "queue_capacity", "scheduler", "class_map",
-                "drr_quantum", "ecn", "pfc", "bfc", "floodgate", "ports", "routes"})) {
+                "drr_quantum", "ecn", "pfc", "bfc", "floodgate", "tcd", "ports", "routes"})) {
       return;
     }
     if (auto f = r_.field(s, "name", Need::kRequired)) set(r_.string(*f), &out->name);
@@ -125,6 +125,7 @@ class Loader {
     if (auto f = r_.field(s, "pfc", Need::kOptional)) load_pfc(*f, &out->pfc);
     if (auto f = r_.field(s, "bfc", Need::kOptional)) load_bfc(*f, &out->bfc);
     if (auto f = r_.field(s, "floodgate", Need::kOptional)) load_floodgate(*f, &out->floodgate);
+    if (auto f = r_.field(s, "tcd", Need::kOptional)) load_tcd(*f, &out->tcd);
     if (auto f = r_.field(s, "ports", Need::kRequired)) {
       if (auto items = r_.list(*f)) {
         if (items->empty()) r_.error(f->node, f->path, "expected at least one port");
@@ -302,6 +303,36 @@ class Loader {
     if (auto f = r_.field(e, "sync", Need::kOptional)) set(r_.boolean(*f), &out->sync);
     if (auto f = r_.field(e, "sync_interval", Need::kOptional))
       set(r_.duration(*f, 1, 10'000'000'000), &out->sync_interval_ns);
+  }
+
+  // TCD; the section's presence turns it on unless it says enabled: false.
+  // Codepoints are ECN-capable (1..3) and distinct.
+  void load_tcd(const Field& e, TcdConfig* out) {
+    if (!r_.expect_map(e, {"enabled", "q_th", "max_t_on", "ce_codepoint", "ue_codepoint",
+                           "queue_falling", "falling_interval"})) {
+      return;
+    }
+    out->enabled = true;
+    if (auto f = r_.field(e, "enabled", Need::kOptional)) set(r_.boolean(*f), &out->enabled);
+    if (auto f = r_.field(e, "q_th", Need::kOptional))
+      set(r_.size(*f, 1, UINT64_MAX), &out->q_th_bytes);
+    if (auto f = r_.field(e, "max_t_on", Need::kOptional))
+      set(r_.duration(*f, 1, 10'000'000'000), &out->max_t_on_ns);
+    std::optional<Field> ce_f = r_.field(e, "ce_codepoint", Need::kOptional);
+    std::optional<Field> ue_f = r_.field(e, "ue_codepoint", Need::kOptional);
+    std::optional<uint64_t> ce, ue;
+    if (ce_f) set(ce = r_.integer(*ce_f, 1, 3), &out->ce_codepoint);
+    if (ue_f) set(ue = r_.integer(*ue_f, 1, 3), &out->ue_codepoint);
+    if ((ce || ue) && out->ce_codepoint == out->ue_codepoint) {
+      const Field& at = ue ? *ue_f : *ce_f;
+      r_.error(at.node, at.path,
+               "expected ce_codepoint and ue_codepoint to differ, both are " +
+                   std::to_string(out->ce_codepoint));
+    }
+    if (auto f = r_.field(e, "queue_falling", Need::kOptional))
+      set(r_.boolean(*f), &out->queue_falling);
+    if (auto f = r_.field(e, "falling_interval", Need::kOptional))
+      set(r_.duration(*f, 1, 1'000'000'000), &out->falling_interval_ns);
   }
 
   // {from: [ports], to: [ports]}; a single name may stand for a list of one.
@@ -628,10 +659,12 @@ ConfigResult load_config_string(std::string_view yaml, const std::string& file_n
     result.errors.push_back(ConfigError{file_name, line, "", "YAML error: " + e.msg});
     return result;
   }
-  validate_config(result.config, lines, &result.errors);
+  validate_config(result.config, lines, &result.errors, &result.notes);
   // In file order, so the first error a reader sees is the first in the file.
-  std::stable_sort(result.errors.begin(), result.errors.end(),
-                   [](const ConfigError& a, const ConfigError& b) { return a.line < b.line; });
+  for (auto* list : {&result.errors, &result.notes}) {
+    std::stable_sort(list->begin(), list->end(),
+                     [](const ConfigError& a, const ConfigError& b) { return a.line < b.line; });
+  }
   return result;
 }
 

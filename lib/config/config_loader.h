@@ -22,6 +22,9 @@ struct ConfigError {
 struct ConfigResult {
   Config config;
   std::vector<ConfigError> errors;  // empty means valid
+  // Accepted, but a user may not expect what it does (e.g. TCD with nothing
+  // to pause it); same form as errors, for --check to print.
+  std::vector<ConfigError> notes;
   bool ok() const { return errors.empty(); }
 };
 

@@ -7,6 +7,7 @@
 
 #include "lib/net/mac_addr.h"
 #include "lib/pfc/pfc_classes.h"
+#include "lib/tcd/tcd_params.h"
 #include "lib/tm/class_map.h"
 
 namespace sluice {
@@ -27,8 +28,9 @@ bool valid_name(const std::string& s) {
 
 class Validator {
  public:
-  Validator(const Config& c, const KeyLines& lines, std::vector<ConfigError>* errors)
-      : c_(c), lines_(lines), errors_(errors) {}
+  Validator(const Config& c, const KeyLines& lines, std::vector<ConfigError>* errors,
+            std::vector<ConfigError>* notes)
+      : c_(c), lines_(lines), errors_(errors), notes_(notes) {}
 
   void run() {
     index_names();
@@ -41,6 +43,7 @@ class Validator {
       check_pfc(s);
       check_bfc(s);
       check_floodgate(s);
+      check_tcd(s);
     }
     check_workers();
     check_capture_files();
@@ -68,6 +71,11 @@ class Validator {
 
   void error(const std::string& key, std::string message) {
     errors_->push_back(ConfigError{c_.file, line_for(lines_, key), key, std::move(message)});
+  }
+
+  void note(const std::string& key, std::string message) {
+    if (notes_ == nullptr) return;
+    notes_->push_back(ConfigError{c_.file, line_for(lines_, key), key, std::move(message)});
   }
 
   // Names are unique and well formed; fills the switch/port lookup tables.
@@ -270,6 +278,32 @@ class Validator {
     }
   }
 
+  // TCD replaces the enqueue ECN marker on its switch and takes q_th from
+  // its step threshold; it needs pauses to tell congestion from backpressure
+  // (docs/mechanisms/tcd.md, "Configuration").
+  void check_tcd(size_t s) {
+    const SwitchConfig& sw = c_.switches[s];
+    if (!sw.tcd.enabled) return;
+    const std::string tpath = at("", "switches", s) + ".tcd";
+    if (sw.tm.ecn.mode == EcnMode::kRed) {
+      error(tpath,
+            "tcd replaces ECN marking at enqueue on its switch, so ecn mode red would never "
+            "mark: use ecn mode step (its k is tcd's default q_th) or off with tcd.q_th");
+      return;
+    }
+    if (tcd_q_th_bytes(sw) == 0 && !has_error(tpath + ".q_th")) {
+      error(tpath,
+            "tcd needs q_th: its default is the ECN step threshold, and ecn gives no k (set "
+            "tcd.q_th, or ecn: {mode: step, k: ...})");
+    }
+    for (const PortConfig& port : sw.ports) {
+      if (tcd_pause_source(sw, port) != TcdPauseSource::kNone) return;
+    }
+    note(tpath,
+         "tcd without pfc or bfc: nothing pauses this switch's ports, so TCD marks CE like "
+         "DCTCP step marking at q_th (at dequeue) and never marks UE");
+  }
+
   void check_bfc(size_t s) {
     const SwitchConfig& sw = c_.switches[s];
     if (!sw.bfc.enabled) return;
@@ -440,6 +474,7 @@ class Validator {
   const Config& c_;
   const KeyLines& lines_;
   std::vector<ConfigError>* errors_;
+  std::vector<ConfigError>* notes_;
   std::map<std::string, size_t> switch_index_;
   std::map<size_t, std::map<std::string, size_t>> port_index_;
 };
@@ -457,9 +492,9 @@ int line_for(const KeyLines& lines, std::string path) {
   return 0;
 }
 
-void validate_config(const Config& config, const KeyLines& lines,
-                     std::vector<ConfigError>* errors) {
-  Validator(config, lines, errors).run();
+void validate_config(const Config& config, const KeyLines& lines, std::vector<ConfigError>* errors,
+                     std::vector<ConfigError>* notes) {
+  Validator(config, lines, errors, notes).run();
 }
 
 }  // namespace sluice

@@ -17,7 +17,10 @@ namespace sluice {
 using KeyLines = std::map<std::string, int>;
 int line_for(const KeyLines& lines, std::string path);
 
-// Appends one error per problem found; uses config.file as the file name.
-void validate_config(const Config& config, const KeyLines& lines, std::vector<ConfigError>* errors);
+// Appends one error per problem found, and to `notes` (if given) one per
+// combination that is accepted but worth saying; uses config.file as the file
+// name.
+void validate_config(const Config& config, const KeyLines& lines, std::vector<ConfigError>* errors,
+                     std::vector<ConfigError>* notes = nullptr);
 
 }  // namespace sluice

@@ -4,14 +4,17 @@ namespace sluice {
 
 // PFC and BFC plan the same steps for every port of their switch;
 // Floodgate's window applies only toward switch-facing ports, while its
-// credit is earned wherever a packet from a switch-facing port leaves.
+// credit is earned wherever a packet from a switch-facing port leaves. TCD
+// marks at every port of its switch, paused or not (unpaused, it marks like
+// DCTCP step marking).
 StagePlan plan_stages(const SwitchConfig& sw, const PortConfig& egress) {
   StagePlan p;
   p.pfc = sw.pfc.mode != PfcGenerationMode::kOff;
   p.bfc = sw.bfc.enabled;
   p.fg_credit = sw.floodgate.enabled;
   p.fg_window = sw.floodgate.enabled && egress.role == PortRole::kSwitch;
-  p.departure = p.pfc || p.bfc || p.fg_credit;
+  p.tcd = sw.tcd.enabled;
+  p.departure = p.pfc || p.bfc || p.fg_credit || p.tcd;
   return p;
 }
 

@@ -22,6 +22,10 @@ struct StagePlan {
   // Departure: Floodgate credit for packets that came in on a switch-facing
   // port (every port of a Floodgate switch).
   bool fg_credit = false;
+  // Departure: TCD state of the packet's queue and CE / UE marking (every
+  // port of a TCD switch; the enqueue ECN marker is then off, see
+  // lib/tcd/tcd_params.h).
+  bool tcd = false;
   // Departure runs at all (some departure step is on).
   bool departure = false;
 };

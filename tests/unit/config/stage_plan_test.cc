@@ -15,6 +15,7 @@ TEST(StagePlan, PlainSwitchTakesNoOptionalStep) {
   EXPECT_FALSE(p.bfc);
   EXPECT_FALSE(p.fg_window);
   EXPECT_FALSE(p.fg_credit);
+  EXPECT_FALSE(p.tcd);
   EXPECT_FALSE(p.departure);
 }
 
@@ -58,6 +59,21 @@ TEST(StagePlan, FloodgateWindowsTowardSwitchesAndCreditOnEveryPort) {
   EXPECT_TRUE(up.fg_window);
   EXPECT_TRUE(up.fg_credit);
   EXPECT_FALSE(up.pfc || up.bfc);
+}
+
+// TCD marks at departure on every port of its switch, with or without a
+// pausing mechanism, and adds no admission step.
+TEST(StagePlan, TcdMarksAtDepartureOnEveryPortOfItsSwitch) {
+  SwitchConfig sw;
+  sw.tcd.enabled = true;
+  sw.ports.resize(2);
+  sw.ports[1].role = PortRole::kSwitch;
+  for (const PortConfig& port : sw.ports) {
+    const StagePlan p = plan_stages(sw, port);
+    EXPECT_TRUE(p.tcd);
+    EXPECT_TRUE(p.departure);
+    EXPECT_FALSE(p.pfc || p.bfc || p.fg_window || p.fg_credit);
+  }
 }
 
 }  // namespace
