@@ -52,6 +52,8 @@ int find_separator(int argc, char** argv) {
 bool load(const CliOptions& opt, Config* config) {
   ConfigResult r = load_config_file(opt.config_file);
   for (const ConfigError& e : r.errors) std::fprintf(stderr, "%s\n", e.to_string().c_str());
+  // Accepted, but worth knowing (e.g. TCD with nothing to pause it).
+  for (const ConfigError& e : r.notes) std::fprintf(stderr, "note: %s\n", e.to_string().c_str());
   if (!r.ok()) {
     std::fprintf(stderr, "%zu error(s) in %s\n", r.errors.size(), opt.config_file.c_str());
     return false;

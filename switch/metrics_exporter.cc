@@ -87,6 +87,7 @@ class SluiceCollector : public prometheus::Collectable {
   void collect_bfc_switches(std::vector<MetricFamily>& out) const;
   void collect_floodgate_ports(std::vector<MetricFamily>& out) const;
   void collect_floodgate_switches(std::vector<MetricFamily>& out) const;
+  void collect_tcd(std::vector<MetricFamily>& out) const;
   Labels port_labels(uint16_t p) const {
     return {{"switch", rt_.switch_label(p)}, {"port", rt_.port_label(p)}};
   }
@@ -109,6 +110,7 @@ std::vector<MetricFamily> SluiceCollector::Collect() const {
   collect_bfc_switches(out);
   collect_floodgate_ports(out);
   collect_floodgate_switches(out);
+  collect_tcd(out);
   MetricFamily up =
       family("sluice_uptime_seconds", "Seconds since the data path started.", MetricType::Gauge);
   const uint64_t now_ns = TscClock(rt_.tsc_hz).now_ns();
@@ -210,6 +212,52 @@ void SluiceCollector::collect_pfc(std::vector<MetricFamily>& out) const {
     add_value(bad, port_labels(p->index), double(rx.invalid.get()));
   }
   for (auto* f : {&sent, &xoff, &recv, &paused, &bad}) out.push_back(std::move(*f));
+}
+
+// TCD per egress port, summed over its queues (docs/mechanisms/tcd.md).
+void SluiceCollector::collect_tcd(std::vector<MetricFamily>& out) const {
+  auto time = family("sluice_tcd_state_seconds_total",
+                     "Queue-time in each TCD state, summed over the port's data queues.",
+                     MetricType::Counter);
+  auto moves = family("sluice_tcd_transitions_total", "TCD state changes of the port's queues.",
+                      MetricType::Counter);
+  auto pauses = family("sluice_tcd_pauses_total", "ON to OFF transitions of the port's queues.",
+                       MetricType::Counter);
+  auto marks = family("sluice_tcd_marks_total",
+                      "Packets TCD re-marked at departure, by codepoint written (ce, ue).",
+                      MetricType::Counter);
+  auto on = family("sluice_tcd_on_period_seconds",
+                   "ON periods of the port's queues (resume to next pause), to check max_T_on.",
+                   MetricType::Histogram);
+  constexpr TcdState kStates[] = {TcdState::kNonCongestion, TcdState::kCongestion,
+                                  TcdState::kUndetermined};
+  for (const auto& p : rt_.ports) {
+    if (!p->tcd) continue;
+    const TcdPort& t = *p->tcd;
+    const Labels l = port_labels(p->index);
+    for (TcdState s : kStates) {
+      Labels ls = l;
+      ls.push_back({"state", tcd_state_name(s)});
+      add_value(time, ls, t.time_ns(s) * 1e-9);
+      for (TcdState to : kStates) {
+        if (to == s) continue;
+        Labels lt = l;
+        lt.push_back({"from", tcd_state_name(s)});
+        lt.push_back({"to", tcd_state_name(to)});
+        add_value(moves, lt, double(t.transitions(s, to)));
+      }
+    }
+    add_value(pauses, l, double(t.pauses()));
+    Labels lc = l, lu = l;
+    lc.push_back({"codepoint", "ce"});
+    lu.push_back({"codepoint", "ue"});
+    add_value(marks, lc, double(t.marker().ce_marks.get()));
+    add_value(marks, lu, double(t.marker().ue_marks.get()));
+    LatencyHistogram h;
+    t.add_on_periods(&h);
+    on.metric.push_back(histogram_metric(h, l));
+  }
+  for (auto* f : {&time, &moves, &pauses, &marks, &on}) out.push_back(std::move(*f));
 }
 
 void SluiceCollector::collect_bfc_ports(std::vector<MetricFamily>& out) const {

@@ -178,6 +178,33 @@ std::string exact_seconds(int64_t ns) {
   return text;
 }
 
+// TCD on an egress port, summed over its queues (docs/metrics.md): time in
+// each state, transitions, pauses seen, marks, and the ON periods' p50, p99
+// and count (bucket upper bounds) to set beside max_T_on.
+template <typename Field>
+void tcd_fields(const TcdPort& t, Field field) {
+  constexpr TcdState kStates[] = {TcdState::kNonCongestion, TcdState::kCongestion,
+                                  TcdState::kUndetermined};
+  for (TcdState s : kStates)
+    field(("tcd_" + std::string(tcd_state_name(s)) + "_ns").c_str(), t.time_ns(s));
+  for (TcdState from : kStates) {
+    for (TcdState to : kStates) {
+      if (from == to) continue;
+      field(("tcd_" + std::string(tcd_state_name(from)) + "_to_" + tcd_state_name(to)).c_str(),
+            t.transitions(from, to));
+    }
+  }
+  field("tcd_pauses", t.pauses());
+  field("tcd_ce_marks", t.marker().ce_marks.get());
+  field("tcd_ue_marks", t.marker().ue_marks.get());
+  LatencyHistogram on;
+  t.add_on_periods(&on);
+  field("tcd_on_periods", on.total());
+  field("tcd_on_period_p50_ns", quantile_upper_ns(on, 0.5));
+  field("tcd_on_period_p99_ns", quantile_upper_ns(on, 0.99));
+  field("tcd_max_t_on_ns", t.num_queues() ? t.detector(0).params().max_t_on_ns : 0);
+}
+
 // The emulated host NIC of a replaying port (docs/pcap-ports.md).
 template <typename Field>
 void host_nic_fields(const PcapPort& p, Field field) {
@@ -335,6 +362,7 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
         field("bfc_bitmap_unknown_queues",
               pr.bfc_upstream ? pr.bfc_upstream->unknown_queue_bitmaps.get() : 0);
       }
+      if (const PortRuntime& pr = *rt.ports[pi]; pr.tcd) tcd_fields(*pr.tcd, field);
       if (rt.ports[pi]->plan.fg_credit) {
         for (unsigned i = 0; i < 3; ++i) {
           field(("fg_" + std::string(kFgFrameTypes[i]) + "_sent").c_str(), t.fg_sent[i]);

@@ -26,6 +26,7 @@
 #include "lib/link/link_timing.h"
 #include "lib/pfc/pfc_ingress.h"
 #include "lib/pfc/pfc_reaction.h"
+#include "lib/tcd/tcd_port.h"
 #include "lib/tm/egress_port.h"
 #include "lib/tm/latency_histogram.h"
 #include "lib/tm/shared_buffer.h"
@@ -124,6 +125,8 @@ struct PortRuntime {
   std::unique_ptr<UpstreamPauseState> bfc_upstream;
   RelaxedCounter bfc_peak_queue_bytes;   // deepest data queue seen at an enqueue
   RelaxedCounter bfc_peak_excess_bytes;  // deepest queue minus the Th it was judged by
+  // TCD (switches with tcd on): a detector per data queue and the marks.
+  std::unique_ptr<TcdPort> tcd;
   // Floodgate: the window a new destination starts with when its packets
   // leave here (switch-facing ports of a Floodgate switch).
   uint32_t fg_initial_window = 0;

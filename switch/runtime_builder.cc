@@ -12,6 +12,7 @@
 #include "lib/bfc/hop_rtt.h"
 #include "lib/config/default_workers.h"
 #include "lib/pfc/pfc_classes.h"
+#include "lib/tcd/tcd_params.h"
 #include "lib/tm/class_map.h"
 #include "switch/bfc_builder.h"
 #include "switch/floodgate_builder.h"
@@ -323,10 +324,14 @@ void create_traffic_managers(Runtime& rt) {
     ec.burst_bytes = p->cfg->shaper_burst_bytes != 0 ? p->cfg->shaper_burst_bytes
                                                      : default_burst(p->cfg->rate_bps);
     ec.wire_overhead_bytes = p->cfg->wire_overhead_bytes;
-    ec.ecn = sc.tm.ecn;
+    ec.ecn = enqueue_ecn_config(sc);  // none on a TCD switch: TCD marks at departure
     ec.rng_seed = 0x5eed0000u + p->index;
     SharedBuffer* buf = rt.workers[p->owner_slot]->buffers[p->switch_index].get();
     p->tm = std::make_unique<EgressPort>(ec, buf);
+    // Its clock starts with the worker's (TcdPort::start).
+    if (sc.tcd.enabled)
+      p->tcd = std::make_unique<TcdPort>(tcd_params(sc, *p->cfg), tcd_codepoints(sc.tcd),
+                                         ec.num_queues, 0);
   }
 }
 

@@ -7,7 +7,7 @@
 //   - Floodgate: its bytes become credit owed to its ingress when that is
 //     switch-facing; toward a switch-facing port, the sync and dstPause
 //     counts (worker_floodgate.cc);
-//   - TCD will mark it here from its queue's ON/OFF state.
+//   - TCD: marked CE or UE from its queue's state (worker_tcd.cc).
 // Frames sluice built (ARP, PFC, BFC, Floodgate) pass no departure step. A port whose
 // StagePlan has no departure step skips this stage.
 
@@ -22,6 +22,7 @@ void Worker::depart(PortRuntime& port, const TmPacket* pkts, unsigned n, uint64_
     if (aux & kTmAuxGenerated) continue;
     if (port.plan.bfc) bfc_departure(port, p, now);
     if (port.plan.fg_credit) fg_departure(port, p, now);
+    if (port.plan.tcd) tcd_departure(port, p, now);
     if (aux != 0) {
       rte_mbuf* m = static_cast<rte_mbuf*>(p.handle);
       w_.pfc_bytes[aux - 1].on_dequeue(mbuf_extra(m)->pfc_priority, p.bytes);

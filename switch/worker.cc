@@ -46,6 +46,9 @@ Worker::Worker(Runtime& rt, WorkerRuntime& w)
   // From the run's start, so a late launch is frozen too in virtual time.
   emulated_.start(rt.start_ns);
   for (const auto& p : rt.ports) ports_.push_back(p.get());
+  for (uint16_t p : w.ports) {
+    if (ports_[p]->tcd) ports_[p]->tcd->start(rt.start_ns);
+  }
   for (const auto& shard : w.bfc) bfc_ |= shard != nullptr;
   control_ring_ = w.control_in != nullptr;
   for (uint16_t s = 0; s < w.fg_credits.size(); ++s) {
@@ -123,6 +126,7 @@ void Worker::loop() {
   flush_staged(end_ns);
   for (uint16_t p : w_.ports) {
     if (ports_[p]->pfc_reaction) ports_[p]->pfc_reaction->settle(end_ns);
+    if (ports_[p]->tcd) tcd_timer(*ports_[p], end_ns);
   }
 }
 
@@ -157,6 +161,7 @@ bool Worker::iterate(uint64_t now, bool timers) {
     for (uint16_t p : w_.ports) {
       send_arp_requests(*ports_[p], now);
       if (ports_[p]->pfc_reaction) ports_[p]->pfc_reaction->settle(now);
+      if (ports_[p]->tcd) tcd_timer(*ports_[p], now);
     }
   }
   return busy;
@@ -323,6 +328,7 @@ unsigned link_room(const LinkDirection& d, uint64_t now, uint64_t start, uint32_
 // take whole stays pending (already departed) for the next call.
 bool Worker::transmit(PortRuntime& port, uint64_t now) {
   PortCounters& c = counters(port.index);
+  if (port.plan.tcd) tcd_track_pauses(port, now);
   if (port.link_out) port.link_tx_ns = link_start_ns(port, now);
   port.tx_burst_full = false;
   if (port.tx_pending_count == 0) {

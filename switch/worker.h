@@ -69,6 +69,10 @@ class Worker {
   void bfc_departure(PortRuntime& port, const TmPacket& p, uint64_t now);
   void send_bfc(uint16_t port, ControlType type, uint16_t queue, uint64_t now);
   void send_bfc_bitmaps(uint64_t now);
+  // TCD (worker_tcd.cc): pauses seen each pass, marking at departure, timer.
+  void tcd_track_pauses(PortRuntime& port, uint64_t now);
+  void tcd_departure(PortRuntime& port, const TmPacket& p, uint64_t now);
+  void tcd_timer(PortRuntime& port, uint64_t now);
   // Frames a mechanism builds for a port's peer, sent ahead of data from
   // any lcore (over the owner's control ring when it is another).
   rte_mbuf* new_frame_to_peer(PortRuntime& port, uint8_t** frame, MacAddr* dst,

@@ -61,6 +61,13 @@ class TcdDetector {
   TcdDetector(const TcdDetector&) = delete;
   TcdDetector& operator=(const TcdDetector&) = delete;
 
+  // Moves the start of time to now_ns (later than the constructor's): a
+  // detector built before its clock runs charges nothing before this. Only
+  // before any other call.
+  void start(uint64_t now_ns) {
+    if (now_ns > latest_ns_) since_ns_ = latest_ns_ = now_ns;
+  }
+
   // ON -> OFF (no-op while OFF: a refreshed pause is not a new one).
   void on_pause(uint64_t now_ns);
   // OFF -> ON (no-op while ON). A pause that expired may be given its

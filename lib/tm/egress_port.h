@@ -302,6 +302,27 @@ class EgressPort {
     return ((sched_.paused_mask() >> q) & 1) && now_ns < pause_until_ns_[q];
   }
   bool port_paused(uint64_t now_ns) const { return now_ns < port_pause_until_ns_; }
+  // The data queues held paused at now_ns, by their own pause or the
+  // port's (bit q), whether or not dequeue_burst has expired them yet.
+  uint64_t paused_queues(uint64_t now_ns) const {
+    uint64_t m = 0;
+    for (uint64_t p = sched_.paused_mask(); p != 0; p &= p - 1) {
+      const unsigned q = static_cast<unsigned>(std::countr_zero(p));
+      if (now_ns < pause_until_ns_[q]) m |= uint64_t{1} << q;
+    }
+    if (port_paused(now_ns)) m |= num_queues_ == 64 ? ~uint64_t{0} : (uint64_t{1} << num_queues_) - 1;
+    return m;
+  }
+  // When queue q, seen paused at since_ns and not at now_ns, stopped being
+  // paused: the latest expiry (its own or the port's) in (since_ns, now_ns];
+  // now_ns when there is none, i.e. a frame resumed it.
+  uint64_t pause_ended_ns(uint16_t q, uint64_t since_ns, uint64_t now_ns) const {
+    uint64_t end = 0;
+    for (uint64_t t : {pause_until_ns_[q], port_pause_until_ns_}) {
+      if (t > since_ns && t <= now_ns) end = std::max(end, t);
+    }
+    return end != 0 ? end : now_ns;
+  }
 
   // Removes every queued packet (shutdown), control first, calling
   // fn(const TmPacket&) for each and releasing data packets' buffer. Drops are

@@ -351,3 +351,31 @@ TEST(EgressPortFidelity, UnshapedPortServedInSmallBurstsLosesNothing) {
 
 }  // namespace
 }  // namespace sluice
+
+namespace sluice {
+namespace {
+
+// TCD's view of the pauses (lib/tcd/tcd_port.h): which queues are paused
+// at an instant, before the dequeue has expired anything, and when a pause
+// ended.
+TEST(EgressPort, PausedQueuesCountsQueueAndPortPausesUntilTheyEnd) {
+  SharedBuffer buf(1 << 20, 1.0);
+  EgressPort port(small_config(), &buf);
+  EXPECT_EQ(port.paused_queues(0), 0u);
+  port.pause_queue(2, 1'000);
+  EXPECT_EQ(port.paused_queues(999), 0b0100u);
+  EXPECT_EQ(port.paused_queues(1'000), 0u);  // expired, though nothing dequeued
+  EXPECT_EQ(port.pause_ended_ns(2, 999, 1'500), 1'000u);
+  port.pause_port(3'000);
+  EXPECT_EQ(port.paused_queues(2'000), 0b1111u);  // every data queue of the four
+  EXPECT_EQ(port.pause_ended_ns(0, 2'000, 3'200), 3'000u);
+  port.pause_queue(1, UINT64_MAX);  // BFC: until resumed
+  EXPECT_EQ(port.paused_queues(5'000), 0b0010u);
+  port.resume_queue(1);
+  EXPECT_EQ(port.paused_queues(5'001), 0u);
+  // Resumed by a frame: now, not the port pause that ended before it was seen.
+  EXPECT_EQ(port.pause_ended_ns(1, 5'000, 5'001), 5'001u);
+}
+
+}  // namespace
+}  // namespace sluice
