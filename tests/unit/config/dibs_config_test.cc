@@ -165,6 +165,19 @@ TEST(DibsConfig, OffOrOnAnotherSwitchIsNoConflict) {
   EXPECT_EQ(errors_of(two), std::vector<std::string>{});
 }
 
+// TCD needs no pause source, so it may share a lossy DIBS switch (it is
+// then step marking at dequeue, and says so in a note of its own).
+TEST(DibsConfig, TcdIsAccepted) {
+  const ConfigResult r = load_config_string(with_dibs("    dibs: {}\n"
+                                                      "    tcd: {q_th: 30KB}\n"),
+                                            "t.yaml");
+  EXPECT_TRUE(r.ok()) << r.errors[0].to_string();
+  EXPECT_TRUE(r.config.switches[0].dibs.enabled);
+  EXPECT_TRUE(r.config.switches[0].tcd.enabled);
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_EQ(r.notes[0].key, "switches[0].tcd");
+}
+
 // Every refusal that applies is reported, each at the dibs key.
 TEST(DibsConfig, EveryRefusalIsReported) {
   const std::vector<std::string> errors =
