@@ -38,6 +38,10 @@ enum class DropReason : uint8_t {
   kQueueFull,       // queue descriptor ring full
   kRingFull,        // inter-lcore ring full
   kVoqFull,         // Floodgate: the VOQ could not take it (buffer or slots)
+  // DIBS: buffer admission refused it and it could not be detoured.
+  kDetourNoPort,      // no other switch-facing port's queue admits it
+  kDetourMaxDetours,  // it has taken dibs.max_detours detours already
+  kDetourRefused,     // the detour port's owner lcore refused it (its snapshot was stale)
   kCount
 };
 
@@ -97,6 +101,12 @@ constexpr std::string_view drop_reason_name(DropReason r) {
       return "ring_full";
     case DropReason::kVoqFull:
       return "voq_full";
+    case DropReason::kDetourNoPort:
+      return "detour_no_port";
+    case DropReason::kDetourMaxDetours:
+      return "detour_max_detours";
+    case DropReason::kDetourRefused:
+      return "detour_refused";
     case DropReason::kCount:
       break;
   }

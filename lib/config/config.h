@@ -164,6 +164,18 @@ struct TcdConfig {
   uint64_t falling_interval_ns = 0;  // 0: the port's hop_rtt
 };
 
+enum class DibsPolicy { kRandom, kLoadAware };
+
+// DIBS, detour instead of drop (SPEC 4.3; docs/mechanisms/dibs.md): a data
+// packet that buffer admission refuses leaves by another switch-facing port
+// whose queue admits it. For lossy fabrics only (refused with PFC, BFC and
+// Floodgate).
+struct DibsConfig {
+  bool enabled = false;
+  DibsPolicy policy = DibsPolicy::kRandom;
+  uint32_t max_detours = 0;  // detours a packet may take (its shim count); 0: no cap, TTL only
+};
+
 struct TrafficManagerConfig {
   uint32_t queues_per_port = 32;
   uint32_t queue_capacity_packets = 4096;  // descriptor ring per data queue
@@ -183,6 +195,7 @@ struct SwitchConfig {
   BfcConfig bfc;
   FloodgateConfig floodgate;
   TcdConfig tcd;
+  DibsConfig dibs;
   int line = 0;
 };
 

@@ -114,9 +114,9 @@ class Loader {
 
   void load_switch(const Field& s, SwitchConfig* out) {
     out->line = YamlReader::line_of(s.node);
-    if (!r_.expect_map(
-            s, {"name", "buffer", "queues_per_port", "queue_capacity", "scheduler", "class_map",
-                "drr_quantum", "ecn", "pfc", "bfc", "floodgate", "tcd", "ports", "routes"})) {
+    if (!r_.expect_map(s, {"name", "buffer", "queues_per_port", "queue_capacity", "scheduler",
+                           "class_map", "drr_quantum", "ecn", "pfc", "bfc", "floodgate", "tcd",
+                           "dibs", "ports", "routes"})) {
       return;
     }
     if (auto f = r_.field(s, "name", Need::kRequired)) set(r_.string(*f), &out->name);
@@ -126,6 +126,7 @@ class Loader {
     if (auto f = r_.field(s, "bfc", Need::kOptional)) load_bfc(*f, &out->bfc);
     if (auto f = r_.field(s, "floodgate", Need::kOptional)) load_floodgate(*f, &out->floodgate);
     if (auto f = r_.field(s, "tcd", Need::kOptional)) load_tcd(*f, &out->tcd);
+    if (auto f = r_.field(s, "dibs", Need::kOptional)) load_dibs(*f, &out->dibs);
     if (auto f = r_.field(s, "ports", Need::kRequired)) {
       if (auto items = r_.list(*f)) {
         if (items->empty()) r_.error(f->node, f->path, "expected at least one port");
@@ -333,6 +334,21 @@ class Loader {
       set(r_.boolean(*f), &out->queue_falling);
     if (auto f = r_.field(e, "falling_interval", Need::kOptional))
       set(r_.duration(*f, 1, 1'000'000'000), &out->falling_interval_ns);
+  }
+
+  // DIBS; the section's presence turns it on unless it says enabled: false.
+  // max_detours stops at 255: the shim's count is one byte and saturates.
+  void load_dibs(const Field& e, DibsConfig* out) {
+    if (!r_.expect_map(e, {"enabled", "policy", "max_detours"})) return;
+    out->enabled = true;
+    if (auto f = r_.field(e, "enabled", Need::kOptional)) set(r_.boolean(*f), &out->enabled);
+    if (auto f = r_.field(e, "policy", Need::kOptional)) {
+      set(r_.choice<DibsPolicy>(
+              *f, {{"random", DibsPolicy::kRandom}, {"load_aware", DibsPolicy::kLoadAware}}),
+          &out->policy);
+    }
+    if (auto f = r_.field(e, "max_detours", Need::kOptional))
+      set(r_.integer(*f, 0, 255), &out->max_detours);
   }
 
   // {from: [ports], to: [ports]}; a single name may stand for a list of one.

@@ -44,6 +44,7 @@ class Validator {
       check_bfc(s);
       check_floodgate(s);
       check_tcd(s);
+      check_dibs(s);
     }
     check_workers();
     check_capture_files();
@@ -302,6 +303,40 @@ class Validator {
     note(tpath,
          "tcd without pfc or bfc: nothing pauses this switch's ports, so TCD marks CE like "
          "DCTCP step marking at q_th (at dequeue) and never marks UE");
+  }
+
+  // DIBS turns drops into detours, so it needs a fabric that drops (paper
+  // section 3: lossy, with ECN-based congestion control) and somewhere to
+  // detour to. One switch-facing port is enough: packets toward hosts can
+  // bounce back up it (the paper's linear-topology remark, section 7).
+  void check_dibs(size_t s) {
+    const SwitchConfig& sw = c_.switches[s];
+    if (!sw.dibs.enabled) return;
+    const std::string dpath = at("", "switches", s) + ".dibs";
+    if (sw.pfc.mode != PfcGenerationMode::kOff) {
+      error(dpath, std::string("dibs is for lossy fabrics: with pfc mode ") +
+                       (sw.pfc.mode == PfcGenerationMode::kPfc ? "pfc" : "pause") +
+                       " the switch pauses its upstream instead of dropping, so there would be "
+                       "no drop to detour");
+    }
+    if (sw.bfc.enabled) {
+      error(dpath,
+            "dibs is for lossy fabrics: bfc pauses flows hop by hop instead of dropping, so "
+            "there would be no drop to detour");
+    }
+    if (sw.floodgate.enabled) {
+      error(dpath,
+            "dibs and floodgate on one switch are not supported: a detoured packet is debited "
+            "from its destination's window here and credited by the neighbour it was detoured "
+            "to, off its path, so the window would no longer bound the bytes in flight toward "
+            "that destination");
+    }
+    bool switch_facing = false;
+    for (const PortConfig& port : sw.ports) switch_facing |= port.role == PortRole::kSwitch;
+    if (!switch_facing && !sw.ports.empty()) {
+      error(dpath, "dibs detours only to switch-facing ports, and switch \"" + sw.name +
+                       "\" has none (role: switch)");
+    }
   }
 
   void check_bfc(size_t s) {

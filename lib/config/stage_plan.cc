@@ -6,7 +6,8 @@ namespace sluice {
 // Floodgate's window applies only toward switch-facing ports, while its
 // credit is earned wherever a packet from a switch-facing port leaves. TCD
 // marks at every port of its switch, paused or not (unpaused, it marks like
-// DCTCP step marking).
+// DCTCP step marking). DIBS detours refusals toward any egress, host-facing
+// ones included.
 StagePlan plan_stages(const SwitchConfig& sw, const PortConfig& egress) {
   StagePlan p;
   p.pfc = sw.pfc.mode != PfcGenerationMode::kOff;
@@ -14,6 +15,7 @@ StagePlan plan_stages(const SwitchConfig& sw, const PortConfig& egress) {
   p.fg_credit = sw.floodgate.enabled;
   p.fg_window = sw.floodgate.enabled && egress.role == PortRole::kSwitch;
   p.tcd = sw.tcd.enabled;
+  p.dibs = sw.dibs.enabled;
   p.departure = p.pfc || p.bfc || p.fg_credit || p.tcd;
   return p;
 }

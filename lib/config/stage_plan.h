@@ -26,6 +26,10 @@ struct StagePlan {
   // port of a TCD switch; the enqueue ECN marker is then off, see
   // lib/tcd/tcd_params.h).
   bool tcd = false;
+  // Admission step 3, refusal: DIBS detours a packet buffer admission
+  // refuses to another switch-facing port instead of dropping it (every
+  // port of a DIBS switch: a host-facing egress is the incast's last hop).
+  bool dibs = false;
   // Departure runs at all (some departure step is on).
   bool departure = false;
 };

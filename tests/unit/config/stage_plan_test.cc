@@ -16,6 +16,7 @@ TEST(StagePlan, PlainSwitchTakesNoOptionalStep) {
   EXPECT_FALSE(p.fg_window);
   EXPECT_FALSE(p.fg_credit);
   EXPECT_FALSE(p.tcd);
+  EXPECT_FALSE(p.dibs);
   EXPECT_FALSE(p.departure);
 }
 
@@ -74,6 +75,23 @@ TEST(StagePlan, TcdMarksAtDepartureOnEveryPortOfItsSwitch) {
     EXPECT_TRUE(p.departure);
     EXPECT_FALSE(p.pfc || p.bfc || p.fg_window || p.fg_credit);
   }
+}
+
+// DIBS detours at admission toward any egress: the last hop toward a host
+// is where an incast overflows. It adds no departure step.
+TEST(StagePlan, DibsDetoursRefusalsOnEveryPortOfItsSwitch) {
+  SwitchConfig sw;
+  sw.dibs.enabled = true;
+  sw.ports.resize(2);
+  sw.ports[1].role = PortRole::kSwitch;
+  for (const PortConfig& port : sw.ports) {
+    const StagePlan p = plan_stages(sw, port);
+    EXPECT_TRUE(p.dibs);
+    EXPECT_FALSE(p.pfc || p.bfc || p.fg_window || p.fg_credit || p.tcd);
+    EXPECT_FALSE(p.departure);
+  }
+  sw.dibs.enabled = false;
+  EXPECT_FALSE(plan_stages(sw, sw.ports[1]).dibs);
 }
 
 }  // namespace

@@ -18,6 +18,20 @@ TEST(ShimCodec, WriteBytes) {
   EXPECT_EQ(s.inner_ethertype, 0x0800);
 }
 
+// DIBS's detour count is the whole byte, 0 to 255, and only that byte.
+TEST(ShimCodec, DetourCountKeepsEveryValue) {
+  for (unsigned d = 0; d <= 255; ++d) {
+    uint8_t b[6];
+    write_shim(b, DataShim{0xFFFF, 0xFF, uint8_t(d), 0xFFFF});
+    EXPECT_EQ(b[3], d);
+    const DataShim s = read_shim(b);
+    EXPECT_EQ(s.detours, d);
+    EXPECT_EQ(s.upstream_queue, 0xFFFF);
+    EXPECT_EQ(s.shard, 0xFF);
+    EXPECT_EQ(s.inner_ethertype, 0xFFFF);
+  }
+}
+
 TEST(ShimCodec, ParseNeedsSixBytes) {
   const uint8_t b[6] = {0, 9, 1, 2, 0x08, 0x06};
   DataShim s{};
@@ -68,6 +82,15 @@ TEST(ShimStrip, RestoresOriginalFrame) {
   // The frame now starts 6 bytes in and equals the original frame.
   EXPECT_EQ(std::vector<uint8_t>(f.begin() + 6, f.end()),
             std::vector<uint8_t>(original.begin() + 6, original.end()));
+}
+
+TEST(ShimStrip, CarriesASaturatedDetourCount) {
+  std::vector<uint8_t> f = untagged_with_headroom();
+  insert_shim(f.data(), 12, DataShim{0, 0, 255, 0});
+  EXPECT_EQ(f[17], 255);  // after dst, src and 0x88B6: queue (2), shard (1), detours
+  DataShim s{};
+  strip_shim(f.data(), 14, &s);
+  EXPECT_EQ(s.detours, 255);
 }
 
 TEST(ShimStrip, BehindVlanTag) {
