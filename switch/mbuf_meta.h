@@ -57,6 +57,8 @@ struct MbufExtra {
   uint16_t upstream_queue;  // BFC: from the received shim, else kNoUpstreamQueue
   uint8_t bfc_flagged;      // BFC: counted in a pause counter until it leaves
   uint8_t pfc_priority;     // PFC: the priority its bytes count under at ingress
+  uint8_t detours;          // DIBS: detours taken so far (set at ingress)
+  uint8_t dibs_detour;      // DIBS: on its way to a detour port's owner lcore
 };
 static_assert(sizeof(MbufExtra) <= 24, "keep room for the PMDs' dynamic fields");
 

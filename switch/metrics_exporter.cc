@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "switch/bfc_builder.h"
+#include "switch/dibs_builder.h"
 #include "switch/floodgate_builder.h"
 
 namespace sluice {
@@ -88,6 +89,7 @@ class SluiceCollector : public prometheus::Collectable {
   void collect_floodgate_ports(std::vector<MetricFamily>& out) const;
   void collect_floodgate_switches(std::vector<MetricFamily>& out) const;
   void collect_tcd(std::vector<MetricFamily>& out) const;
+  void collect_dibs(std::vector<MetricFamily>& out) const;
   Labels port_labels(uint16_t p) const {
     return {{"switch", rt_.switch_label(p)}, {"port", rt_.port_label(p)}};
   }
@@ -111,6 +113,7 @@ std::vector<MetricFamily> SluiceCollector::Collect() const {
   collect_floodgate_ports(out);
   collect_floodgate_switches(out);
   collect_tcd(out);
+  collect_dibs(out);
   MetricFamily up =
       family("sluice_uptime_seconds", "Seconds since the data path started.", MetricType::Gauge);
   const uint64_t now_ns = TscClock(rt_.tsc_hz).now_ns();
@@ -212,6 +215,44 @@ void SluiceCollector::collect_pfc(std::vector<MetricFamily>& out) const {
     add_value(bad, port_labels(p->index), double(rx.invalid.get()));
   }
   for (auto* f : {&sent, &xoff, &recv, &paused, &bad}) out.push_back(std::move(*f));
+}
+
+// DIBS per port and per switch (docs/mechanisms/dibs.md); detour drops are
+// also port drops (sluice_drops_total, reason detour_*).
+void SluiceCollector::collect_dibs(std::vector<MetricFamily>& out) const {
+  auto detours = family("sluice_dibs_detours_total",
+                        "Packets detoured into this port's queue instead of dropped elsewhere.",
+                        MetricType::Counter);
+  auto drops = family("sluice_dibs_detour_drops_total",
+                      "Refused packets DIBS could not detour, by reason.", MetricType::Counter);
+  auto per_packet = family("sluice_dibs_detours_per_packet",
+                           "Detours each packet had taken when it left the fabric here.",
+                           MetricType::Histogram);
+  for (const SwitchRuntime& sw : rt_.switches) {
+    if (!sw.dibs) continue;
+    for (uint16_t p : sw.ports) add_value(detours, port_labels(p), double(dibs_port_detours(rt_, p)));
+    const DibsSwitchTotals t = dibs_switch_totals(rt_, sw);
+    const Labels l = {{"switch", sw.cfg->name}};
+    for (unsigned k = 0; k < kDetourDropCount; ++k) {
+      Labels lk = l;
+      lk.push_back({"reason", std::string(drop_reason_name(drop_reason_of(static_cast<DetourDrop>(k))))});
+      add_value(drops, lk, double(t.drops[k]));
+    }
+    ClientMetric m;
+    m.label = l;
+    uint64_t cumulative = 0;
+    for (unsigned b = 0; b < kDetourBuckets; ++b) {
+      cumulative += t.buckets[b];
+      if (b + 1 == kDetourBuckets) continue;  // 255: the serializer's +Inf
+      ClientMetric::Bucket bucket;
+      bucket.cumulative_count = cumulative;
+      bucket.upper_bound = kDetourBucketUpper[b];
+      m.histogram.bucket.push_back(bucket);
+    }
+    m.histogram.sample_count = cumulative;
+    per_packet.metric.push_back(std::move(m));
+  }
+  for (auto* f : {&detours, &drops, &per_packet}) out.push_back(std::move(*f));
 }
 
 // TCD per egress port, summed over its queues (docs/mechanisms/tcd.md).

@@ -8,6 +8,7 @@
 
 #include "lib/bfc/hop_rtt.h"
 #include "switch/bfc_builder.h"
+#include "switch/dibs_builder.h"
 #include "switch/floodgate_builder.h"
 
 namespace sluice {
@@ -205,6 +206,24 @@ void tcd_fields(const TcdPort& t, Field field) {
   field("tcd_max_t_on_ns", t.num_queues() ? t.detector(0).params().max_t_on_ns : 0);
 }
 
+// A DIBS switch (docs/metrics.md): detours, detour drops by reason, and
+// packets that left the fabric here by detours taken (bucket upper bounds).
+std::string dibs_switch_json(const Runtime& rt, const SwitchRuntime& sw) {
+  const DibsSwitchTotals t = dibs_switch_totals(rt, sw);
+  std::string j = "{\"detours\": " + std::to_string(t.detours) + ", \"detour_drops\": {";
+  for (unsigned k = 0; k < kDetourDropCount; ++k) {
+    if (k > 0) j += ", ";
+    j += "\"" + std::string(drop_reason_name(drop_reason_of(static_cast<DetourDrop>(k)))) +
+         "\": " + std::to_string(t.drops[k]);
+  }
+  j += "}, \"detours_per_packet\": {";
+  for (unsigned b = 0; b < kDetourBuckets; ++b) {
+    if (b > 0) j += ", ";
+    j += "\"le_" + std::to_string(kDetourBucketUpper[b]) + "\": " + std::to_string(t.buckets[b]);
+  }
+  return j + "}}";
+}
+
 // The emulated host NIC of a replaying port (docs/pcap-ports.md).
 template <typename Field>
 void host_nic_fields(const PcapPort& p, Field field) {
@@ -363,6 +382,7 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
               pr.bfc_upstream ? pr.bfc_upstream->unknown_queue_bitmaps.get() : 0);
       }
       if (const PortRuntime& pr = *rt.ports[pi]; pr.tcd) tcd_fields(*pr.tcd, field);
+      if (sw.dibs) field("dibs_detours", dibs_port_detours(rt, pi));
       if (rt.ports[pi]->plan.fg_credit) {
         for (unsigned i = 0; i < 3; ++i) {
           field(("fg_" + std::string(kFgFrameTypes[i]) + "_sent").c_str(), t.fg_sent[i]);
@@ -405,6 +425,7 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
     j += "]";
     if (sw.bfc_on) j += ", \"bfc\": " + bfc_switch_json(rt, sw);
     if (sw.fg) j += ", \"floodgate\": " + floodgate_switch_json(rt, sw);
+    if (sw.dibs) j += ", \"dibs\": " + dibs_switch_json(rt, sw);
     j += "}";
   }
   j += "], \"clock\": " + clock_json(rt, seconds) + ", \"workers\": " + workers_json(rt) + "}\n";

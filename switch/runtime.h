@@ -21,6 +21,8 @@
 #include "lib/common/xorshift.h"
 #include "lib/config/config.h"
 #include "lib/config/stage_plan.h"
+#include "lib/dibs/dibs_rules.h"
+#include "lib/dibs/port_snapshot.h"
 #include "lib/floodgate/credit_aggregator.h"
 #include "lib/floodgate/floodgate_switch.h"
 #include "lib/link/link_timing.h"
@@ -125,6 +127,15 @@ struct PortRuntime {
   std::unique_ptr<UpstreamPauseState> bfc_upstream;
   RelaxedCounter bfc_peak_queue_bytes;   // deepest data queue seen at an enqueue
   RelaxedCounter bfc_peak_excess_bytes;  // deepest queue minus the Th it was judged by
+  // Data leaves with the 0x88B6 shim: toward a BFC peer (its queue), or a
+  // DIBS peer when max_detours is on (the packet's detour count).
+  bool data_shim = false;
+  // DIBS: an internal link from another DIBS switch, whose forward stage
+  // left each packet's detour count in the mbuf (MbufExtra::detours).
+  bool dibs_link = false;
+  // DIBS (owner lcore): bytes of other lcores' detours to this port taken
+  // off the ring, published with its snapshot (SnapshotClaims).
+  uint64_t dibs_handed_bytes = 0;
   // TCD (switches with tcd on): a detector per data queue and the marks.
   std::unique_ptr<TcdPort> tcd;
   // Floodgate: the window a new destination starts with when its packets
@@ -150,6 +161,16 @@ struct FloodgateRuntime {
   uint64_t next_sync_ns = 0;           // owner lcore
 };
 
+// A DIBS switch's candidates for detours (docs/mechanisms/dibs.md, "In the
+// data path"): its switch-facing ports, and what their owners publish for
+// the other lcores when the switch's ports span more than one.
+struct DibsRuntime {
+  std::vector<uint16_t> candidates;  // global indices of the switch-facing ports
+  std::vector<uint16_t> local;       // per global port: index in SwitchRuntime::ports
+  std::unique_ptr<PortSnapshot[]> snapshots;  // per candidate; written by its owner
+  bool cross_lcore = false;                   // the switch's ports span lcores
+};
+
 struct SwitchRuntime {
   const SwitchConfig* cfg = nullptr;
   uint16_t index = 0;
@@ -159,6 +180,7 @@ struct SwitchRuntime {
   bool pfc_on = false;                   // PFC or PAUSE generation configured
   bool bfc_on = false;                   // BFC configured
   std::unique_ptr<FloodgateRuntime> fg;  // Floodgate configured
+  std::unique_ptr<DibsRuntime> dibs;     // DIBS configured
 };
 
 struct WorkerRuntime {
@@ -181,6 +203,11 @@ struct WorkerRuntime {
   // port): the credit this lcore's departures earned, per switch-facing
   // ingress of the switch, until it leaves in FG_CREDIT frames.
   std::vector<std::unique_ptr<CreditAggregator>> fg_credits;
+  // DIBS, per switch (nullptr where off or where this worker owns no port):
+  // this lcore's chooser and counters; and the candidates (switch, index)
+  // whose snapshots it publishes each pass.
+  std::vector<std::unique_ptr<DibsRules>> dibs;
+  std::vector<std::pair<uint16_t, uint32_t>> dibs_publish;
   // Frames other lcores built to leave a port of this one (BFC pause,
   // resume, Floodgate credit and dstPause); multi-producer, drained by this
   // lcore ahead of data.

@@ -8,7 +8,8 @@
 //                     rewrite for that queue;
 //   3. buffer         the traffic manager's shared buffer and queue, which
 //      admission      also decides an ECN mark; a refused packet goes to
-//                     refuse(), where DIBS will detour it;
+//                     refuse(), where DIBS detours it to another
+//                     switch-facing port (worker_dibs.cc);
 //   4. accounting     PFC bytes at the ingress, BFC pause counting, the
 //                     ECN mark.
 // Which optional steps run is the egress port's StagePlan.
@@ -27,6 +28,9 @@ namespace sluice {
 void Worker::admit(rte_mbuf* m, uint64_t now) {
   const MbufMeta meta = mbuf_meta_get(m);
   PortRuntime& out = *ports_[meta.egress_port];
+  // A detour another lcore chose for this port (worker_dibs.cc).
+  if (out.plan.dibs && mbuf_extra(m)->dibs_detour) [[unlikely]]
+    return admit_detour(out, m, meta, now);
   counters(out.index).forwarded_packets.add();
   if (!out.eth_header_ready) return drop_data(out, m, DropReason::kNoNeighbor, false, now);
   // 1. Window / VOQ.
@@ -63,10 +67,11 @@ void Worker::admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uin
   if (r.verdict == EnqueueVerdict::kEnqueuedMarked) mark_ce(counters(out.index), ip);
 }
 
-// Buffer admission refused the packet. DIBS will detour it from here to
-// another switch-facing port that admits it; until then it is dropped and
-// counted under the traffic manager's reason.
+// Buffer admission refused the packet: DIBS detours it to another
+// switch-facing port that admits it (worker_dibs.cc); otherwise it is
+// dropped and counted under the traffic manager's reason.
 void Worker::refuse(PortRuntime& out, rte_mbuf* m, DropReason why, uint64_t now) {
+  if (out.plan.dibs) return detour(out, m, now);
   drop_data(out, m, why, out.plan.fg_window, now);
 }
 
@@ -87,7 +92,7 @@ uint16_t Worker::pfc_ingress_of(const PortRuntime& out, rte_mbuf* m) {
 // goes right before the IP header, followed toward a BFC peer by the 0x88B6
 // shim that names the queue the packet takes here. Returns the IP header.
 uint8_t* Worker::write_l2(PortRuntime& out, rte_mbuf* m, uint8_t l3_offset, uint16_t queue) {
-  const uint32_t len = out.bfc_peer ? kEthHeaderLen + kSluiceShimLen : kEthHeaderLen;
+  const uint32_t len = out.data_shim ? kEthHeaderLen + kSluiceShimLen : kEthHeaderLen;
   if (l3_offset > len) {
     rte_pktmbuf_adj(m, static_cast<uint16_t>(l3_offset - len));
   } else if (l3_offset < len) {
@@ -96,10 +101,11 @@ uint8_t* Worker::write_l2(PortRuntime& out, rte_mbuf* m, uint8_t l3_offset, uint
   }
   uint8_t* eth = rte_pktmbuf_mtod(m, uint8_t*);
   std::memcpy(eth, out.eth_header, kEthHeaderLen);
-  if (out.bfc_peer) {
+  if (out.data_shim) {
+    const uint8_t detours = out.plan.dibs ? mbuf_extra(m)->detours : 0;
     store_be16(eth + kEthHeaderLen - 2, kEtherTypeSluiceData);
     write_shim(eth + kEthHeaderLen,
-               DataShim{queue, static_cast<uint8_t>(w_.slot), 0, kEtherTypeIpv4});
+               DataShim{queue, static_cast<uint8_t>(w_.slot), detours, kEtherTypeIpv4});
   }
   return eth + len;
 }

@@ -7,7 +7,9 @@
 //   - Floodgate: its bytes become credit owed to its ingress when that is
 //     switch-facing; toward a switch-facing port, the sync and dstPause
 //     counts (worker_floodgate.cc);
-//   - TCD: marked CE or UE from its queue's state (worker_tcd.cc).
+//   - TCD: marked CE or UE from its queue's state (worker_tcd.cc);
+//   - DIBS, leaving the fabric (host-facing port): its detour count goes
+//     into the histogram of detours per packet (worker_dibs.cc).
 // Frames sluice built (ARP, PFC, BFC, Floodgate) pass no departure step. A port whose
 // StagePlan has no departure step skips this stage.
 
@@ -23,6 +25,7 @@ void Worker::depart(PortRuntime& port, const TmPacket* pkts, unsigned n, uint64_
     if (port.plan.bfc) bfc_departure(port, p, now);
     if (port.plan.fg_credit) fg_departure(port, p, now);
     if (port.plan.tcd) tcd_departure(port, p, now);
+    if (port.plan.dibs_exit) dibs_exit(port, p);
     if (aux != 0) {
       rte_mbuf* m = static_cast<rte_mbuf*>(p.handle);
       w_.pfc_bytes[aux - 1].on_dequeue(mbuf_extra(m)->pfc_priority, p.bytes);

@@ -41,6 +41,11 @@ void Worker::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint6
       tm.class_mapping == ClassMapping::kDscp ? queue_for_dscp(pp.tos >> 2, tm.queues_per_port) : 0;
   mbuf_meta_set(m, MbufMeta{egress, static_cast<uint8_t>(pp.l3_offset), static_cast<uint8_t>(q),
                             (pp.tos & 3) != 0});
+  if (sw.dibs) {
+    MbufExtra* x = mbuf_extra(m);
+    x->detours = dibs_arrival_count(in, m, pp);  // reads what may be in the mbuf first
+    x->dibs_detour = 0;
+  }
   if (sw.pfc_on || sw.bfc_on || sw.fg) {
     MbufExtra* x = mbuf_extra(m);
     x->ingress = in.index;  // PFC, BFC and Floodgate account by ingress

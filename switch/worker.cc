@@ -49,6 +49,14 @@ Worker::Worker(Runtime& rt, WorkerRuntime& w)
   for (uint16_t p : w.ports) {
     if (ports_[p]->tcd) ports_[p]->tcd->start(rt.start_ns);
   }
+  size_t candidates = 0;
+  detour_claims_.resize(rt.switches.size());
+  for (const SwitchRuntime& sw : rt.switches) {
+    if (!sw.dibs) continue;
+    candidates = std::max(candidates, sw.dibs->candidates.size());
+    if (sw.dibs->cross_lcore) detour_claims_[sw.index].resize(sw.dibs->candidates.size());
+  }
+  detour_scratch_.resize(candidates);
   for (const auto& shard : w.bfc) bfc_ |= shard != nullptr;
   control_ring_ = w.control_in != nullptr;
   for (uint16_t s = 0; s < w.fg_credits.size(); ++s) {
@@ -147,6 +155,7 @@ bool Worker::iterate(uint64_t now, bool timers) {
   if (control_ring_) busy |= drain_control(now);
   if (bfc_) send_bfc_bitmaps(now);
   if (!fg_switches_.empty()) busy |= fg_timers(now);
+  if (!w_.dibs_publish.empty()) publish_dibs(now);
   if (w_.queue_trace && now >= w_.queue_trace->next_ns()) w_.queue_trace->sample(rt_, w_, now);
   for (uint16_t p : w_.ports) {
     busy |= transmit(*ports_[p], now);

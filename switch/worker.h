@@ -69,6 +69,14 @@ class Worker {
   void bfc_departure(PortRuntime& port, const TmPacket& p, uint64_t now);
   void send_bfc(uint16_t port, ControlType type, uint16_t queue, uint64_t now);
   void send_bfc_bitmaps(uint64_t now);
+  // DIBS (worker_dibs.cc): the detour count at forward, the detour instead
+  // of a drop, its admission at the chosen port's owner, the exit count,
+  // and the snapshots published for other lcores.
+  uint8_t dibs_arrival_count(const PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp);
+  void detour(PortRuntime& out, rte_mbuf* m, uint64_t now);
+  void admit_detour(PortRuntime& to, rte_mbuf* m, const MbufMeta& meta, uint64_t now);
+  void dibs_exit(PortRuntime& port, const TmPacket& p);
+  void publish_dibs(uint64_t now);
   // TCD (worker_tcd.cc): pauses seen each pass, marking at departure, timer.
   void tcd_track_pauses(PortRuntime& port, uint64_t now);
   void tcd_departure(PortRuntime& port, const TmPacket& p, uint64_t now);
@@ -130,6 +138,10 @@ class Worker {
   bool fg_drain_due_ = false;          // a window this lcore writes rose outside credit intake
   bool yield_when_idle_ = false;       // another lcore shares this one's core
   TmPacket dequeued_[kBurst];          // scratch for transmit(), not re-initialised per call
+  std::vector<DetourCandidate> detour_scratch_;  // detour(): one per candidate port
+  // Per switch, per candidate: the room of other lcores' snapshots this one
+  // has handed out (empty where the switch's ports do not span lcores).
+  std::vector<std::vector<SnapshotClaims>> detour_claims_;
 };
 
 // rte_eal_remote_launch entry point; arg is a Worker*.

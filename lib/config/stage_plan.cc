@@ -16,7 +16,8 @@ StagePlan plan_stages(const SwitchConfig& sw, const PortConfig& egress) {
   p.fg_window = sw.floodgate.enabled && egress.role == PortRole::kSwitch;
   p.tcd = sw.tcd.enabled;
   p.dibs = sw.dibs.enabled;
-  p.departure = p.pfc || p.bfc || p.fg_credit || p.tcd;
+  p.dibs_exit = sw.dibs.enabled && egress.role == PortRole::kHost;
+  p.departure = p.pfc || p.bfc || p.fg_credit || p.tcd || p.dibs_exit;
   return p;
 }
 

@@ -30,6 +30,9 @@ struct StagePlan {
   // refuses to another switch-facing port instead of dropping it (every
   // port of a DIBS switch: a host-facing egress is the incast's last hop).
   bool dibs = false;
+  // Departure: a packet leaving the fabric (host-facing port of a DIBS
+  // switch) adds its detour count to the histogram of detours per packet.
+  bool dibs_exit = false;
   // Departure runs at all (some departure step is on).
   bool departure = false;
 };

@@ -37,8 +37,9 @@ inline bool detour_admits(const EgressPort& port, uint16_t queue, uint32_t bytes
 uint64_t detour_room_bytes(const EgressPort& port, uint64_t now_ns);
 
 // The owner's publication of `port` into *out.
-inline void publish_snapshot(const EgressPort& port, uint64_t now_ns, PortSnapshot* out) {
-  out->publish(port.data_queued_bytes(), detour_room_bytes(port, now_ns));
+inline void publish_snapshot(const EgressPort& port, uint64_t now_ns, uint64_t handed_bytes,
+                             PortSnapshot* out) {
+  out->publish(port.data_queued_bytes(), detour_room_bytes(port, now_ns), handed_bytes);
 }
 
 }  // namespace sluice

@@ -79,7 +79,7 @@ TEST(StagePlan, TcdMarksAtDepartureOnEveryPortOfItsSwitch) {
 
 // DIBS detours at admission toward any egress: the last hop toward a host
 // is where an incast overflows. It adds no departure step.
-TEST(StagePlan, DibsDetoursRefusalsOnEveryPortOfItsSwitch) {
+TEST(StagePlan, DibsDetoursRefusalsOnEveryPortOfItsSwitchAndCountsExitsTowardHosts) {
   SwitchConfig sw;
   sw.dibs.enabled = true;
   sw.ports.resize(2);
@@ -88,7 +88,11 @@ TEST(StagePlan, DibsDetoursRefusalsOnEveryPortOfItsSwitch) {
     const StagePlan p = plan_stages(sw, port);
     EXPECT_TRUE(p.dibs);
     EXPECT_FALSE(p.pfc || p.bfc || p.fg_window || p.fg_credit || p.tcd);
-    EXPECT_FALSE(p.departure);
+    // Only a host-facing port (where packets leave the fabric) departs:
+    // it adds each packet's detour count to the histogram.
+    const bool host = port.role == PortRole::kHost;
+    EXPECT_EQ(p.dibs_exit, host);
+    EXPECT_EQ(p.departure, host);
   }
   sw.dibs.enabled = false;
   EXPECT_FALSE(plan_stages(sw, sw.ports[1]).dibs);

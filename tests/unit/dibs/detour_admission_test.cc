@@ -117,7 +117,7 @@ TEST(DibsSnapshot, PublishesQueuedBytesAndRoom) {
   f.fill(0, 20'000);
   f.fill(1, 10'000);
   PortSnapshot s;
-  publish_snapshot(f.port, 0, &s);
+  publish_snapshot(f.port, 0, 0, &s);
   EXPECT_EQ(s.queued_bytes(), 30'000u);
   // free 70 KB, threshold 70 KB, the fullest queue holds 20 KB
   EXPECT_EQ(s.room_bytes(), 50'000u);
@@ -129,6 +129,32 @@ TEST(DibsSnapshot, PublishesQueuedBytesAndRoom) {
 TEST(DibsSnapshot, OneCacheLineEach) {
   EXPECT_EQ(alignof(PortSnapshot), 64u);
   EXPECT_EQ(sizeof(PortSnapshot), 64u);
+}
+
+}  // namespace
+}  // namespace sluice
+
+namespace sluice {
+namespace {
+
+// A reader's detours on their way to another lcore's port take the room its
+// snapshot shows until the owner has taken them off the ring.
+TEST(SnapshotClaims, DetoursOnTheirWayTakeTheRoomUntilTheOwnerCountsThem) {
+  PortSnapshot s;
+  s.publish(0, 4'000, 0);
+  SnapshotClaims c;
+  EXPECT_TRUE(c.admits(s, 1'500));
+  c.claim(1'500);
+  c.claim(1'500);
+  EXPECT_FALSE(c.admits(s, 1'500));  // 3,000 on the way + 1,500 > 4,000
+  EXPECT_TRUE(c.admits(s, 1'000));
+  // The owner took both (its queue now holds them: room 1,000 left).
+  s.publish(3'000, 1'000, 3'000);
+  EXPECT_TRUE(c.admits(s, 1'000));
+  EXPECT_FALSE(c.admits(s, 1'001));
+  // Another reader's detours the owner counted never make this one's negative.
+  s.publish(3'000, 1'000, 9'000);
+  EXPECT_TRUE(c.admits(s, 1'000));
 }
 
 }  // namespace

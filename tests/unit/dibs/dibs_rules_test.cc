@@ -177,8 +177,8 @@ TEST(DibsRules, AcrossLcoresTheOwnerAdmitsAgainAndRefusesWhatItsSnapshotMissed) 
   for (int i = 0; i < 5; ++i) up1.enqueue(now, 0, packet(1'000), false);  // A's buffer full
   up3.enqueue(now, 0, packet(1'000), false);
   // B's loop iteration publishes.
-  publish_snapshot(up2, now, &snap[2]);
-  publish_snapshot(up3, now, &snap[3]);
+  publish_snapshot(up2, now, 0, &snap[2]);
+  publish_snapshot(up3, now, 0, &snap[3]);
   // A: refused at the host port; its own uplink refuses (same full buffer).
   ASSERT_EQ(host.enqueue(now, 0, packet(1'000), false).verdict, EnqueueVerdict::kDropped);
   const DetourCandidate c[] = {
@@ -203,7 +203,7 @@ TEST(DibsRules, AcrossLcoresTheOwnerAdmitsAgainAndRefusesWhatItsSnapshotMissed) 
   EXPECT_EQ(rules_b.on_detour_refused(), DropReason::kDetourRefused);
   EXPECT_EQ(rules_b.counters.drops(DetourDrop::kRefused), 1u);
   // B's next publication closes the port to A.
-  publish_snapshot(up2, now, &snap[2]);
+  publish_snapshot(up2, now, 0, &snap[2]);
   EXPECT_FALSE(snap[2].admits(1'000));
 }
 
