@@ -1,0 +1,136 @@
+#!/usr/bin/python3
+"""TCD in the data path (SPEC 4.4, docs/mechanisms/tcd.md): the paper's
+victim shape (its section 5.2.4) on two switches with PFC.
+
+    h1 (10G) --\\                        /-- r1 (1G)   truly congested
+                s ==(40G, 1 us)== b ==
+    h2 (10G) --/                        \\-- r2 (10G)  the victim's receiver
+
+h1 sends 2,000 ECT(0) frames at 10 Gb/s to r1, whose 1 Gb/s port at B is
+the only real bottleneck; h2 sends 2,000 ECT(0) frames at 5 Gb/s to r2,
+which B could forward at once. B's PFC pauses S's port toward B (the bytes
+from S wait in front of r1), so h2's frames queue at S behind a pause,
+never because S's port is short of capacity. ECN step marking at K = 10 KB
+on both switches; PFC XOFF 50 KB. One process, one worker, virtual time.
+
+- ecn+pfc: S's paused queue passes K, so h2's frames reach r2 marked CE:
+  the victim is told to slow down for congestion it does not cause.
+- tcd+pfc: S's queue is OFF while paused and each ON period is short, so
+  it stays undetermined: h2's frames reach r2 marked UE (ECT(1)) and never
+  CE, while h1's frames, queued at B's truly congested port to r1, which
+  nothing pauses, reach r1 marked CE. S counts pauses, UE marks and time
+  undetermined; its ON periods stay within max_T_on."""
+
+import os
+
+import harness
+from harness import check, check_eq
+
+FRAMES = 2000
+FRAME = 1514
+ECT0, UE, CE = 2, 1, 3
+
+
+def config(tmp, name, tcd):
+    extra = {"pfc": {"mode": "pfc", "xoff": "50KB"}, "ecn": {"mode": "step", "k": "10KB"},
+             "buffer": {"size": "16MB", "alpha": 8.0}}
+    if tcd:
+        extra["tcd"] = {"enabled": True}
+    up = {"delay": "1us", "role": "switch", "rate": "40Gbps", "hop_rtt": "10us"}
+    s = harness.switch("s", [
+        harness.replay_host("h1", "02:00:00:00:0e:01", "02:00:00:00:0e:a1", "10.0.1.1/24",
+                            "10Gbps", rx="h1.pcap"),
+        harness.replay_host("h2", "02:00:00:00:0e:02", "02:00:00:00:0e:a2", "10.0.2.1/24",
+                            "10Gbps", rx="h2.pcap"),
+        dict(up, name="b", link="b/s"),
+    ], [harness.route("10.0.3.0/24", "b"), harness.route("10.0.4.0/24", "b")], **extra)
+    b = harness.switch("b", [
+        dict(up, name="s", link="s/b"),
+        harness.replay_host("r1", "02:00:00:00:0e:03", "02:00:00:00:0e:a3", "10.0.3.1/24", "1Gbps",
+                            tx=f"{name}_r1.pcap"),
+        harness.replay_host("r2", "02:00:00:00:0e:04", "02:00:00:00:0e:a4", "10.0.4.1/24",
+                            "10Gbps", tx=f"{name}_r2.pcap"),
+    ], [harness.route("10.0.1.0/24", "s"), harness.route("10.0.2.0/24", "s")], **extra)
+    return harness.write_config(os.path.join(tmp, name + ".yaml"), [s, b], mbufs=32768,
+                                clock={"mode": "virtual"})
+
+
+def run(binary, tmp, name, tcd):
+    with harness.Sluice(binary, tmp, config(tmp, name, tcd), name, duration=0.06) as s:
+        s.wait(timeout=180)
+        s.expect_clean_exit()
+        summary = s.summary()
+    harness.check_identity(summary)
+    return summary
+
+
+def ecn_counts(tmp, path):
+    """{ECN field: frames} of a capture (untagged IPv4: TOS at byte 15)."""
+    with open(os.path.join(tmp, path), "rb") as f:
+        data = f.read()
+    counts, off = {}, 24
+    while off + 16 <= len(data):
+        incl = int.from_bytes(data[off + 8:off + 12], "little")
+        frame = data[off + 16:off + 16 + incl]
+        e = frame[15] & 3
+        counts[e] = counts.get(e, 0) + 1
+        off += 16 + incl
+    return counts
+
+
+def check_common(summary, tmp, name):
+    check_eq({(sw["name"], p["name"]): p["drops"] for sw in summary["switches"]
+              for p in sw["ports"] if p["drops"]}, {}, f"{name}: drops (PFC is lossless)")
+    sb = harness.find_port(summary, "s", "b")
+    check(sb["pfc_frames_received"] > 0 and sb["pfc_paused_ns"] > 0,
+          f"{name}: B never paused S's port toward it: {sb}")
+    r1, r2 = ecn_counts(tmp, f"{name}_r1.pcap"), ecn_counts(tmp, f"{name}_r2.pcap")
+    check_eq(sum(r1.values()), FRAMES, f"{name}: frames r1 received")
+    check_eq(sum(r2.values()), FRAMES, f"{name}: frames r2 received")
+    return sb, r1, r2
+
+
+def check_ecn_pfc(summary, tmp):
+    sb, r1, r2 = check_common(summary, tmp, "ecn")
+    check(r2.get(CE, 0) > 0, f"ecn+pfc: the victim's frames at r2 were never marked CE: {r2}")
+    print(f"ecn+pfc: S paused for {sb['pfc_paused_ns'] / 1e6:.2f} ms; r2 (victim) got "
+          f"{r2.get(CE, 0)} CE of {FRAMES}; r1 got {r1.get(CE, 0)} CE")
+
+
+def check_tcd(summary, tmp):
+    sb, r1, r2 = check_common(summary, tmp, "tcd")
+    check_eq(r2.get(CE, 0), 0, f"tcd+pfc: victim frames at r2 marked CE ({r2})")
+    check(r2.get(UE, 0) > 0, f"tcd+pfc: no victim frame at r2 was marked UE: {r2}")
+    check(r1.get(CE, 0) > 0, f"tcd+pfc: r1's truly congested port marked nothing CE: {r1}")
+    check(sb["tcd_pauses"] > 0 and sb["tcd_undetermined_ns"] > 0,
+          f"tcd+pfc: S's port toward B was never OFF / undetermined: {sb}")
+    check_eq(sb["tcd_ce_marks"], 0, "tcd+pfc: CE marks at S's paused port")
+    check(sb["tcd_ue_marks"] > 0, f"tcd+pfc: no UE mark at S's paused port: {sb}")
+    br1 = harness.find_port(summary, "b", "r1")
+    check(br1["tcd_ce_marks"] > 0 and br1["tcd_pauses"] == 0,
+          f"tcd+pfc: B's port to r1 (never paused) did not mark CE like DCTCP: {br1}")
+    if sb["tcd_on_periods"]:
+        check(sb["tcd_on_period_p99_ns"] <= 2 * sb["tcd_max_t_on_ns"],
+              f"tcd+pfc: S's ON periods (p99 bucket {sb['tcd_on_period_p99_ns']} ns) far beyond "
+              f"max_T_on {sb['tcd_max_t_on_ns']} ns")
+    print(f"tcd+pfc: r2 (victim) got {r2.get(UE, 0)} UE, 0 CE of {FRAMES}; r1 got "
+          f"{r1.get(CE, 0)} CE; S/b: {sb['tcd_pauses']} pauses, "
+          f"{sb['tcd_undetermined_ns'] / 1e6:.2f} ms undetermined, {sb['tcd_on_periods']} ON "
+          f"periods (p99 <= {sb['tcd_on_period_p99_ns']} ns, max_T_on "
+          f"{sb['tcd_max_t_on_ns']} ns)")
+
+
+def test(binary, srcdir):
+    with harness.TempDir("tcd") as tmp:
+        for i, (h, dst, gap) in enumerate((("h1", "10.0.3.", 1.2e-6), ("h2", "10.0.4.", 2.4e-6)),
+                                          start=1):
+            frames = harness.udp_frames(f"02:00:00:00:0e:a{i}", f"02:00:00:00:0e:0{i}",
+                                        f"10.0.{i}.", dst, FRAMES, sizes=(FRAME,), flows=1,
+                                        tos=ECT0)
+            harness.write_pcap(os.path.join(tmp, h + ".pcap"), frames, gap=gap)
+        check_ecn_pfc(run(binary, tmp, "ecn", tcd=False), tmp)
+        check_tcd(run(binary, tmp, "tcd", tcd=True), tmp)
+
+
+if __name__ == "__main__":
+    harness.main(test)
