@@ -70,6 +70,7 @@ DibsSwitchTotals dibs_switch_totals(const Runtime& rt, const SwitchRuntime& sw) 
     for (unsigned k = 0; k < kDetourDropCount; ++k)
       t.drops[k] += r->counters.drops(static_cast<DetourDrop>(k));
     for (unsigned b = 0; b < kDetourBuckets; ++b) t.buckets[b] += r->counters.bucket(b);
+    t.exit_detours += r->counters.exit_detours();
   }
   return t;
 }

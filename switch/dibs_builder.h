@@ -19,6 +19,7 @@ struct DibsSwitchTotals {
   uint64_t detours = 0;
   uint64_t drops[kDetourDropCount] = {};
   uint64_t buckets[kDetourBuckets] = {};
+  uint64_t exit_detours = 0;  // summed over the packets in buckets
 };
 DibsSwitchTotals dibs_switch_totals(const Runtime& rt, const SwitchRuntime& sw);
 // Detours into global port p (0 where DIBS is off).

@@ -218,7 +218,7 @@ void SluiceCollector::collect_pfc(std::vector<MetricFamily>& out) const {
 }
 
 // DIBS per port and per switch (docs/mechanisms/dibs.md); detour drops are
-// also port drops (sluice_drops_total, reason detour_*).
+// also port drops (sluice_port_drops_total, reason detour_*).
 void SluiceCollector::collect_dibs(std::vector<MetricFamily>& out) const {
   auto detours = family("sluice_dibs_detours_total",
                         "Packets detoured into this port's queue instead of dropped elsewhere.",
@@ -250,6 +250,7 @@ void SluiceCollector::collect_dibs(std::vector<MetricFamily>& out) const {
       m.histogram.bucket.push_back(bucket);
     }
     m.histogram.sample_count = cumulative;
+    m.histogram.sample_sum = double(t.exit_detours);
     per_packet.metric.push_back(std::move(m));
   }
   for (auto* f : {&detours, &drops, &per_packet}) out.push_back(std::move(*f));

@@ -28,12 +28,15 @@ void QueueTrace::sample(const Runtime& rt, const WorkerRuntime& w, uint64_t now_
   for (uint16_t p : ports_) {
     const PortRuntime& port = *rt.ports[p];
     const EgressPort& tm = *port.tm;
-    const uint64_t paused = port.bfc_upstream ? port.bfc_upstream->paused_mask() : 0;
+    // Held by the downstream now: a BFC pause, a PFC class or a PAUSE.
+    const uint64_t paused = tm.paused_queues(now_ns);
     for (uint32_t q = 0; q < tm.num_queues(); ++q) {
       const uint64_t bytes = tm.queue_bytes(static_cast<uint16_t>(q));
       const uint8_t held = (paused >> q) & 1;
-      if (bytes == 0 && !held) continue;
-      add({now_ns, static_cast<uint32_t>(bytes), 0, p, static_cast<int8_t>(q), held});
+      const uint8_t tcd = port.tcd ? 1 + index_of(port.tcd->detector(q).last_state()) : 0;
+      // An empty queue TCD does not call non-congestion is a row too.
+      if (bytes == 0 && !held && tcd <= 1) continue;
+      add({now_ns, static_cast<uint32_t>(bytes), 0, p, static_cast<int8_t>(q), held, tcd});
     }
     const uint64_t th = port.bfc ? port.bfc->last_threshold(p) : 0;
     add({now_ns, static_cast<uint32_t>(tm.data_queued_bytes()), static_cast<uint32_t>(th), p,
@@ -76,21 +79,22 @@ bool write_queue_trace(const Runtime& rt, const std::string& path, std::string* 
     *error = "cannot write " + path;
     return false;
   }
-  std::fprintf(f, "time_seconds,switch,port,queue,bytes,threshold_bytes,paused\n");
+  std::fprintf(f, "time_seconds,switch,port,queue,bytes,threshold_bytes,paused,tcd_state\n");
   for (const QueueTraceRow* r : all) {
     // Capture (sender) time, the clock of the replayed captures and flows.csv.
     const double t = (static_cast<double>(r->t_ns) - static_cast<double>(rt.replay_start_ns) +
                       static_cast<double>(rt.replay_origin_ts_ns)) *
                      1e-9;
     if (r->queue == QueueTrace::kBufferRow) {
-      std::fprintf(f, "%.9f,%s,,buffer,%u,0,0\n", t, rt.switches[r->port].cfg->name.c_str(),
+      std::fprintf(f, "%.9f,%s,,buffer,%u,0,0,\n", t, rt.switches[r->port].cfg->name.c_str(),
                    r->bytes);
       continue;
     }
     const std::string q = r->queue == QueueTrace::kPortRow ? "port" : std::to_string(r->queue);
-    std::fprintf(f, "%.9f,%s,%s,%s,%u,%u,%u\n", t, rt.switch_label(r->port).c_str(),
+    const char* tcd = r->tcd == 0 ? "" : tcd_state_name(static_cast<TcdState>(r->tcd - 1));
+    std::fprintf(f, "%.9f,%s,%s,%s,%u,%u,%u,%s\n", t, rt.switch_label(r->port).c_str(),
                  rt.port_label(r->port).c_str(), q.c_str(), r->bytes, r->threshold_bytes,
-                 r->paused);
+                 r->paused, tcd);
   }
   const bool ok = std::fclose(f) == 0;
   if (!ok) *error = "cannot write " + path;

@@ -21,6 +21,7 @@ struct QueueTraceRow {
   uint16_t port;             // global port index, or switch index for buffer rows
   int8_t queue;              // data queue, kPortRow or kBufferRow
   uint8_t paused;            // queue rows: paused by downstream; port rows: paused queues
+  uint8_t tcd;               // queue rows of a TCD port: 1 + TcdState; else 0
 };
 
 class QueueTrace {

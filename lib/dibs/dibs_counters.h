@@ -63,18 +63,24 @@ class DibsCounters {
 
   void count_detour(uint16_t port) { detours_[port].add(); }
   void count_drop(DetourDrop why) { drops_[static_cast<unsigned>(why)].add(); }
-  void count_exit(uint8_t detours) { histogram_[detour_bucket(detours)].add(); }
+  void count_exit(uint8_t detours) {
+    histogram_[detour_bucket(detours)].add();
+    exit_detours_.add(detours);
+  }
 
   uint32_t port_count() const { return static_cast<uint32_t>(detours_.size()); }
   uint64_t detours(uint16_t port) const { return detours_[port].get(); }
   uint64_t drops(DetourDrop why) const { return drops_[static_cast<unsigned>(why)].get(); }
   // Packets that left the fabric in bucket b (not cumulative).
   uint64_t bucket(unsigned b) const { return histogram_[b].get(); }
+  // The detours of every packet counted in the histogram, summed.
+  uint64_t exit_detours() const { return exit_detours_.get(); }
 
  private:
   std::vector<RelaxedCounter> detours_;
   RelaxedCounter drops_[kDetourDropCount];
   RelaxedCounter histogram_[kDetourBuckets];
+  RelaxedCounter exit_detours_;
 };
 
 }  // namespace sluice

@@ -22,6 +22,7 @@ on both switches; PFC XOFF 50 KB. One process, one worker, virtual time.
   undetermined; its ON periods stay within max_T_on."""
 
 import os
+import sys
 
 import harness
 from harness import check, check_eq
@@ -56,7 +57,10 @@ def config(tmp, name, tcd):
 
 
 def run(binary, tmp, name, tcd):
-    with harness.Sluice(binary, tmp, config(tmp, name, tcd), name, duration=0.06) as s:
+    trace = ["--queue-trace", os.path.join(tmp, f"{name}_trace.csv"), "--queue-trace-ports",
+             "s/b,b/r1", "--queue-trace-interval", "0.00002"]
+    with harness.Sluice(binary, tmp, config(tmp, name, tcd), name, duration=0.06,
+                        app_extra=trace) as s:
         s.wait(timeout=180)
         s.expect_clean_exit()
         summary = s.summary()
@@ -97,6 +101,24 @@ def check_ecn_pfc(summary, tmp):
           f"{r2.get(CE, 0)} CE of {FRAMES}; r1 got {r1.get(CE, 0)} CE")
 
 
+def check_trace(tmp):
+    """The queue trace shows each port's TCD state over time: S's port toward
+    B undetermined while paused, B's port to r1 in congestion."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                    "tools"))
+    from sluicepy.queue_trace import read_tcd_trace
+    states = read_tcd_trace(os.path.join(tmp, "tcd_trace.csv"))
+    sb = [row for rows in states.get(("s", "b"), {}).values() for row in rows]
+    r1 = [row for rows in states.get(("b", "r1"), {}).values() for row in rows]
+    check(any(st == "undetermined" and paused for _, st, _, paused in sb),
+          "trace: S/b never sampled undetermined while paused")
+    check(any(st == "congestion" for _, st, _, _ in r1),
+          "trace: B/r1 never sampled in congestion")
+    undetermined = sum(1 for _, st, _, _ in sb if st == "undetermined")
+    print(f"trace: S/b {undetermined} of {len(sb)} samples undetermined; B/r1 "
+          f"{sum(1 for _, st, _, _ in r1 if st == 'congestion')} of {len(r1)} in congestion")
+
+
 def check_tcd(summary, tmp):
     sb, r1, r2 = check_common(summary, tmp, "tcd")
     check_eq(r2.get(CE, 0), 0, f"tcd+pfc: victim frames at r2 marked CE ({r2})")
@@ -130,6 +152,7 @@ def test(binary, srcdir):
             harness.write_pcap(os.path.join(tmp, h + ".pcap"), frames, gap=gap)
         check_ecn_pfc(run(binary, tmp, "ecn", tcd=False), tmp)
         check_tcd(run(binary, tmp, "tcd", tcd=True), tmp)
+        check_trace(tmp)
 
 
 if __name__ == "__main__":

@@ -60,6 +60,7 @@ TEST(DibsCounters, CountDetoursPerPortDropsPerReasonAndExits) {
   EXPECT_EQ(c.drops(DetourDrop::kRefused), 1u);
   const uint64_t want[kDetourBuckets] = {3, 1, 0, 0, 2, 0, 0, 0, 1};
   for (unsigned b = 0; b < kDetourBuckets; ++b) EXPECT_EQ(c.bucket(b), want[b]) << b;
+  EXPECT_EQ(c.exit_detours(), 0u + 1 + 5 + 6 + 200);
 }
 
 TEST(DibsCounters, DropsAreCountedUnderTheirOwnPortDropReasons) {
