@@ -399,6 +399,26 @@ def drops_by_reason(summary, switch_name):
     return out
 
 
+def all_drops(summary):
+    """{(switch, port): drops by reason} of every port that dropped anything."""
+    return {(sw["name"], p["name"]): p["drops"] for sw in summary["switches"]
+            for p in sw["ports"] if p["drops"]}
+
+
+def pcap_ecn_fields(path):
+    """The ECN field (IPv4 TOS low bits) of every record of a capture of
+    untagged IPv4 frames (little-endian classic pcap)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    out, off = [], 24
+    while off + 16 <= len(data):
+        incl = int.from_bytes(data[off + 8:off + 12], "little")
+        frame = data[off + 16:off + 16 + incl]
+        out.append(frame[15] & 3 if len(frame) > 15 else None)
+        off += 16 + incl
+    return out
+
+
 def check_identity(summary):
     """Per switch: rx = (tx - generated) + drops + queued at stop + consumed."""
     for sw in summary["switches"]:

@@ -92,33 +92,14 @@ def dibs(summary, sw):
     return next(s for s in summary["switches"] if s["name"] == sw)["dibs"]
 
 
-def all_drops(summary):
-    return {(sw["name"], p["name"]): p["drops"] for sw in summary["switches"]
-            for p in sw["ports"] if p["drops"]}
-
-
-def ecn_of_received(tmp, name):
-    """ECN field of every frame r received (IPv4 TOS low bits)."""
-    path = os.path.join(tmp, f"{name}_r.pcap")
-    with open(path, "rb") as f:
-        data = f.read()
-    out, off = [], 24
-    while off + 16 <= len(data):
-        incl = int.from_bytes(data[off + 8:off + 12], "little")
-        frame = data[off + 16:off + 16 + incl]
-        out.append(frame[15] & 3 if len(frame) > 15 else None)
-        off += 16 + incl
-    return out
-
-
 def check_droptail(summary):
     dropped = harness.total_drops(port(summary, "b", "r"))
-    check(dropped > 0, f"drop-tail: B dropped nothing in front of r: {all_drops(summary)}")
+    check(dropped > 0, f"drop-tail: B dropped nothing in front of r: {harness.all_drops(summary)}")
     print(f"drop-tail: B dropped {dropped} of {2 * FRAMES} in front of r")
 
 
 def check_dibs(summary, tmp, name, what):
-    check_eq(all_drops(summary), {}, f"{what}: drops")
+    check_eq(harness.all_drops(summary), {}, f"{what}: drops")
     check_eq(port(summary, "b", "r")["tx_packets"], 2 * FRAMES, f"{what}: frames delivered to r")
     up = [port(summary, "b", u)["dibs_detours"] for u in ("u0", "u1")]
     check(all(n > 0 for n in up), f"{what}: B's uplinks took detours {up}, not both")
@@ -128,7 +109,7 @@ def check_dibs(summary, tmp, name, what):
     check_eq(sum(hist.values()), 2 * FRAMES, f"{what}: packets counted leaving at r {hist}")
     detoured = 2 * FRAMES - hist["le_0"]
     check(detoured > 0, f"{what}: no packet reached r detoured: {hist}")
-    ce = sum(1 for e in ecn_of_received(tmp, name) if e == CE)
+    ce = harness.pcap_ecn_fields(os.path.join(tmp, f"{name}_r.pcap")).count(CE)
     check(ce >= detoured, f"{what}: {ce} frames reached r marked CE, fewer than the "
                           f"{detoured} detoured (each is marked)")
     print(f"{what}: 0 drops; B detoured {d['detours']} times ({up[0]} via s0, {up[1]} via s1); "

@@ -98,11 +98,6 @@ def floodgate(summary, sw):
     return next(s for s in summary["switches"] if s["name"] == sw)["floodgate"]
 
 
-def all_drops(summary):
-    return {(sw["name"], p["name"]): p["drops"] for sw in summary["switches"]
-            for p in sw["ports"] if p["drops"]}
-
-
 def check_windows_whole(summary, what):
     for sw in ("a", "s", "b"):
         f = floodgate(summary, sw)
@@ -120,7 +115,7 @@ def r_rate_gbps(tmp, name):
 
 def check_droptail(summary):
     dropped = harness.total_drops(port(summary, "b", "r"))
-    check(dropped > 0, f"drop-tail: B dropped nothing in front of r: {all_drops(summary)}")
+    check(dropped > 0, f"drop-tail: B dropped nothing in front of r: {harness.all_drops(summary)}")
     print(f"drop-tail: B dropped {dropped} of {2 * FRAMES} in front of r")
 
 
@@ -132,7 +127,7 @@ def check_full_link(tmp, name):
 
 
 def check_floodgate(summary, what="floodgate"):
-    check_eq(all_drops(summary), {}, f"{what}: drops")
+    check_eq(harness.all_drops(summary), {}, f"{what}: drops")
     check_eq(port(summary, "b", "r")["tx_packets"], 2 * FRAMES, f"{what}: frames delivered to r")
     data = 2 * FRAMES * FRAME
     # Credit flows back on each hop for exactly the bytes that went down it.
@@ -157,7 +152,7 @@ def check_sync(summary):
     check(s["sync_healed_data_bytes"] > 0, f"sync: S healed no lost data: {s}")
     check(s["sync_healed_credit_bytes"] > 0, f"sync: S re-sent no lost credit: {s}")
     check(port(summary, "a", "u")["fg_sync_sent"] > 0, "sync: A sent no FG_SYNC")
-    check_eq(all_drops(summary), {}, "sync: drops in the switches")
+    check_eq(harness.all_drops(summary), {}, "sync: drops in the switches")
     check_windows_whole(summary, "sync")
     print(f"sync: {lost} frames lost on A-S; S healed {s['sync_healed_data_bytes']} B of data and "
           f"{s['sync_healed_credit_bytes']} B of credit; r got "
@@ -165,7 +160,7 @@ def check_sync(summary):
 
 
 def check_dst_pause(summary, open_loop):
-    check_eq(all_drops(summary), {}, "dstPause: drops")
+    check_eq(harness.all_drops(summary), {}, "dstPause: drops")
     check_eq(port(summary, "b", "r")["tx_packets"], 2 * FRAMES, "dstPause: frames delivered")
     sent = sum(port(summary, "a", h)["fg_dst_pause_sent"] for h in ("h1", "h2"))
     check(sent > 0, "dstPause: A paused no host")
