@@ -2,7 +2,12 @@
 // Per-packet metadata that crosses lcores with the mbuf.
 // - MbufMeta, what the ingress lcore decided and the egress lcore needs,
 //   packed in the 32-bit hash.usr field (RX hash values are not used after
-//   parsing): egress port (16 bits), L3 offset (8), data queue (7), ECN-capable (1).
+//   parsing): egress port (16 bits), L3 offset (7), data queue (6),
+//   ECN-capable (1), and two DIBS bits: on its way to a detour port's owner
+//   (1), MbufExtra::detours set (1). The DIBS bits keep a packet with no
+//   detours from touching the dynamic field's cache line; over an internal
+//   link the upstream switch's metadata is still in the mbuf when the next
+//   switch reads it.
 // - MbufExtra, in a registered mbuf dynamic field: the ingress port (PFC and
 //   BFC account by ingress), the due time of a frame on an internal link, and
 //   what BFC and Floodgate keep with a packet from ingress to departure.
@@ -17,20 +22,24 @@ namespace sluice {
 
 struct MbufMeta {
   uint16_t egress_port;  // global port index
-  uint8_t l3_offset;
-  uint8_t queue;
+  uint8_t l3_offset;     // < 128 (at most 14 + 2 x 4 VLAN + 6 shim)
+  uint8_t queue;         // < 64
   bool ecn_capable;
+  bool detour = false;       // DIBS: admit at egress_port as a detour (another lcore chose it)
+  bool has_detours = false;  // DIBS: MbufExtra::detours holds its count (else 0)
 };
 
 inline void mbuf_meta_set(rte_mbuf* m, const MbufMeta& meta) {
-  m->hash.usr = uint32_t{meta.egress_port} | (uint32_t{meta.l3_offset} << 16) |
-                ((uint32_t{meta.queue} & 0x7F) << 24) | (uint32_t{meta.ecn_capable} << 31);
+  m->hash.usr = uint32_t{meta.egress_port} | ((uint32_t{meta.l3_offset} & 0x7F) << 16) |
+                ((uint32_t{meta.queue} & 0x3F) << 23) | (uint32_t{meta.ecn_capable} << 29) |
+                (uint32_t{meta.detour} << 30) | (uint32_t{meta.has_detours} << 31);
 }
 
 inline MbufMeta mbuf_meta_get(const rte_mbuf* m) {
   const uint32_t v = m->hash.usr;
-  return MbufMeta{static_cast<uint16_t>(v & 0xFFFF), static_cast<uint8_t>((v >> 16) & 0xFF),
-                  static_cast<uint8_t>((v >> 24) & 0x7F), (v >> 31) != 0};
+  return MbufMeta{static_cast<uint16_t>(v & 0xFFFF), static_cast<uint8_t>((v >> 16) & 0x7F),
+                  static_cast<uint8_t>((v >> 23) & 0x3F), ((v >> 29) & 1) != 0,
+                  ((v >> 30) & 1) != 0, (v >> 31) != 0};
 }
 
 // TmPacket::aux as sluice uses it: kTmAuxGenerated for frames sluice built,
@@ -57,8 +66,7 @@ struct MbufExtra {
   uint16_t upstream_queue;  // BFC: from the received shim, else kNoUpstreamQueue
   uint8_t bfc_flagged;      // BFC: counted in a pause counter until it leaves
   uint8_t pfc_priority;     // PFC: the priority its bytes count under at ingress
-  uint8_t detours;          // DIBS: detours taken so far (set at ingress)
-  uint8_t dibs_detour;      // DIBS: on its way to a detour port's owner lcore
+  uint8_t detours;          // DIBS: detours taken so far (valid when MbufMeta::has_detours)
 };
 static_assert(sizeof(MbufExtra) <= 24, "keep room for the PMDs' dynamic fields");
 

@@ -29,7 +29,7 @@ void Worker::admit(rte_mbuf* m, uint64_t now) {
   const MbufMeta meta = mbuf_meta_get(m);
   PortRuntime& out = *ports_[meta.egress_port];
   // A detour another lcore chose for this port (worker_dibs.cc).
-  if (out.plan.dibs && mbuf_extra(m)->dibs_detour) [[unlikely]]
+  if (meta.detour) [[unlikely]]
     return admit_detour(out, m, meta, now);
   counters(out.index).forwarded_packets.add();
   if (!out.eth_header_ready) return drop_data(out, m, DropReason::kNoNeighbor, false, now);
@@ -53,7 +53,7 @@ void Worker::admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uin
                         bool held) {
   Queues queues;
   const uint16_t q = queues.choose(out, m, meta, now);
-  uint8_t* ip = write_l2(out, m, meta.l3_offset, q);
+  uint8_t* ip = write_l2(out, m, meta, q);
   TmPacket tp;
   tp.handle = m;
   tp.bytes = m->pkt_len;
@@ -91,7 +91,8 @@ uint16_t Worker::pfc_ingress_of(const PortRuntime& out, rte_mbuf* m) {
 // VLAN tags and shims do not survive a routed hop: a fresh Ethernet header
 // goes right before the IP header, followed toward a BFC peer by the 0x88B6
 // shim that names the queue the packet takes here. Returns the IP header.
-uint8_t* Worker::write_l2(PortRuntime& out, rte_mbuf* m, uint8_t l3_offset, uint16_t queue) {
+uint8_t* Worker::write_l2(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint16_t queue) {
+  const uint8_t l3_offset = meta.l3_offset;
   const uint32_t len = out.data_shim ? kEthHeaderLen + kSluiceShimLen : kEthHeaderLen;
   if (l3_offset > len) {
     rte_pktmbuf_adj(m, static_cast<uint16_t>(l3_offset - len));
@@ -102,7 +103,7 @@ uint8_t* Worker::write_l2(PortRuntime& out, rte_mbuf* m, uint8_t l3_offset, uint
   uint8_t* eth = rte_pktmbuf_mtod(m, uint8_t*);
   std::memcpy(eth, out.eth_header, kEthHeaderLen);
   if (out.data_shim) {
-    const uint8_t detours = out.plan.dibs ? mbuf_extra(m)->detours : 0;
+    const uint8_t detours = out.plan.dibs && meta.has_detours ? mbuf_extra(m)->detours : 0;
     store_be16(eth + kEthHeaderLen - 2, kEtherTypeSluiceData);
     write_shim(eth + kEthHeaderLen,
                DataShim{queue, static_cast<uint8_t>(w_.slot), detours, kEtherTypeIpv4});

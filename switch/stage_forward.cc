@@ -39,13 +39,12 @@ void Worker::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint6
   const TrafficManagerConfig& tm = sw.cfg->tm;
   const uint16_t q =
       tm.class_mapping == ClassMapping::kDscp ? queue_for_dscp(pp.tos >> 2, tm.queues_per_port) : 0;
+  // DIBS: before the metadata is overwritten (an internal link's upstream
+  // switch left its own there); a count of 0 leaves the mbuf's field alone.
+  const uint8_t detours = sw.dibs ? dibs_arrival_count(in, m, pp) : 0;
+  if (detours != 0) mbuf_extra(m)->detours = detours;
   mbuf_meta_set(m, MbufMeta{egress, static_cast<uint8_t>(pp.l3_offset), static_cast<uint8_t>(q),
-                            (pp.tos & 3) != 0});
-  if (sw.dibs) {
-    MbufExtra* x = mbuf_extra(m);
-    x->detours = dibs_arrival_count(in, m, pp);  // reads what may be in the mbuf first
-    x->dibs_detour = 0;
-  }
+                            (pp.tos & 3) != 0, false, detours != 0});
   if (sw.pfc_on || sw.bfc_on || sw.fg) {
     MbufExtra* x = mbuf_extra(m);
     x->ingress = in.index;  // PFC, BFC and Floodgate account by ingress

@@ -57,7 +57,7 @@ class Worker {
   uint16_t pfc_ingress_of(const PortRuntime& out, rte_mbuf* m);
   void count_pfc_ingress(const PortRuntime& out, rte_mbuf* m, uint16_t ingress,
                          uint16_t class_queue, uint32_t bytes);
-  uint8_t* write_l2(PortRuntime& out, rte_mbuf* m, uint8_t l3_offset, uint16_t queue);
+  uint8_t* write_l2(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint16_t queue);
   void mark_ce(PortCounters& c, uint8_t* ip);
   // Schedule (the traffic manager's dequeue, worker.cc), then departure
   // (stage_departure.cc), then the port sends.
@@ -74,7 +74,7 @@ class Worker {
   // and the snapshots published for other lcores.
   uint8_t dibs_arrival_count(const PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp);
   void detour(PortRuntime& out, rte_mbuf* m, uint64_t now);
-  void admit_detour(PortRuntime& to, rte_mbuf* m, const MbufMeta& meta, uint64_t now);
+  void admit_detour(PortRuntime& to, rte_mbuf* m, MbufMeta meta, uint64_t now);
   void dibs_exit(PortRuntime& port, const TmPacket& p);
   void publish_dibs(uint64_t now);
   // TCD (worker_tcd.cc): pauses seen each pass, marking at departure, timer.

@@ -23,7 +23,7 @@ namespace sluice {
 uint8_t Worker::dibs_arrival_count(const PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp) {
   if (pp.has_shim && in.cfg->role == PortRole::kSwitch)
     return read_shim(rte_pktmbuf_mtod(m, const uint8_t*) + pp.shim_offset).detours;
-  return in.dibs_link ? mbuf_extra(m)->detours : 0;
+  return in.dibs_link && mbuf_meta_get(m).has_detours ? mbuf_extra(m)->detours : 0;
 }
 
 // `out` refused the packet, whose L2 header for `out` is written already.
@@ -48,16 +48,17 @@ void Worker::detour(PortRuntime& out, rte_mbuf* m, uint64_t now) {
       c[i].queued_bytes = d.snapshots[i].queued_bytes();
     }
   }
-  const DetourDecision dec = rules.on_refused(x->detours, c, n, d.local[out.index]);
+  const uint8_t taken = meta.has_detours ? x->detours : 0;
+  const DetourDecision dec = rules.on_refused(taken, c, n, d.local[out.index]);
   if (dec.port == kNoDetour) return drop_data(out, m, dec.reason, false, now);
   x->detours = dec.detours;
   PortRuntime& to = *ports_[sw.ports[dec.port]];
   const uint8_t l3 = static_cast<uint8_t>(out.data_shim ? kEthHeaderLen + kSluiceShimLen
                                                         : kEthHeaderLen);
-  const MbufMeta moved{to.index, l3, meta.queue, meta.ecn_capable};
+  const bool remote = to.owner_slot != w_.slot;
+  const MbufMeta moved{to.index, l3, meta.queue, meta.ecn_capable, remote, true};
   mbuf_meta_set(m, moved);
-  if (to.owner_slot == w_.slot) return admit_detour(to, m, moved, now);
-  x->dibs_detour = 1;
+  if (!remote) return admit_detour(to, m, moved, now);
   uint32_t i = 0;
   while (c[i].port != dec.port) ++i;  // the chooser returned one of c[0..n)
   detour_claims_[sw.index][i].claim(bytes);
@@ -66,13 +67,15 @@ void Worker::detour(PortRuntime& out, rte_mbuf* m, uint64_t now) {
 
 // The chosen port's owner: the ordinary admission; a refusal (the chooser
 // saw an older snapshot) is a drop, never a second detour from here.
-void Worker::admit_detour(PortRuntime& to, rte_mbuf* m, const MbufMeta& meta, uint64_t now) {
-  MbufExtra* x = mbuf_extra(m);
-  if (x->dibs_detour) to.dibs_handed_bytes += m->pkt_len;  // another lcore's (its claim)
-  x->dibs_detour = 0;
+void Worker::admit_detour(PortRuntime& to, rte_mbuf* m, MbufMeta meta, uint64_t now) {
+  if (meta.detour) {
+    to.dibs_handed_bytes += m->pkt_len;  // another lcore's (its claim)
+    meta.detour = false;
+    mbuf_meta_set(m, meta);
+  }
   DibsRules& rules = *w_.dibs[to.switch_index];
   if (!to.eth_header_ready) return drop_data(to, m, rules.on_detour_refused(), false, now);
-  uint8_t* ip = write_l2(to, m, meta.l3_offset, meta.queue);
+  uint8_t* ip = write_l2(to, m, meta, meta.queue);
   TmPacket tp;
   tp.handle = m;
   tp.bytes = m->pkt_len;
@@ -84,7 +87,8 @@ void Worker::admit_detour(PortRuntime& to, rte_mbuf* m, const MbufMeta& meta, ui
 }
 
 void Worker::dibs_exit(PortRuntime& port, const TmPacket& p) {
-  w_.dibs[port.switch_index]->on_exit(mbuf_extra(static_cast<rte_mbuf*>(p.handle))->detours);
+  rte_mbuf* m = static_cast<rte_mbuf*>(p.handle);
+  w_.dibs[port.switch_index]->on_exit(mbuf_meta_get(m).has_detours ? mbuf_extra(m)->detours : 0);
 }
 
 void Worker::publish_dibs(uint64_t now) {
