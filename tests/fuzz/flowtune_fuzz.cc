@@ -41,8 +41,8 @@ bool check_flowtune_codec(const uint8_t* p, uint32_t len) {
   }
   if (n != len) return false;
   for (uint32_t i = 0; i < len; ++i) {
-    const bool reserved = i == 6 || i == 7 ||
-                          (m.type == FlowtuneType::kFlowletStart && i >= 8 && (i - 8) % 16 >= 14);
+    const bool reserved =
+        i == 6 || i == 7 || (m.type == FlowtuneType::kFlowletStart && i >= 8 && (i - 8) % 16 >= 14);
     if (!reserved && again[i] != p[i]) return false;
   }
   return true;
