@@ -43,7 +43,8 @@ void create_switch(Runtime& rt, SwitchRuntime& sw) {
     w->dibs[sw.index] = std::make_unique<DibsRules>(
         sw.cfg->dibs, static_cast<uint32_t>(sw.ports.size()), 0xd1b5000u + sw.index * 64 + w->slot);
     for (uint32_t c = 0; c < d->candidates.size() && d->cross_lcore; ++c) {
-      if (rt.ports[d->candidates[c]]->owner_slot == w->slot) w->dibs_publish.push_back({sw.index, c});
+      if (rt.ports[d->candidates[c]]->owner_slot == w->slot)
+        w->dibs_publish.push_back({sw.index, c});
     }
   }
   sw.dibs = std::move(d);

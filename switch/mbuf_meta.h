@@ -37,9 +37,12 @@ inline void mbuf_meta_set(rte_mbuf* m, const MbufMeta& meta) {
 
 inline MbufMeta mbuf_meta_get(const rte_mbuf* m) {
   const uint32_t v = m->hash.usr;
-  return MbufMeta{static_cast<uint16_t>(v & 0xFFFF), static_cast<uint8_t>((v >> 16) & 0x7F),
-                  static_cast<uint8_t>((v >> 23) & 0x3F), ((v >> 29) & 1) != 0,
-                  ((v >> 30) & 1) != 0, (v >> 31) != 0};
+  return MbufMeta{static_cast<uint16_t>(v & 0xFFFF),
+                  static_cast<uint8_t>((v >> 16) & 0x7F),
+                  static_cast<uint8_t>((v >> 23) & 0x3F),
+                  ((v >> 29) & 1) != 0,
+                  ((v >> 30) & 1) != 0,
+                  (v >> 31) != 0};
 }
 
 // TmPacket::aux as sluice uses it: kTmAuxGenerated for frames sluice built,

@@ -225,17 +225,19 @@ void SluiceCollector::collect_dibs(std::vector<MetricFamily>& out) const {
                         MetricType::Counter);
   auto drops = family("sluice_dibs_detour_drops_total",
                       "Refused packets DIBS could not detour, by reason.", MetricType::Counter);
-  auto per_packet = family("sluice_dibs_detours_per_packet",
-                           "Detours each packet had taken when it left the fabric here.",
-                           MetricType::Histogram);
+  auto per_packet =
+      family("sluice_dibs_detours_per_packet",
+             "Detours each packet had taken when it left the fabric here.", MetricType::Histogram);
   for (const SwitchRuntime& sw : rt_.switches) {
     if (!sw.dibs) continue;
-    for (uint16_t p : sw.ports) add_value(detours, port_labels(p), double(dibs_port_detours(rt_, p)));
+    for (uint16_t p : sw.ports)
+      add_value(detours, port_labels(p), double(dibs_port_detours(rt_, p)));
     const DibsSwitchTotals t = dibs_switch_totals(rt_, sw);
     const Labels l = {{"switch", sw.cfg->name}};
     for (unsigned k = 0; k < kDetourDropCount; ++k) {
       Labels lk = l;
-      lk.push_back({"reason", std::string(drop_reason_name(drop_reason_of(static_cast<DetourDrop>(k))))});
+      lk.push_back(
+          {"reason", std::string(drop_reason_name(drop_reason_of(static_cast<DetourDrop>(k))))});
       add_value(drops, lk, double(t.drops[k]));
     }
     ClientMetric m;

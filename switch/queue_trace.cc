@@ -93,8 +93,8 @@ bool write_queue_trace(const Runtime& rt, const std::string& path, std::string* 
     const std::string q = r->queue == QueueTrace::kPortRow ? "port" : std::to_string(r->queue);
     const char* tcd = r->tcd == 0 ? "" : tcd_state_name(static_cast<TcdState>(r->tcd - 1));
     std::fprintf(f, "%.9f,%s,%s,%s,%u,%u,%u,%s\n", t, rt.switch_label(r->port).c_str(),
-                 rt.port_label(r->port).c_str(), q.c_str(), r->bytes, r->threshold_bytes,
-                 r->paused, tcd);
+                 rt.port_label(r->port).c_str(), q.c_str(), r->bytes, r->threshold_bytes, r->paused,
+                 tcd);
   }
   const bool ok = std::fclose(f) == 0;
   if (!ok) *error = "cannot write " + path;

@@ -165,8 +165,8 @@ struct FloodgateRuntime {
 // data path"): its switch-facing ports, and what their owners publish for
 // the other lcores when the switch's ports span more than one.
 struct DibsRuntime {
-  std::vector<uint16_t> candidates;  // global indices of the switch-facing ports
-  std::vector<uint16_t> local;       // per global port: index in SwitchRuntime::ports
+  std::vector<uint16_t> candidates;           // global indices of the switch-facing ports
+  std::vector<uint16_t> local;                // per global port: index in SwitchRuntime::ports
   std::unique_ptr<PortSnapshot[]> snapshots;  // per candidate; written by its owner
   bool cross_lcore = false;                   // the switch's ports span lcores
 };

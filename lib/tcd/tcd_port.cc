@@ -4,8 +4,7 @@
 
 namespace sluice {
 
-TcdPort::TcdPort(const TcdParams& params, TcdCodepoints cp, uint32_t num_queues,
-                 uint64_t now_ns)
+TcdPort::TcdPort(const TcdParams& params, TcdCodepoints cp, uint32_t num_queues, uint64_t now_ns)
     : marker_(cp) {
   if (num_queues == 0 || num_queues > 64)
     throw std::invalid_argument("TcdPort: num_queues must be 1..64");

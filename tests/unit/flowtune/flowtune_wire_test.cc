@@ -7,6 +7,8 @@
 #include <random>
 #include <vector>
 
+#include "tests/fuzz/flowtune_codec_check.h"
+
 namespace sluice {
 namespace {
 
@@ -306,46 +308,10 @@ TEST(FlowtuneWire, TruncationAtEveryLength) {
   }
 }
 
-// The fuzz target's check (tests/fuzz/flowtune_fuzz.cc) on mutated messages,
+// The fuzz target's check (tests/fuzz/flowtune_codec_check.h) on mutated messages,
 // so that every CI run exercises it without clang or libFuzzer: what
 // parse_flowtune accepts lies inside the input and builds again to the same
 // bytes, reserved fields aside. A fixed seed keeps a failure reproducible.
-bool check_flowtune_codec(const uint8_t* p, uint32_t len) {
-  FlowtuneMessage m;
-  if (parse_flowtune(p, len, &m) != FlowtuneParseResult::kOk) return true;
-  if (m.entries != p + kFlowtuneHeaderLen) return false;
-  if (kFlowtuneHeaderLen + uint64_t{m.count} * flowtune_entry_len(m.type) != len) return false;
-  std::vector<uint8_t> again(len);
-  uint32_t n = 0;
-  switch (m.type) {
-    case FlowtuneType::kFlowletStart: {
-      std::vector<FlowletStart> e(m.count);
-      for (uint32_t i = 0; i < m.count; ++i) e[i] = m.flowlet_start(i);
-      n = build_flowlet_start(again.data(), len, e);
-      break;
-    }
-    case FlowtuneType::kFlowletEnd: {
-      std::vector<FlowletEnd> e(m.count);
-      for (uint32_t i = 0; i < m.count; ++i) e[i] = m.flowlet_end(i);
-      n = build_flowlet_end(again.data(), len, e);
-      break;
-    }
-    case FlowtuneType::kRateUpdate: {
-      std::vector<RateUpdate> e(m.count);
-      for (uint32_t i = 0; i < m.count; ++i) e[i] = m.rate_update(i);
-      n = build_rate_update(again.data(), len, e);
-      break;
-    }
-  }
-  if (n != len) return false;
-  for (uint32_t i = 0; i < len; ++i) {
-    const bool reserved =
-        i == 6 || i == 7 || (m.type == FlowtuneType::kFlowletStart && i >= 8 && (i - 8) % 16 >= 14);
-    if (!reserved && again[i] != p[i]) return false;
-  }
-  return true;
-}
-
 std::vector<uint8_t> random_message(std::mt19937& rng, uint32_t type) {
   uint8_t buf[kFlowtuneMtuPayload];
   const uint32_t n = rng() % 40;
