@@ -64,7 +64,7 @@ struct Options {
   uint64_t warmup = 5000;  // 50 ms, not recorded
   bool leafspine = true;
   double gamma = kDefaultGamma;
-  double grad_step = 0.02;
+  double grad_step = 0.05;  // best F-NORM mean of {0.005 .. 0.2} at load 0.6
   double threshold = kDefaultThreshold;
   double tol = 1e-6;
   std::string out;
