@@ -6,32 +6,15 @@
 
 #include <exception>
 
+#include "lib/metrics/metric_family.h"
+
 namespace sluice::allocator {
 namespace {
 
 using prometheus::ClientMetric;
 using prometheus::MetricFamily;
 using prometheus::MetricType;
-using Labels = std::vector<ClientMetric::Label>;
-
-MetricFamily family(const char* name, const char* help, MetricType type) {
-  MetricFamily f;
-  f.name = name;
-  f.help = help;
-  f.type = type;
-  return f;
-}
-
-void add_value(MetricFamily& f, Labels labels, double v) {
-  ClientMetric m;
-  m.label = std::move(labels);
-  if (f.type == MetricType::Counter) {
-    m.counter.value = v;
-  } else {
-    m.gauge.value = v;
-  }
-  f.metric.push_back(std::move(m));
-}
+using Labels = MetricLabels;
 
 double get(const std::atomic<uint64_t>& c) { return double(c.load(std::memory_order_relaxed)); }
 
@@ -49,13 +32,13 @@ class AllocatorCollector : public prometheus::Collectable {
 std::vector<MetricFamily> AllocatorCollector::Collect() const {
   std::vector<MetricFamily> out;
   auto gauge = [&](const char* name, const char* help, double v) {
-    auto f = family(name, help, MetricType::Gauge);
-    add_value(f, {}, v);
+    auto f = metric_family(name, help, MetricType::Gauge);
+    add_metric_value(f, {}, v);
     out.push_back(std::move(f));
   };
   auto counter = [&](const char* name, const char* help, const std::atomic<uint64_t>& c) {
-    auto f = family(name, help, MetricType::Counter);
-    add_value(f, {}, get(c));
+    auto f = metric_family(name, help, MetricType::Counter);
+    add_metric_value(f, {}, get(c));
     out.push_back(std::move(f));
   };
   gauge("sluice_allocator_flows", "Live flows (FLOWLET_START received, no FLOWLET_END yet).",
@@ -67,9 +50,10 @@ std::vector<MetricFamily> AllocatorCollector::Collect() const {
   gauge("sluice_allocator_iterations_per_second", "NED iterations in the last whole second.",
         s_.iterations_per_second.load(std::memory_order_relaxed));
   {
-    auto f = family("sluice_allocator_iteration_seconds",
-                    "Time of one iteration: NED step, F-NORM and notice collection (not sending).",
-                    MetricType::Histogram);
+    auto f = metric_family(
+        "sluice_allocator_iteration_seconds",
+        "Time of one iteration: NED step, F-NORM and notice collection (not sending).",
+        MetricType::Histogram);
     ClientMetric m;
     uint64_t cumulative = 0;
     for (size_t b = 0; b < kIterBucketsNs.size(); ++b) {
@@ -102,32 +86,34 @@ std::vector<MetricFamily> AllocatorCollector::Collect() const {
           s_.send_errors);
   counter("sluice_allocator_datagrams_received_total", "UDP datagrams received.", s_.datagrams);
   {
-    auto f = family("sluice_allocator_messages_received_total",
-                    "Well-formed messages received, by type.", MetricType::Counter);
+    auto f = metric_family("sluice_allocator_messages_received_total",
+                           "Well-formed messages received, by type.", MetricType::Counter);
     const char* names[3] = {"flowlet_start", "flowlet_end", "rate_update"};
-    for (unsigned i = 0; i < 3; ++i) add_value(f, {{"type", names[i]}}, get(s_.messages[i]));
+    for (unsigned i = 0; i < 3; ++i) add_metric_value(f, {{"type", names[i]}}, get(s_.messages[i]));
     out.push_back(std::move(f));
   }
   {
-    auto f = family("sluice_allocator_malformed_total",
-                    "Datagrams dropped because parse_flowtune refused them, by reason.",
-                    MetricType::Counter);
+    auto f = metric_family("sluice_allocator_malformed_total",
+                           "Datagrams dropped because parse_flowtune refused them, by reason.",
+                           MetricType::Counter);
     for (unsigned r = 1; r < kFlowtuneParseResultCount; ++r) {
-      add_value(f,
-                {{"reason",
-                  std::string(flowtune_parse_result_name(static_cast<FlowtuneParseResult>(r)))}},
-                get(s_.malformed[r]));
+      add_metric_value(
+          f,
+          {{"reason",
+            std::string(flowtune_parse_result_name(static_cast<FlowtuneParseResult>(r)))}},
+          get(s_.malformed[r]));
     }
     out.push_back(std::move(f));
   }
   {
-    auto f = family("sluice_allocator_flowlet_entries_total",
-                    "FLOWLET_START / FLOWLET_END entries, by outcome.", MetricType::Counter);
-    add_value(f, {{"type", "flowlet_start"}, {"outcome", "added"}}, get(s_.starts));
-    add_value(f, {{"type", "flowlet_start"}, {"outcome", "duplicate"}}, get(s_.start_duplicate));
-    add_value(f, {{"type", "flowlet_start"}, {"outcome", "refused"}}, get(s_.start_refused));
-    add_value(f, {{"type", "flowlet_end"}, {"outcome", "removed"}}, get(s_.ends));
-    add_value(f, {{"type", "flowlet_end"}, {"outcome", "unknown"}}, get(s_.end_unknown));
+    auto f = metric_family("sluice_allocator_flowlet_entries_total",
+                           "FLOWLET_START / FLOWLET_END entries, by outcome.", MetricType::Counter);
+    add_metric_value(f, {{"type", "flowlet_start"}, {"outcome", "added"}}, get(s_.starts));
+    add_metric_value(f, {{"type", "flowlet_start"}, {"outcome", "duplicate"}},
+                     get(s_.start_duplicate));
+    add_metric_value(f, {{"type", "flowlet_start"}, {"outcome", "refused"}}, get(s_.start_refused));
+    add_metric_value(f, {{"type", "flowlet_end"}, {"outcome", "removed"}}, get(s_.ends));
+    add_metric_value(f, {{"type", "flowlet_end"}, {"outcome", "unknown"}}, get(s_.end_unknown));
     out.push_back(std::move(f));
   }
   return out;

@@ -8,6 +8,7 @@
 #include <bit>
 #include <mutex>
 
+#include "lib/metrics/metric_family.h"
 #include "switch/bfc_builder.h"
 #include "switch/dibs_builder.h"
 #include "switch/floodgate_builder.h"
@@ -18,26 +19,7 @@ namespace {
 using prometheus::ClientMetric;
 using prometheus::MetricFamily;
 using prometheus::MetricType;
-using Labels = std::vector<ClientMetric::Label>;
-
-MetricFamily family(const char* name, const char* help, MetricType type) {
-  MetricFamily f;
-  f.name = name;
-  f.help = help;
-  f.type = type;
-  return f;
-}
-
-void add_value(MetricFamily& f, Labels labels, double v) {
-  ClientMetric m;
-  m.label = std::move(labels);
-  if (f.type == MetricType::Counter) {
-    m.counter.value = v;
-  } else {
-    m.gauge.value = v;
-  }
-  f.metric.push_back(std::move(m));
-}
+using Labels = MetricLabels;
 
 // A mechanism's control frames sent and received on a port, one series per
 // frame type.
@@ -47,8 +29,8 @@ void add_frames_by_type(MetricFamily& sent, MetricFamily& recv, const Labels& l,
   for (unsigned i = 0; i < 3; ++i) {
     Labels lt = l;
     lt.push_back({"type", types[i]});
-    add_value(sent, lt, double(sent_n[i]));
-    add_value(recv, lt, double(recv_n[i]));
+    add_metric_value(sent, lt, double(sent_n[i]));
+    add_metric_value(recv, lt, double(recv_n[i]));
   }
 }
 
@@ -114,51 +96,57 @@ std::vector<MetricFamily> SluiceCollector::Collect() const {
   collect_floodgate_switches(out);
   collect_tcd(out);
   collect_dibs(out);
-  MetricFamily up =
-      family("sluice_uptime_seconds", "Seconds since the data path started.", MetricType::Gauge);
+  MetricFamily up = metric_family("sluice_uptime_seconds", "Seconds since the data path started.",
+                                  MetricType::Gauge);
   const uint64_t now_ns = TscClock(rt_.tsc_hz).now_ns();
-  add_value(up, {}, (now_ns - rt_.start_ns) * 1e-9);
+  add_metric_value(up, {}, (now_ns - rt_.start_ns) * 1e-9);
   out.push_back(std::move(up));
   return out;
 }
 
 void SluiceCollector::collect_ports(std::vector<MetricFamily>& out) const {
-  auto rx_p = family("sluice_port_rx_packets_total", "Frames received.", MetricType::Counter);
-  auto rx_b =
-      family("sluice_port_rx_bytes_total", "Bytes received (frame length).", MetricType::Counter);
-  auto tx_p = family("sluice_port_tx_packets_total", "Frames transmitted.", MetricType::Counter);
-  auto tx_b = family("sluice_port_tx_bytes_total", "Bytes transmitted (frame length).",
-                     MetricType::Counter);
-  auto gen = family("sluice_port_generated_packets_total",
+  auto rx_p =
+      metric_family("sluice_port_rx_packets_total", "Frames received.", MetricType::Counter);
+  auto rx_b = metric_family("sluice_port_rx_bytes_total", "Bytes received (frame length).",
+                            MetricType::Counter);
+  auto tx_p =
+      metric_family("sluice_port_tx_packets_total", "Frames transmitted.", MetricType::Counter);
+  auto tx_b = metric_family("sluice_port_tx_bytes_total", "Bytes transmitted (frame length).",
+                            MetricType::Counter);
+  auto gen =
+      metric_family("sluice_port_generated_packets_total",
                     "Frames built and sent by sluice itself (ARP, control).", MetricType::Counter);
-  auto con = family("sluice_port_consumed_packets_total",
-                    "Frames received and used by sluice, not forwarded (ARP, control).",
+  auto con = metric_family("sluice_port_consumed_packets_total",
+                           "Frames received and used by sluice, not forwarded (ARP, control).",
+                           MetricType::Counter);
+  auto drops =
+      metric_family("sluice_port_drops_total", "Frames dropped, by reason.", MetricType::Counter);
+  auto marks = metric_family("sluice_port_ecn_marks_total", "Packets marked CE at enqueue.",
+                             MetricType::Counter);
+  auto ctrl_drop =
+      metric_family("sluice_port_control_dropped_total",
+                    "Frames sluice built (ARP, PFC) and could not queue: control queue full.",
                     MetricType::Counter);
-  auto drops = family("sluice_port_drops_total", "Frames dropped, by reason.", MetricType::Counter);
-  auto marks =
-      family("sluice_port_ecn_marks_total", "Packets marked CE at enqueue.", MetricType::Counter);
-  auto ctrl_drop = family("sluice_port_control_dropped_total",
-                          "Frames sluice built (ARP, PFC) and could not queue: control queue full.",
-                          MetricType::Counter);
-  auto lost = family("sluice_link_lost_packets_total",
-                     "Frames transmitted onto an internal link and lost there (configured loss).",
-                     MetricType::Counter);
+  auto lost =
+      metric_family("sluice_link_lost_packets_total",
+                    "Frames transmitted onto an internal link and lost there (configured loss).",
+                    MetricType::Counter);
   for (const auto& p : rt_.ports) {
     const PortTotals t = rt_.port_totals(p->index);
     const Labels l = port_labels(p->index);
-    add_value(rx_p, l, double(t.rx_packets));
-    add_value(rx_b, l, double(t.rx_bytes));
-    add_value(tx_p, l, double(t.tx_packets));
-    add_value(tx_b, l, double(t.tx_bytes));
-    add_value(gen, l, double(t.tx_generated_packets));
-    add_value(con, l, double(t.rx_consumed_packets));
-    add_value(marks, l, double(t.ecn_marks));
-    add_value(ctrl_drop, l, double(p->tm->control_dropped.get()));
-    if (p->kind == PortKind::kLink) add_value(lost, l, double(t.link_lost));
+    add_metric_value(rx_p, l, double(t.rx_packets));
+    add_metric_value(rx_b, l, double(t.rx_bytes));
+    add_metric_value(tx_p, l, double(t.tx_packets));
+    add_metric_value(tx_b, l, double(t.tx_bytes));
+    add_metric_value(gen, l, double(t.tx_generated_packets));
+    add_metric_value(con, l, double(t.rx_consumed_packets));
+    add_metric_value(marks, l, double(t.ecn_marks));
+    add_metric_value(ctrl_drop, l, double(p->tm->control_dropped.get()));
+    if (p->kind == PortKind::kLink) add_metric_value(lost, l, double(t.link_lost));
     for (unsigned r = 0; r < kDropReasonCount; ++r) {
       Labels dl = l;
       dl.push_back({"reason", std::string(drop_reason_name(static_cast<DropReason>(r)))});
-      add_value(drops, std::move(dl), double(t.drops[r]));
+      add_metric_value(drops, std::move(dl), double(t.drops[r]));
     }
   }
   for (auto* f : {&rx_p, &rx_b, &tx_p, &tx_b, &gen, &con, &drops, &marks, &ctrl_drop, &lost})
@@ -166,20 +154,21 @@ void SluiceCollector::collect_ports(std::vector<MetricFamily>& out) const {
 }
 
 void SluiceCollector::collect_queues(std::vector<MetricFamily>& out) const {
-  auto depth =
-      family("sluice_queue_depth_bytes", "Bytes waiting in a data queue.", MetricType::Gauge);
-  auto ctrl = family("sluice_port_queued_bytes", "Bytes waiting in all queues of a port.",
-                     MetricType::Gauge);
-  auto res = family("sluice_queue_residence_seconds",
+  auto depth = metric_family("sluice_queue_depth_bytes", "Bytes waiting in a data queue.",
+                             MetricType::Gauge);
+  auto ctrl = metric_family("sluice_port_queued_bytes", "Bytes waiting in all queues of a port.",
+                            MetricType::Gauge);
+  auto res =
+      metric_family("sluice_queue_residence_seconds",
                     "Time from enqueue to dequeue in the traffic manager.", MetricType::Histogram);
   for (const auto& p : rt_.ports) {
     const EgressPort& tm = *p->tm;
     for (uint16_t q = 0; q < tm.num_queues(); ++q) {
       Labels l = port_labels(p->index);
       l.push_back({"queue", std::to_string(q)});
-      add_value(depth, std::move(l), double(tm.queue_bytes(q)));
+      add_metric_value(depth, std::move(l), double(tm.queue_bytes(q)));
     }
-    add_value(ctrl, port_labels(p->index), double(tm.queued_bytes()));
+    add_metric_value(ctrl, port_labels(p->index), double(tm.queued_bytes()));
     res.metric.push_back(histogram_metric(tm.residence(), port_labels(p->index)));
   }
   out.push_back(std::move(depth));
@@ -188,18 +177,21 @@ void SluiceCollector::collect_queues(std::vector<MetricFamily>& out) const {
 }
 
 void SluiceCollector::collect_pfc(std::vector<MetricFamily>& out) const {
-  auto sent = family("sluice_pfc_frames_sent_total",
-                     "PFC/PAUSE frames sent that carried this priority (XOFF, XON or refresh).",
-                     MetricType::Counter);
-  auto xoff = family("sluice_pfc_xoff_total", "XON to XOFF transitions toward the peer.",
-                     MetricType::Counter);
-  auto recv = family("sluice_pfc_frames_received_total",
-                     "PFC/PAUSE frames received that acted on this priority.", MetricType::Counter);
-  auto paused = family("sluice_pfc_paused_seconds_total",
-                       "Time this port was paused by its peer, per priority.", MetricType::Counter);
-  auto bad =
-      family("sluice_pfc_invalid_frames_total",
-             "MAC control frames with a short body or an unknown opcode.", MetricType::Counter);
+  auto sent =
+      metric_family("sluice_pfc_frames_sent_total",
+                    "PFC/PAUSE frames sent that carried this priority (XOFF, XON or refresh).",
+                    MetricType::Counter);
+  auto xoff = metric_family("sluice_pfc_xoff_total", "XON to XOFF transitions toward the peer.",
+                            MetricType::Counter);
+  auto recv =
+      metric_family("sluice_pfc_frames_received_total",
+                    "PFC/PAUSE frames received that acted on this priority.", MetricType::Counter);
+  auto paused =
+      metric_family("sluice_pfc_paused_seconds_total",
+                    "Time this port was paused by its peer, per priority.", MetricType::Counter);
+  auto bad = metric_family("sluice_pfc_invalid_frames_total",
+                           "MAC control frames with a short body or an unknown opcode.",
+                           MetricType::Counter);
   for (const auto& p : rt_.ports) {
     if (!p->pfc_ingress) continue;
     const PfcTxStats& tx = p->pfc_ingress->stats();
@@ -207,12 +199,12 @@ void SluiceCollector::collect_pfc(std::vector<MetricFamily>& out) const {
     for (uint32_t slot = 0; slot < kPfcSlots; ++slot) {
       Labels l = port_labels(p->index);
       l.push_back({"priority", slot == kAllPriorities ? "all" : std::to_string(slot)});
-      add_value(sent, l, double(tx.sent[slot].get()));
-      add_value(xoff, l, double(tx.xoff[slot].get()));
-      add_value(recv, l, double(rx.received[slot].get()));
-      add_value(paused, l, rx.paused_ns[slot].get() * 1e-9);
+      add_metric_value(sent, l, double(tx.sent[slot].get()));
+      add_metric_value(xoff, l, double(tx.xoff[slot].get()));
+      add_metric_value(recv, l, double(rx.received[slot].get()));
+      add_metric_value(paused, l, rx.paused_ns[slot].get() * 1e-9);
     }
-    add_value(bad, port_labels(p->index), double(rx.invalid.get()));
+    add_metric_value(bad, port_labels(p->index), double(rx.invalid.get()));
   }
   for (auto* f : {&sent, &xoff, &recv, &paused, &bad}) out.push_back(std::move(*f));
 }
@@ -220,25 +212,26 @@ void SluiceCollector::collect_pfc(std::vector<MetricFamily>& out) const {
 // DIBS per port and per switch (docs/mechanisms/dibs.md); detour drops are
 // also port drops (sluice_port_drops_total, reason detour_*).
 void SluiceCollector::collect_dibs(std::vector<MetricFamily>& out) const {
-  auto detours = family("sluice_dibs_detours_total",
-                        "Packets detoured into this port's queue instead of dropped elsewhere.",
-                        MetricType::Counter);
-  auto drops = family("sluice_dibs_detour_drops_total",
-                      "Refused packets DIBS could not detour, by reason.", MetricType::Counter);
-  auto per_packet =
-      family("sluice_dibs_detours_per_packet",
-             "Detours each packet had taken when it left the fabric here.", MetricType::Histogram);
+  auto detours = metric_family(
+      "sluice_dibs_detours_total",
+      "Packets detoured into this port's queue instead of dropped elsewhere.", MetricType::Counter);
+  auto drops =
+      metric_family("sluice_dibs_detour_drops_total",
+                    "Refused packets DIBS could not detour, by reason.", MetricType::Counter);
+  auto per_packet = metric_family("sluice_dibs_detours_per_packet",
+                                  "Detours each packet had taken when it left the fabric here.",
+                                  MetricType::Histogram);
   for (const SwitchRuntime& sw : rt_.switches) {
     if (!sw.dibs) continue;
     for (uint16_t p : sw.ports)
-      add_value(detours, port_labels(p), double(dibs_port_detours(rt_, p)));
+      add_metric_value(detours, port_labels(p), double(dibs_port_detours(rt_, p)));
     const DibsSwitchTotals t = dibs_switch_totals(rt_, sw);
     const Labels l = {{"switch", sw.cfg->name}};
     for (unsigned k = 0; k < kDetourDropCount; ++k) {
       Labels lk = l;
       lk.push_back(
           {"reason", std::string(drop_reason_name(drop_reason_of(static_cast<DetourDrop>(k))))});
-      add_value(drops, lk, double(t.drops[k]));
+      add_metric_value(drops, lk, double(t.drops[k]));
     }
     ClientMetric m;
     m.label = l;
@@ -260,19 +253,20 @@ void SluiceCollector::collect_dibs(std::vector<MetricFamily>& out) const {
 
 // TCD per egress port, summed over its queues (docs/mechanisms/tcd.md).
 void SluiceCollector::collect_tcd(std::vector<MetricFamily>& out) const {
-  auto time = family("sluice_tcd_state_seconds_total",
-                     "Queue-time in each TCD state, summed over the port's data queues.",
-                     MetricType::Counter);
-  auto moves = family("sluice_tcd_transitions_total", "TCD state changes of the port's queues.",
-                      MetricType::Counter);
-  auto pauses = family("sluice_tcd_pauses_total", "ON to OFF transitions of the port's queues.",
-                       MetricType::Counter);
-  auto marks = family("sluice_tcd_marks_total",
-                      "Packets TCD re-marked at departure, by codepoint written (ce, ue).",
-                      MetricType::Counter);
-  auto on = family("sluice_tcd_on_period_seconds",
-                   "ON periods of the port's queues (resume to next pause), to check max_T_on.",
-                   MetricType::Histogram);
+  auto time = metric_family("sluice_tcd_state_seconds_total",
+                            "Queue-time in each TCD state, summed over the port's data queues.",
+                            MetricType::Counter);
+  auto moves = metric_family("sluice_tcd_transitions_total",
+                             "TCD state changes of the port's queues.", MetricType::Counter);
+  auto pauses = metric_family("sluice_tcd_pauses_total",
+                              "ON to OFF transitions of the port's queues.", MetricType::Counter);
+  auto marks = metric_family("sluice_tcd_marks_total",
+                             "Packets TCD re-marked at departure, by codepoint written (ce, ue).",
+                             MetricType::Counter);
+  auto on =
+      metric_family("sluice_tcd_on_period_seconds",
+                    "ON periods of the port's queues (resume to next pause), to check max_T_on.",
+                    MetricType::Histogram);
   constexpr TcdState kStates[] = {TcdState::kNonCongestion, TcdState::kCongestion,
                                   TcdState::kUndetermined};
   for (const auto& p : rt_.ports) {
@@ -282,21 +276,21 @@ void SluiceCollector::collect_tcd(std::vector<MetricFamily>& out) const {
     for (TcdState s : kStates) {
       Labels ls = l;
       ls.push_back({"state", tcd_state_name(s)});
-      add_value(time, ls, t.time_ns(s) * 1e-9);
+      add_metric_value(time, ls, t.time_ns(s) * 1e-9);
       for (TcdState to : kStates) {
         if (to == s) continue;
         Labels lt = l;
         lt.push_back({"from", tcd_state_name(s)});
         lt.push_back({"to", tcd_state_name(to)});
-        add_value(moves, lt, double(t.transitions(s, to)));
+        add_metric_value(moves, lt, double(t.transitions(s, to)));
       }
     }
-    add_value(pauses, l, double(t.pauses()));
+    add_metric_value(pauses, l, double(t.pauses()));
     Labels lc = l, lu = l;
     lc.push_back({"codepoint", "ce"});
     lu.push_back({"codepoint", "ue"});
-    add_value(marks, lc, double(t.marker().ce_marks.get()));
-    add_value(marks, lu, double(t.marker().ue_marks.get()));
+    add_metric_value(marks, lc, double(t.marker().ce_marks.get()));
+    add_metric_value(marks, lu, double(t.marker().ue_marks.get()));
     LatencyHistogram h;
     t.add_on_periods(&h);
     on.metric.push_back(histogram_metric(h, l));
@@ -305,105 +299,112 @@ void SluiceCollector::collect_tcd(std::vector<MetricFamily>& out) const {
 }
 
 void SluiceCollector::collect_bfc_ports(std::vector<MetricFamily>& out) const {
-  auto sent =
-      family("sluice_bfc_frames_sent_total",
-             "BFC frames sent out of this port to its upstream, by type.", MetricType::Counter);
-  auto recv = family("sluice_bfc_frames_received_total",
-                     "BFC frames from this port's downstream that were applied, by type.",
-                     MetricType::Counter);
-  auto lost = family("sluice_bfc_frames_lost_total",
-                     "BFC frames built for this port but not queued (no mbuf, peer MAC unknown, "
-                     "control ring full); the next bitmap repairs them.",
-                     MetricType::Counter);
-  auto held = family("sluice_bfc_paused_upstream_queues",
-                     "Upstream queues this switch holds paused through this ingress port.",
-                     MetricType::Gauge);
+  auto sent = metric_family("sluice_bfc_frames_sent_total",
+                            "BFC frames sent out of this port to its upstream, by type.",
+                            MetricType::Counter);
+  auto recv = metric_family("sluice_bfc_frames_received_total",
+                            "BFC frames from this port's downstream that were applied, by type.",
+                            MetricType::Counter);
+  auto lost =
+      metric_family("sluice_bfc_frames_lost_total",
+                    "BFC frames built for this port but not queued (no mbuf, peer MAC unknown, "
+                    "control ring full); the next bitmap repairs them.",
+                    MetricType::Counter);
+  auto held = metric_family("sluice_bfc_paused_upstream_queues",
+                            "Upstream queues this switch holds paused through this ingress port.",
+                            MetricType::Gauge);
   auto paused =
-      family("sluice_bfc_paused_queues",
-             "Data queues of this egress port paused by its downstream.", MetricType::Gauge);
-  auto active = family("sluice_bfc_active_queues",
-                       "Non-empty, non-paused data queues of this egress port (N_active), as of "
-                       "its last enqueue.",
-                       MetricType::Gauge);
-  auto th =
-      family("sluice_bfc_threshold_bytes",
-             "Pause threshold Th of this egress port, as of its last enqueue.", MetricType::Gauge);
-  auto unknown = family("sluice_bfc_bitmap_unknown_queues_total",
-                        "BFC bitmaps from this port's downstream that paused queues the port "
-                        "lacks; those bits were ignored and the rest applied.",
-                        MetricType::Counter);
+      metric_family("sluice_bfc_paused_queues",
+                    "Data queues of this egress port paused by its downstream.", MetricType::Gauge);
+  auto active =
+      metric_family("sluice_bfc_active_queues",
+                    "Non-empty, non-paused data queues of this egress port (N_active), as of "
+                    "its last enqueue.",
+                    MetricType::Gauge);
+  auto th = metric_family("sluice_bfc_threshold_bytes",
+                          "Pause threshold Th of this egress port, as of its last enqueue.",
+                          MetricType::Gauge);
+  auto unknown =
+      metric_family("sluice_bfc_bitmap_unknown_queues_total",
+                    "BFC bitmaps from this port's downstream that paused queues the port "
+                    "lacks; those bits were ignored and the rest applied.",
+                    MetricType::Counter);
   for (const auto& p : rt_.ports) {
     if (p->bfc == nullptr) continue;
     const PortTotals t = rt_.port_totals(p->index);
     const Labels l = port_labels(p->index);
     add_frames_by_type(sent, recv, l, kBfcFrameTypes, t.bfc_sent, t.bfc_received);
-    add_value(lost, l, double(t.control_lost));
+    add_metric_value(lost, l, double(t.control_lost));
     int holds = 0;
     for (const auto& w : rt_.workers) {
       if (const BfcShard* s = w->bfc[p->switch_index].get())
         holds += std::popcount(s->counters().paused_mask(p->index));
     }
-    add_value(held, l, holds);
-    add_value(paused, l, p->bfc_upstream ? std::popcount(p->bfc_upstream->paused_mask()) : 0);
-    add_value(active, l, double(p->bfc->last_active_queues(p->index)));
-    add_value(th, l, double(p->bfc->last_threshold(p->index)));
+    add_metric_value(held, l, holds);
+    add_metric_value(paused, l,
+                     p->bfc_upstream ? std::popcount(p->bfc_upstream->paused_mask()) : 0);
+    add_metric_value(active, l, double(p->bfc->last_active_queues(p->index)));
+    add_metric_value(th, l, double(p->bfc->last_threshold(p->index)));
     if (p->bfc_upstream)
-      add_value(unknown, l, double(p->bfc_upstream->unknown_queue_bitmaps.get()));
+      add_metric_value(unknown, l, double(p->bfc_upstream->unknown_queue_bitmaps.get()));
   }
   for (auto* f : {&sent, &recv, &lost, &held, &paused, &active, &th, &unknown})
     out.push_back(std::move(*f));
 }
 
 void SluiceCollector::collect_bfc_switches(std::vector<MetricFamily>& out) const {
-  auto entries =
-      family("sluice_bfc_flow_table_entries", "Size of the BFC flow table.", MetricType::Gauge);
-  auto occupied = family("sluice_bfc_flow_table_occupied",
-                         "Flow-table entries with packets in the switch.", MetricType::Gauge);
-  auto index_coll = family("sluice_bfc_flow_table_collisions_total",
-                           "Flows that found their flow-table entry held by another flow with "
-                           "packets in the switch.",
-                           MetricType::Counter);
-  auto queue_coll = family("sluice_bfc_queue_collisions_total",
-                           "Dynamic assignments that found no empty queue and took a random one.",
-                           MetricType::Counter);
+  auto entries = metric_family("sluice_bfc_flow_table_entries", "Size of the BFC flow table.",
+                               MetricType::Gauge);
+  auto occupied =
+      metric_family("sluice_bfc_flow_table_occupied",
+                    "Flow-table entries with packets in the switch.", MetricType::Gauge);
+  auto index_coll =
+      metric_family("sluice_bfc_flow_table_collisions_total",
+                    "Flows that found their flow-table entry held by another flow with "
+                    "packets in the switch.",
+                    MetricType::Counter);
+  auto queue_coll = metric_family(
+      "sluice_bfc_queue_collisions_total",
+      "Dynamic assignments that found no empty queue and took a random one.", MetricType::Counter);
   for (const SwitchRuntime& sw : rt_.switches) {
     if (!sw.bfc_on) continue;
     const BfcSwitchTotals t = bfc_switch_totals(rt_, sw);
     const Labels l = {{"switch", sw.cfg->name}};
-    add_value(entries, l, double(t.flow_table_entries));
-    add_value(occupied, l, double(t.flow_table_occupied));
-    add_value(index_coll, l, double(t.index_collisions));
-    add_value(queue_coll, l, double(t.queue_collisions));
+    add_metric_value(entries, l, double(t.flow_table_entries));
+    add_metric_value(occupied, l, double(t.flow_table_occupied));
+    add_metric_value(index_coll, l, double(t.index_collisions));
+    add_metric_value(queue_coll, l, double(t.queue_collisions));
   }
   for (auto* f : {&entries, &occupied, &index_coll, &queue_coll}) out.push_back(std::move(*f));
 }
 
 void SluiceCollector::collect_floodgate_ports(std::vector<MetricFamily>& out) const {
-  auto sent = family("sluice_floodgate_frames_sent_total",
-                     "Floodgate frames sent out of this port (credit to the upstream, sync to "
-                     "the downstream, dstPause to a host), by type.",
-                     MetricType::Counter);
-  auto recv = family("sluice_floodgate_frames_received_total",
-                     "Floodgate frames received on this port and applied (credit from the "
-                     "downstream, sync from the upstream), by type.",
-                     MetricType::Counter);
-  auto credit_sent = family("sluice_floodgate_credit_sent_bytes_total",
-                            "Credit (data bytes) this port's FG_CREDIT frames returned upstream.",
+  auto sent =
+      metric_family("sluice_floodgate_frames_sent_total",
+                    "Floodgate frames sent out of this port (credit to the upstream, sync to "
+                    "the downstream, dstPause to a host), by type.",
+                    MetricType::Counter);
+  auto recv = metric_family("sluice_floodgate_frames_received_total",
+                            "Floodgate frames received on this port and applied (credit from the "
+                            "downstream, sync from the upstream), by type.",
                             MetricType::Counter);
-  auto credit_recv =
-      family("sluice_floodgate_credit_received_bytes_total",
-             "Credit (data bytes) received on this port from its downstream.", MetricType::Counter);
-  auto wire = family("sluice_floodgate_control_bytes_total",
-                     "Wire bytes of the Floodgate frames sent out of this port (overhead).",
-                     MetricType::Counter);
+  auto credit_sent = metric_family(
+      "sluice_floodgate_credit_sent_bytes_total",
+      "Credit (data bytes) this port's FG_CREDIT frames returned upstream.", MetricType::Counter);
+  auto credit_recv = metric_family("sluice_floodgate_credit_received_bytes_total",
+                                   "Credit (data bytes) received on this port from its downstream.",
+                                   MetricType::Counter);
+  auto wire = metric_family("sluice_floodgate_control_bytes_total",
+                            "Wire bytes of the Floodgate frames sent out of this port (overhead).",
+                            MetricType::Counter);
   for (const auto& p : rt_.ports) {
     if (!p->plan.fg_credit) continue;
     const PortTotals t = rt_.port_totals(p->index);
     const Labels l = port_labels(p->index);
     add_frames_by_type(sent, recv, l, kFgFrameTypes, t.fg_sent, t.fg_received);
-    add_value(credit_sent, l, double(t.fg_credit_sent_bytes));
-    add_value(credit_recv, l, double(t.fg_credit_received_bytes));
-    add_value(wire, l, double(t.fg_control_tx_bytes));
+    add_metric_value(credit_sent, l, double(t.fg_credit_sent_bytes));
+    add_metric_value(credit_recv, l, double(t.fg_credit_received_bytes));
+    add_metric_value(wire, l, double(t.fg_control_tx_bytes));
   }
   for (auto* f : {&sent, &recv, &credit_sent, &credit_recv, &wire}) out.push_back(std::move(*f));
 }
@@ -448,31 +449,35 @@ void SluiceCollector::collect_floodgate_switches(std::vector<MetricFamily>& out)
        &FloodgateSwitchTotals::sync_healed_credit_bytes},
   };
   std::vector<MetricFamily> fams;
-  for (const Row& r : kRows) fams.push_back(family(r.name, r.help, r.type));
+  for (const Row& r : kRows) fams.push_back(metric_family(r.name, r.help, r.type));
   for (const SwitchRuntime& sw : rt_.switches) {
     if (sw.fg == nullptr) continue;
     const FloodgateSwitchTotals t = floodgate_switch_totals(rt_, sw);
     const Labels l = {{"switch", sw.cfg->name}};
-    for (size_t i = 0; i < fams.size(); ++i) add_value(fams[i], l, double(t.*kRows[i].field));
+    for (size_t i = 0; i < fams.size(); ++i)
+      add_metric_value(fams[i], l, double(t.*kRows[i].field));
   }
   for (auto& f : fams) out.push_back(std::move(f));
 }
 
 void SluiceCollector::collect_fidelity(std::vector<MetricFamily>& out) const {
-  auto shaper = family("sluice_shaper_lateness_seconds",
-                       "How late frames left a shaped port against the time its shaper allowed "
-                       "(first frame of each dequeue burst).",
-                       MetricType::Histogram);
-  auto link = family("sluice_link_lateness_seconds",
-                     "How late internal-link frames were handed to the receiving port against "
-                     "their due time.",
-                     MetricType::Histogram);
-  auto lost = family("sluice_shaper_lost_seconds_total",
-                     "Transmit time a shaped port lost while frames waited, because the loop "
-                     "came back later than its token bucket could cover.",
-                     MetricType::Counter);
+  auto shaper =
+      metric_family("sluice_shaper_lateness_seconds",
+                    "How late frames left a shaped port against the time its shaper allowed "
+                    "(first frame of each dequeue burst).",
+                    MetricType::Histogram);
+  auto link =
+      metric_family("sluice_link_lateness_seconds",
+                    "How late internal-link frames were handed to the receiving port against "
+                    "their due time.",
+                    MetricType::Histogram);
+  auto lost =
+      metric_family("sluice_shaper_lost_seconds_total",
+                    "Transmit time a shaped port lost while frames waited, because the loop "
+                    "came back later than its token bucket could cover.",
+                    MetricType::Counter);
   for (const auto& p : rt_.ports) {
-    add_value(lost, port_labels(p->index), p->tm->shaper_lost_ns() * 1e-9);
+    add_metric_value(lost, port_labels(p->index), p->tm->shaper_lost_ns() * 1e-9);
     shaper.metric.push_back(histogram_metric(p->shaper_lateness, port_labels(p->index)));
     if (p->kind == PortKind::kLink)
       link.metric.push_back(histogram_metric(p->link_lateness, port_labels(p->index)));
@@ -483,10 +488,10 @@ void SluiceCollector::collect_fidelity(std::vector<MetricFamily>& out) const {
 }
 
 void SluiceCollector::collect_buffers(std::vector<MetricFamily>& out) const {
-  auto used = family("sluice_buffer_occupancy_bytes", "Bytes held in the switch's shared buffer.",
-                     MetricType::Gauge);
-  auto cap = family("sluice_buffer_capacity_bytes", "Size of the switch's shared buffer.",
-                    MetricType::Gauge);
+  auto used = metric_family("sluice_buffer_occupancy_bytes",
+                            "Bytes held in the switch's shared buffer.", MetricType::Gauge);
+  auto cap = metric_family("sluice_buffer_capacity_bytes", "Size of the switch's shared buffer.",
+                           MetricType::Gauge);
   for (const SwitchRuntime& sw : rt_.switches) {
     uint64_t u = 0, c = 0;
     for (const auto& w : rt_.workers) {
@@ -495,8 +500,8 @@ void SluiceCollector::collect_buffers(std::vector<MetricFamily>& out) const {
       u += b->used();
       c += b->capacity();
     }
-    add_value(used, {{"switch", sw.cfg->name}}, double(u));
-    add_value(cap, {{"switch", sw.cfg->name}}, double(c));
+    add_metric_value(used, {{"switch", sw.cfg->name}}, double(u));
+    add_metric_value(cap, {{"switch", sw.cfg->name}}, double(c));
   }
   out.push_back(std::move(used));
   out.push_back(std::move(cap));
@@ -504,16 +509,16 @@ void SluiceCollector::collect_buffers(std::vector<MetricFamily>& out) const {
 
 // Busy ratio since the previous scrape (since start on the first).
 void SluiceCollector::collect_lcores(std::vector<MetricFamily>& out) const {
-  auto busy = family("sluice_lcore_busy_ratio",
-                     "Share of loop time spent on iterations that moved packets, since the "
-                     "previous scrape.",
-                     MetricType::Gauge);
+  auto busy = metric_family("sluice_lcore_busy_ratio",
+                            "Share of loop time spent on iterations that moved packets, since the "
+                            "previous scrape.",
+                            MetricType::Gauge);
   for (const auto& w : rt_.workers) {
     const uint64_t b = w->busy_cycles.get(), t = w->total_cycles.get();
     const uint64_t db = b - prev_busy_[w->slot], dt = t - prev_total_[w->slot];
     prev_busy_[w->slot] = b;
     prev_total_[w->slot] = t;
-    add_value(busy, {{"lcore", std::to_string(w->lcore)}}, dt == 0 ? 0.0 : double(db) / dt);
+    add_metric_value(busy, {{"lcore", std::to_string(w->lcore)}}, dt == 0 ? 0.0 : double(db) / dt);
   }
   out.push_back(std::move(busy));
 }
