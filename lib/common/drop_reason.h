@@ -42,6 +42,8 @@ enum class DropReason : uint8_t {
   kDetourNoPort,      // no other switch-facing port's queue admits it
   kDetourMaxDetours,  // it has taken dibs.max_detours detours already
   kDetourRefused,     // the detour port's owner lcore refused it (its snapshot was stale)
+  // Flowtune: the flow's pacer queue at the edge held max_held_packets.
+  kPacerFull,
   kCount
 };
 
@@ -107,6 +109,8 @@ constexpr std::string_view drop_reason_name(DropReason r) {
       return "detour_max_detours";
     case DropReason::kDetourRefused:
       return "detour_refused";
+    case DropReason::kPacerFull:
+      return "pacer_full";
     case DropReason::kCount:
       break;
   }

@@ -176,6 +176,22 @@ struct DibsConfig {
   uint32_t max_detours = 0;  // detours a packet may take (its shim count); 0: no cap, TTL only
 };
 
+// Flowtune at an edge switch (SPEC 4.5; docs/mechanisms/flowtune.md, "Edge
+// switches"): packets that hosts send into this switch are tracked per
+// flowlet, reported to the allocator, and paced per flow at the rate it
+// returns.
+struct FlowtuneConfig {
+  bool enabled = false;
+  uint32_t allocator_ip = 0x7F000001;     // host order; 127.0.0.1
+  uint16_t allocator_port = 9750;
+  uint64_t idle_gap_ns = 100'000;         // a flowlet ends after this long idle
+  uint64_t lease_ns = 10'000'000;         // a rate holds this long (sluice-allocator --lease)
+  uint32_t flows = 4096;                  // flowlet table and pacer slots, a power of two
+  uint32_t max_held_packets = 64;         // per flow, in the pacer queue
+  uint64_t ecn_threshold_bytes = 30'000;  // held bytes of a flow above which CE is marked
+  uint32_t weight = 1;                    // every flowlet's weight in FLOWLET_START
+};
+
 struct TrafficManagerConfig {
   uint32_t queues_per_port = 32;
   uint32_t queue_capacity_packets = 4096;  // descriptor ring per data queue
@@ -196,6 +212,7 @@ struct SwitchConfig {
   FloodgateConfig floodgate;
   TcdConfig tcd;
   DibsConfig dibs;
+  FlowtuneConfig flowtune;
   int line = 0;
 };
 

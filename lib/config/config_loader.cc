@@ -1,8 +1,10 @@
 #include "lib/config/config_loader.h"
 
+#include <arpa/inet.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <fstream>
 #include <sstream>
@@ -116,7 +118,7 @@ class Loader {
     out->line = YamlReader::line_of(s.node);
     if (!r_.expect_map(s, {"name", "buffer", "queues_per_port", "queue_capacity", "scheduler",
                            "class_map", "drr_quantum", "ecn", "pfc", "bfc", "floodgate", "tcd",
-                           "dibs", "ports", "routes"})) {
+                           "dibs", "flowtune", "ports", "routes"})) {
       return;
     }
     if (auto f = r_.field(s, "name", Need::kRequired)) set(r_.string(*f), &out->name);
@@ -127,6 +129,7 @@ class Loader {
     if (auto f = r_.field(s, "floodgate", Need::kOptional)) load_floodgate(*f, &out->floodgate);
     if (auto f = r_.field(s, "tcd", Need::kOptional)) load_tcd(*f, &out->tcd);
     if (auto f = r_.field(s, "dibs", Need::kOptional)) load_dibs(*f, &out->dibs);
+    if (auto f = r_.field(s, "flowtune", Need::kOptional)) load_flowtune(*f, &out->flowtune);
     if (auto f = r_.field(s, "ports", Need::kRequired)) {
       if (auto items = r_.list(*f)) {
         if (items->empty()) r_.error(f->node, f->path, "expected at least one port");
@@ -349,6 +352,54 @@ class Loader {
     }
     if (auto f = r_.field(e, "max_detours", Need::kOptional))
       set(r_.integer(*f, 0, 255), &out->max_detours);
+  }
+
+  // Flowtune at an edge; the section's presence turns it on unless it says
+  // enabled: false. The idle gap must exceed the hosts' RTT (docs); the
+  // lease must match sluice-allocator's --lease.
+  void load_flowtune(const Field& e, FlowtuneConfig* out) {
+    if (!r_.expect_map(e, {"enabled", "allocator", "idle_gap", "lease", "flows",
+                           "max_held_packets", "ecn_threshold", "weight"})) {
+      return;
+    }
+    out->enabled = true;
+    if (auto f = r_.field(e, "enabled", Need::kOptional)) set(r_.boolean(*f), &out->enabled);
+    if (auto f = r_.field(e, "allocator", Need::kOptional)) load_allocator(*f, out);
+    if (auto f = r_.field(e, "idle_gap", Need::kOptional))
+      set(r_.duration(*f, 1'000, 1'000'000'000), &out->idle_gap_ns);
+    if (auto f = r_.field(e, "lease", Need::kOptional))
+      set(r_.duration(*f, 100'000, 60'000'000'000ULL), &out->lease_ns);
+    if (auto f = r_.field(e, "flows", Need::kOptional)) {
+      if (auto v = r_.integer(*f, 4, 1u << 20)) {
+        if (std::has_single_bit(*v)) {
+          out->flows = static_cast<uint32_t>(*v);
+        } else {
+          r_.error(f->node, f->path, "expected a power of two, got " + std::to_string(*v));
+        }
+      }
+    }
+    if (auto f = r_.field(e, "max_held_packets", Need::kOptional))
+      set(r_.integer(*f, 1, 4096), &out->max_held_packets);
+    if (auto f = r_.field(e, "ecn_threshold", Need::kOptional))
+      set(r_.size(*f, 0, 1ULL << 30), &out->ecn_threshold_bytes);
+    if (auto f = r_.field(e, "weight", Need::kOptional))
+      set(r_.integer(*f, 1, 65535), &out->weight);
+  }
+
+  // An IPv4 address and UDP port, "A.B.C.D:PORT".
+  void load_allocator(const Field& f, FlowtuneConfig* out) {
+    const auto text = r_.string(f);
+    if (!text) return;
+    in_addr a{};
+    const size_t colon = text->rfind(':');
+    if (!valid_host_port(*text) || inet_pton(AF_INET, text->substr(0, colon).c_str(), &a) != 1) {
+      r_.error(f.node, f.path,
+               "expected an IPv4 address and UDP port such as 127.0.0.1:9750, got " +
+                   YamlReader::describe(f.node));
+      return;
+    }
+    out->allocator_ip = ntohl(a.s_addr);
+    out->allocator_port = static_cast<uint16_t>(std::stoul(text->substr(colon + 1)));
   }
 
   // {from: [ports], to: [ports]}; a single name may stand for a list of one.

@@ -45,6 +45,7 @@ class Validator {
       check_floodgate(s);
       check_tcd(s);
       check_dibs(s);
+      check_flowtune(s);
     }
     check_workers();
     check_capture_files();
@@ -336,6 +337,31 @@ class Validator {
     if (!switch_facing && !sw.ports.empty()) {
       error(dpath, "dibs detours only to switch-facing ports, and switch \"" + sw.name +
                        "\" has none (role: switch)");
+    }
+  }
+
+  // Flowtune paces what hosts send into an edge, so the switch needs host
+  // ports; the allocator keeps the machine's time, and Floodgate charges its
+  // windows at forward, before the pacer could hold or drop the packet.
+  void check_flowtune(size_t s) {
+    const SwitchConfig& sw = c_.switches[s];
+    if (!sw.flowtune.enabled) return;
+    const std::string fpath = at("", "switches", s) + ".flowtune";
+    if (sw.floodgate.enabled) {
+      error(fpath,
+            "flowtune and floodgate on one switch are not supported: floodgate debits a "
+            "destination's window at forward, before the pacer holds or drops the packet");
+    }
+    bool host_port = false;
+    for (const PortConfig& port : sw.ports) host_port |= port.role == PortRole::kHost;
+    if (!host_port && !sw.ports.empty()) {
+      error(fpath, "flowtune paces what hosts send into an edge switch, and switch \"" + sw.name +
+                       "\" has no host-facing port (role: host)");
+    }
+    if (c_.clock.mode == ClockMode::kVirtual) {
+      error(fpath,
+            "flowtune needs clock.mode real: the allocator is another process on the machine's "
+            "clock, so its rates and leases would not follow virtual time");
     }
   }
 
