@@ -12,6 +12,7 @@
 #include "switch/bfc_builder.h"
 #include "switch/dibs_builder.h"
 #include "switch/floodgate_builder.h"
+#include "switch/flowtune_builder.h"
 
 namespace sluice {
 namespace {
@@ -72,6 +73,7 @@ class SluiceCollector : public prometheus::Collectable {
   void collect_floodgate_switches(std::vector<MetricFamily>& out) const;
   void collect_tcd(std::vector<MetricFamily>& out) const;
   void collect_dibs(std::vector<MetricFamily>& out) const;
+  void collect_flowtune(std::vector<MetricFamily>& out) const;
   Labels port_labels(uint16_t p) const {
     return {{"switch", rt_.switch_label(p)}, {"port", rt_.port_label(p)}};
   }
@@ -96,6 +98,7 @@ std::vector<MetricFamily> SluiceCollector::Collect() const {
   collect_floodgate_switches(out);
   collect_tcd(out);
   collect_dibs(out);
+  collect_flowtune(out);
   MetricFamily up = metric_family("sluice_uptime_seconds", "Seconds since the data path started.",
                                   MetricType::Gauge);
   const uint64_t now_ns = TscClock(rt_.tsc_hz).now_ns();
@@ -207,6 +210,66 @@ void SluiceCollector::collect_pfc(std::vector<MetricFamily>& out) const {
     add_metric_value(bad, port_labels(p->index), double(rx.invalid.get()));
   }
   for (auto* f : {&sent, &xoff, &recv, &paused, &bad}) out.push_back(std::move(*f));
+}
+
+// Flowtune per edge switch (docs/mechanisms/flowtune.md); the pacer's drops
+// are port drops (sluice_port_drops_total, reason pacer_full).
+void SluiceCollector::collect_flowtune(std::vector<MetricFamily>& out) const {
+  struct Item {
+    const char* name;
+    const char* help;
+    MetricType type;
+    uint64_t FlowtuneTotals::*value;
+  };
+  static const Item kItems[] = {
+      {"sluice_flowtune_flowlets_started_total", "Flowlets that started (FLOWLET_START).",
+       MetricType::Counter, &FlowtuneTotals::flowlets_started},
+      {"sluice_flowtune_flowlets_ended_total", "Flowlets that ended after the idle gap.",
+       MetricType::Counter, &FlowtuneTotals::flowlets_ended},
+      {"sluice_flowtune_active_flowlets", "Flowlets the edge tracks now.", MetricType::Gauge,
+       &FlowtuneTotals::active_flowlets},
+      {"sluice_flowtune_untracked_packets_total",
+       "Packets forwarded unpaced and unreported: the flowlet table's bucket was full.",
+       MetricType::Counter, &FlowtuneTotals::table_full},
+      {"sluice_flowtune_paced_packets_total", "Packets within their flow's rate, sent at once.",
+       MetricType::Counter, &FlowtuneTotals::paced},
+      {"sluice_flowtune_held_packets_total", "Packets the pacer held until their time.",
+       MetricType::Counter, &FlowtuneTotals::held},
+      {"sluice_flowtune_unpaced_packets_total", "Packets of flows with no fresh rate.",
+       MetricType::Counter, &FlowtuneTotals::unpaced},
+      {"sluice_flowtune_flushed_packets_total",
+       "Held packets sent early: their flowlet ended or its lease ran out.", MetricType::Counter,
+       &FlowtuneTotals::flushed},
+      {"sluice_flowtune_ecn_marks_total", "Held packets marked CE above the pacer's threshold.",
+       MetricType::Counter, &FlowtuneTotals::marked},
+      {"sluice_flowtune_pacer_queue_packets", "Packets the pacer holds now.", MetricType::Gauge,
+       &FlowtuneTotals::held_now},
+      {"sluice_flowtune_datagrams_sent_total", "FLOWLET_START/END datagrams sent.",
+       MetricType::Counter, &FlowtuneTotals::datagrams_sent},
+      {"sluice_flowtune_send_errors_total", "Datagrams to the allocator the kernel refused.",
+       MetricType::Counter, &FlowtuneTotals::send_errors},
+      {"sluice_flowtune_datagrams_received_total", "Datagrams received from the allocator.",
+       MetricType::Counter, &FlowtuneTotals::datagrams_received},
+      {"sluice_flowtune_rate_updates_total", "RATE_UPDATE entries applied.", MetricType::Counter,
+       &FlowtuneTotals::rate_updates},
+      {"sluice_flowtune_stale_rate_updates_total",
+       "RATE_UPDATE entries for a flowlet that had ended.", MetricType::Counter,
+       &FlowtuneTotals::stale_updates},
+      {"sluice_flowtune_bad_messages_total",
+       "Datagrams from the allocator dropped: malformed, or not a RATE_UPDATE.",
+       MetricType::Counter, &FlowtuneTotals::malformed},
+  };
+  std::vector<MetricFamily> families;
+  for (const Item& item : kItems)
+    families.push_back(metric_family(item.name, item.help, item.type));
+  for (const SwitchRuntime& sw : rt_.switches) {
+    if (!sw.cfg->flowtune.enabled) continue;
+    FlowtuneTotals t = flowtune_totals(rt_, sw);
+    t.malformed += t.unexpected;
+    for (size_t i = 0; i < families.size(); ++i)
+      add_metric_value(families[i], {{"switch", sw.cfg->name}}, double(t.*kItems[i].value));
+  }
+  for (auto& f : families) out.push_back(std::move(f));
 }
 
 // DIBS per port and per switch (docs/mechanisms/dibs.md); detour drops are

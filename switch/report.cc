@@ -10,6 +10,7 @@
 #include "switch/bfc_builder.h"
 #include "switch/dibs_builder.h"
 #include "switch/floodgate_builder.h"
+#include "switch/flowtune_builder.h"
 
 namespace sluice {
 namespace {
@@ -139,6 +140,54 @@ void print_fidelity(const Runtime& rt) {
   }
 }
 
+// A Flowtune edge switch (docs/metrics.md): flowlets, what its pacer did
+// with packets, and its exchange with the allocator.
+template <typename Field>
+void flowtune_fields(const FlowtuneTotals& t, Field field) {
+  field("flowlets_started", t.flowlets_started);
+  field("flowlets_ended", t.flowlets_ended);
+  field("flowlets_active", t.active_flowlets);
+  field("flowlet_table_full", t.table_full);
+  field("flowlet_collisions", t.collisions);
+  field("paced", t.paced);
+  field("unpaced", t.unpaced);
+  field("held", t.held);
+  field("ecn_marked", t.marked);
+  field("pacer_full", t.dropped);
+  field("flushed", t.flushed);
+  field("held_at_stop", t.held_now);
+  field("starts_sent", t.starts_sent);
+  field("ends_sent", t.ends_sent);
+  field("datagrams_sent", t.datagrams_sent);
+  field("send_errors", t.send_errors);
+  field("datagrams_received", t.datagrams_received);
+  field("rate_updates", t.rate_updates);
+  field("stale_rate_updates", t.stale_updates);
+  field("unexpected_messages", t.unexpected);
+  field("malformed_messages", t.malformed);
+}
+
+std::string flowtune_switch_json(const Runtime& rt, const SwitchRuntime& sw) {
+  std::string j = "{";
+  flowtune_fields(flowtune_totals(rt, sw), [&](const char* name, uint64_t v) {
+    if (j.size() > 1) j += ", ";
+    j += "\"" + std::string(name) + "\": " + std::to_string(v);
+  });
+  return j + "}";
+}
+
+void print_flowtune(const Runtime& rt) {
+  for (const SwitchRuntime& sw : rt.switches) {
+    if (!sw.cfg->flowtune.enabled) continue;
+    const FlowtuneTotals t = flowtune_totals(rt, sw);
+    std::printf("flowtune %s: %" PRIu64 " flowlets, packets %" PRIu64 " paced at once, %" PRIu64
+                " held, %" PRIu64 " unpaced, %" PRIu64 " dropped (pacer full); %" PRIu64
+                " rate updates, %" PRIu64 " datagrams lost on send\n",
+                sw.cfg->name.c_str(), t.flowlets_started, t.paced, t.held, t.unpaced, t.dropped,
+                t.rate_updates, t.send_errors);
+  }
+}
+
 }  // namespace
 
 void print_summary(const Runtime& rt, const std::vector<PortFinal>& ports, double seconds) {
@@ -164,6 +213,7 @@ void print_summary(const Runtime& rt, const std::vector<PortFinal>& ports, doubl
       std::printf("    left out of the capture     %12" PRIu64 " (capture writer fell behind)\n",
                   p->pcap->capture_dropped());
   }
+  print_flowtune(rt);
   print_fidelity(rt);
   print_clock(rt, seconds);
   const double wall = seconds + clock_frozen_ns(rt) * 1e-9;
@@ -426,6 +476,7 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
     if (sw.bfc_on) j += ", \"bfc\": " + bfc_switch_json(rt, sw);
     if (sw.fg) j += ", \"floodgate\": " + floodgate_switch_json(rt, sw);
     if (sw.dibs) j += ", \"dibs\": " + dibs_switch_json(rt, sw);
+    if (sw.cfg->flowtune.enabled) j += ", \"flowtune\": " + flowtune_switch_json(rt, sw);
     j += "}";
   }
   j += "], \"clock\": " + clock_json(rt, seconds) + ", \"workers\": " + workers_json(rt) + "}\n";

@@ -32,6 +32,7 @@
 #include "lib/tm/egress_port.h"
 #include "lib/tm/latency_histogram.h"
 #include "lib/tm/shared_buffer.h"
+#include "switch/flowtune_edge.h"
 #include "switch/pcap_port.h"
 #include "switch/port_counters.h"
 #include "switch/queue_trace.h"
@@ -141,6 +142,9 @@ struct PortRuntime {
   // Floodgate: the window a new destination starts with when its packets
   // leave here (switch-facing ports of a Floodgate switch).
   uint32_t fg_initial_window = 0;
+  // Flowtune: the owner lcore's edge state, for a host port of a Flowtune
+  // switch (what enters here is tracked and paced), else nullptr.
+  FlowtuneEdge* flowtune = nullptr;
 };
 
 constexpr uint32_t kNoFgIndex = UINT32_MAX;
@@ -208,6 +212,9 @@ struct WorkerRuntime {
   // whose snapshots it publishes each pass.
   std::vector<std::unique_ptr<DibsRules>> dibs;
   std::vector<std::pair<uint16_t, uint32_t>> dibs_publish;
+  // Flowtune, per switch (nullptr where off or where this worker owns none
+  // of its host ports): flowlets, pacer and allocator socket.
+  std::vector<std::unique_ptr<FlowtuneEdge>> flowtune;
   // Frames other lcores built to leave a port of this one (BFC pause,
   // resume, Floodgate credit and dstPause); multi-producer, drained by this
   // lcore ahead of data.

@@ -16,6 +16,7 @@
 #include "lib/tm/class_map.h"
 #include "switch/bfc_builder.h"
 #include "switch/dibs_builder.h"
+#include "switch/flowtune_builder.h"
 #include "switch/floodgate_builder.h"
 
 namespace sluice {
@@ -435,6 +436,7 @@ std::string build_runtime(Runtime& rt) {
   if (err.empty()) err = create_bfc(rt);
   if (err.empty()) err = create_floodgate(rt);
   if (err.empty()) err = create_dibs(rt);
+  if (err.empty()) err = create_flowtune(rt);
   if (err.empty()) err = create_control_rings(rt);
   for (auto& p : rt.ports) p->plan = plan_stages(*rt.switches[p->switch_index].cfg, *p->cfg);
   return err;

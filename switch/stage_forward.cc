@@ -5,7 +5,8 @@
 // BFC and Floodgate the ingress port, for BFC the hash and the shim's
 // upstream queue, for Floodgate the destination and size).
 // It then goes to admission here, or over the ring to the egress port's
-// lcore. Flowtune's per-flow pacing will sit between this and admission.
+// lcore. On a Flowtune edge, a packet from a host is first paced per flow
+// (worker_flowtune.cc), which may hold it for later.
 
 #include <rte_lpm.h>
 
@@ -56,6 +57,7 @@ void Worker::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint6
             : kNoUpstreamQueue;
     if (sw.fg) fg_ingress(sw, in, m, pp, x, now);
   }
+  if (in.flowtune != nullptr && !flowtune_pace(in, m, pp, now)) return;
   if (out.owner_slot == w_.slot) {
     admit(m, now);
   } else {

@@ -62,6 +62,9 @@ Worker::Worker(Runtime& rt, WorkerRuntime& w)
   for (uint16_t s = 0; s < w.fg_credits.size(); ++s) {
     if (w.fg_credits[s] != nullptr) fg_switches_.push_back(s);
   }
+  for (const auto& edge : w.flowtune) {
+    if (edge != nullptr) ft_edges_.push_back(edge.get());
+  }
   // Yielding hands the core to whatever else is runnable on it, for a whole
   // scheduler slice: only worth it when it is another lcore of ours.
   const unsigned cpu = rte_lcore_to_cpu_id(static_cast<int>(w.lcore));
@@ -131,6 +134,7 @@ void Worker::loop() {
     }
   }
   const uint64_t end_ns = emulated_.advance(clock_.to_ns(rte_rdtsc()));
+  if (!ft_edges_.empty()) flowtune_release_all(end_ns);
   flush_staged(end_ns);
   for (uint16_t p : w_.ports) {
     if (ports_[p]->pfc_reaction) ports_[p]->pfc_reaction->settle(end_ns);
@@ -149,6 +153,8 @@ void Worker::publish_clock(uint64_t now) {
 // One pass over this lcore's ports; true if it moved any packet.
 bool Worker::iterate(uint64_t now, bool timers) {
   bool busy = false;
+  // Paced packets due now leave before new arrivals of their flows.
+  if (!ft_edges_.empty()) busy |= flowtune_timers(now);
   for (uint16_t p : w_.ports) busy |= poll_port(*ports_[p], now);
   flush_staged(now);
   busy |= drain_rings(now);
@@ -179,6 +185,7 @@ bool Worker::iterate(uint64_t now, bool timers) {
 // `ns` is the previous iteration's period; `busy` whether it moved packets.
 void Worker::record_loop_gap(uint64_t ns, bool busy) {
   w_.loop_gap.record(ns);
+  if (ns > kWatchedGapNs) unwatched_ns_ += ns - kWatchedGapNs;
   w_.iterations.add();
   if (ns > w_.loop_gap_max_ns.get()) w_.loop_gap_max_ns.set(ns);
   if (!busy) w_.idle_loop_ns.add(ns);

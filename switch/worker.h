@@ -111,6 +111,16 @@ class Worker {
   void fg_count_credit_sent(PortRuntime& port, const rte_mbuf* m, uint64_t now);
   rte_mbuf* credit_frame(PortRuntime& port, const CreditEntry* entries, uint32_t n);
 
+  // Flowtune (worker_flowtune.cc): the edge's flowlets and pacer between
+  // forward and admission, and its timers.
+  bool flowtune_pace(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now);
+  void flowtune_end(FlowtuneEdge& e, uint32_t flow_id, uint64_t now);
+  void flowtune_flush(FlowtuneEdge& e, uint32_t slot, uint64_t now);
+  bool flowtune_timers(uint64_t now);
+  void flowtune_release_all(uint64_t now);
+  // Admission here, or over the ring to the egress port's owner.
+  void to_admission(rte_mbuf* m, uint64_t now);
+
   void stage_remote(unsigned slot, rte_mbuf* m, uint64_t now);
   void flush_staged(uint64_t now);
   bool drain_rings(uint64_t now);
@@ -130,14 +140,21 @@ class Worker {
     rte_mbuf* pkts[kBurst];
     unsigned count = 0;
   };
-  std::vector<RingBatch> staged_;      // per destination worker
-  std::vector<PortRuntime*> ports_;    // rt_.ports without the unique_ptr hop
-  bool bfc_ = false;                   // some switch this worker serves runs BFC
-  bool control_ring_ = false;          // other lcores may send frames out of our ports
-  std::vector<uint16_t> fg_switches_;  // Floodgate switches this lcore earns credit for
-  bool fg_drain_due_ = false;          // a window this lcore writes rose outside credit intake
-  bool yield_when_idle_ = false;       // another lcore shares this one's core
-  TmPacket dequeued_[kBurst];          // scratch for transmit(), not re-initialised per call
+  std::vector<RingBatch> staged_;        // per destination worker
+  std::vector<PortRuntime*> ports_;      // rt_.ports without the unique_ptr hop
+  bool bfc_ = false;                     // some switch this worker serves runs BFC
+  bool control_ring_ = false;            // other lcores may send frames out of our ports
+  std::vector<uint16_t> fg_switches_;    // Floodgate switches this lcore earns credit for
+  std::vector<FlowtuneEdge*> ft_edges_;  // Flowtune edges of the host ports this lcore owns
+  // Time this lcore was not watching its ports: the part of each loop
+  // period beyond kWatchedGapNs (a stall). Flowlet gaps are measured on
+  // `now - unwatched_ns_`, so a stall of the switch never looks like a
+  // pause of the host (the packets wait in the rx ring meanwhile).
+  static constexpr uint64_t kWatchedGapNs = 20'000;
+  uint64_t unwatched_ns_ = 0;
+  bool fg_drain_due_ = false;     // a window this lcore writes rose outside credit intake
+  bool yield_when_idle_ = false;  // another lcore shares this one's core
+  TmPacket dequeued_[kBurst];     // scratch for transmit(), not re-initialised per call
   std::vector<DetourCandidate> detour_scratch_;  // detour(): one per candidate port
   // Per switch, per candidate: the room of other lcores' snapshots this one
   // has handed out (empty where the switch's ports do not span lcores).

@@ -1,0 +1,118 @@
+// Flowtune at an edge switch (docs/mechanisms/flowtune.md, "Edge switches"):
+// a packet a host sends in is forwarded, then, before admission, counted
+// into its flowlet and paced at its flow's rate; the allocator hears of
+// flowlets starting and ending and answers with rates. A flow without a
+// fresh rate goes on unpaced, so the allocator failing never stops traffic.
+
+#include "lib/flowtune/flow_key.h"
+#include "lib/net/ipv4_rewrite.h"
+#include "switch/worker.h"
+
+namespace sluice {
+namespace {
+
+// Slots the idle scan looks at per poll: a whole sweep of the default 4096
+// takes 8 polls (160 µs), which is how late a FLOWLET_END may be after the
+// idle gap.
+constexpr uint32_t kExpireSlotsPerPoll = 512;
+// Held packets released per loop iteration, per edge.
+constexpr uint32_t kReleasePerPass = 256;
+
+}  // namespace
+
+// True: the packet goes on to admission now. False: the pacer holds it (it
+// comes back through flowtune_timers) or dropped it.
+bool Worker::flowtune_pace(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now) {
+  FlowtuneEdge& e = *in.flowtune;
+  const uint64_t key = flowlet_key(pp.src_ip, pp.dst_ip, pp.proto, pp.src_port, pp.dst_port);
+  const FlowletTable::Result r =
+      e.flowlets.on_packet(key, pp.src_ip, pp.dst_ip, now - unwatched_ns_);
+  if (r.ended_flow_id != 0) flowtune_end(e, r.ended_flow_id, now);
+  if (r.kind == FlowletTable::Kind::kUntracked) return true;
+  if (r.kind == FlowletTable::Kind::kStart) {
+    e.pacer.start(r.flow_id);
+    e.report_start(r.flow_id, pp.src_ip, pp.dst_ip);
+  }
+  const uint32_t bytes = m->pkt_len + in.cfg->wire_overhead_bytes;
+  const FlowPacer::Verdict v = e.pacer.admit(r.flow_id, bytes, now);
+  switch (v.action) {
+    case FlowPacer::Action::kSend:
+      return true;
+    case FlowPacer::Action::kUnpaced:
+      // The lease ran out with packets still held: they leave first, so
+      // the flow stays in order.
+      flowtune_flush(e, e.flowlets.slot_of(r.flow_id), now);
+      return true;
+    case FlowPacer::Action::kDrop:
+      drop(in.index, m, DropReason::kPacerFull);
+      return false;
+    case FlowPacer::Action::kHold:
+      break;
+  }
+  if (!e.held.push(e.flowlets.slot_of(r.flow_id), {m, v.send_at_ns, r.flow_id, bytes})) {
+    e.pacer.sent(r.flow_id, bytes);  // cannot happen while the pacer bounds the queue
+    drop(in.index, m, DropReason::kPacerFull);
+    return false;
+  }
+  if (v.ecn_mark && (pp.tos & 3) != 0)
+    mark_ce(counters(in.index), rte_pktmbuf_mtod(m, uint8_t*) + pp.l3_offset);
+  return false;
+}
+
+// A flowlet ended: what it still holds leaves now (the next flowlet in its
+// slot starts its own queue), and the allocator is told.
+void Worker::flowtune_end(FlowtuneEdge& e, uint32_t flow_id, uint64_t now) {
+  flowtune_flush(e, e.flowlets.slot_of(flow_id), now);
+  e.report_end(flow_id);
+}
+
+void Worker::flowtune_flush(FlowtuneEdge& e, uint32_t slot, uint64_t now) {
+  e.held.flush(slot, [&](const PacedQueues::Held& h) {
+    e.pacer.sent(h.flow_id, h.bytes);
+    e.flushed.add();
+    to_admission(static_cast<rte_mbuf*>(h.pkt), now);
+  });
+}
+
+void Worker::to_admission(rte_mbuf* m, uint64_t now) {
+  const PortRuntime& out = *ports_[mbuf_meta_get(m).egress_port];
+  if (out.owner_slot == w_.slot) {
+    admit(m, now);
+  } else {
+    stage_remote(out.owner_slot, m, now);
+  }
+}
+
+// Held packets that are due go on to admission; every kPollNs the idle
+// flowlets end and the allocator socket is served.
+bool Worker::flowtune_timers(uint64_t now) {
+  bool busy = false;
+  for (FlowtuneEdge* e : ft_edges_) {
+    if (e->held.next_due_ns() <= now) {
+      busy |= e->held.pop_due(now, kReleasePerPass, [&](const PacedQueues::Held& h) {
+        e->pacer.sent(h.flow_id, h.bytes);
+        to_admission(static_cast<rte_mbuf*>(h.pkt), now);
+      }) != 0;
+    }
+    if (now >= e->next_poll_ns) {
+      e->next_poll_ns = now + FlowtuneEdge::kPollNs;
+      e->flowlets.expire(now - unwatched_ns_, kExpireSlotsPerPoll,
+                         [&](uint32_t id) { flowtune_end(*e, id, now); });
+      e->poll(now);
+    }
+  }
+  return busy;
+}
+
+// Stopping: every held packet goes on to admission, to be sent or counted
+// with the rest of what is queued.
+void Worker::flowtune_release_all(uint64_t now) {
+  for (FlowtuneEdge* e : ft_edges_) {
+    e->held.pop_due(PacedQueues::kNever - 1, UINT32_MAX, [&](const PacedQueues::Held& h) {
+      e->pacer.sent(h.flow_id, h.bytes);
+      to_admission(static_cast<rte_mbuf*>(h.pkt), now);
+    });
+  }
+}
+
+}  // namespace sluice
