@@ -241,7 +241,8 @@ std::string create_links(Runtime& rt) {
 
 // Routes of one switch: connected subnets of port addresses, the ports' own
 // addresses (delivered locally), then the configured routes, which win over a
-// connected route with the same prefix.
+// connected route with the same prefix. A route 0.0.0.0/0 is kept beside the
+// LPM table (default_group), so every other route is more specific.
 std::string create_routes(SwitchRuntime& sw) {
   const SwitchConfig& sc = *sw.cfg;
   rte_lpm_config lc{};
@@ -284,6 +285,11 @@ std::string create_routes(SwitchRuntime& sw) {
     if (members.size() > kMaxEcmp)
       return "switch " + sc.name + ": a route has more than " + std::to_string(kMaxEcmp) +
              " ECMP members";
+    // rte_lpm has no depth 0: the default route is looked up on a miss.
+    if (r.prefix.len == 0) {
+      sw.default_group = group_for(members);
+      continue;
+    }
     const int rc = rte_lpm_add(sw.lpm, r.prefix.addr, r.prefix.len, group_for(members));
     if (rc != 0) return "switch " + sc.name + ": cannot add route: " + rte_strerror(-rc);
   }
