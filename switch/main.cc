@@ -13,6 +13,7 @@
 #include <rte_pdump.h>
 #include <rte_ring.h>
 
+#include <cinttypes>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -155,6 +156,21 @@ void start_replay(Runtime& rt, const TscClock& clock) {
   }
 }
 
+// Frames a capture port cannot replay (longer than an mbuf holds) are said
+// once at start; the summary and metrics count them too.
+void report_oversize(const Runtime& rt) {
+  for (const auto& p : rt.ports) {
+    if (!p->pcap || p->pcap->oversize_skipped() == 0) continue;
+    std::fprintf(stderr,
+                 "sluice: %s/%s: %" PRIu64 " frame(s) of '%s' (up to %" PRIu32
+                 " bytes) are larger than mbuf_size (%" PRIu32
+                 " bytes) and left out of the replay; raise mbuf_size to replay them\n",
+                 rt.switch_label(p->index).c_str(), p->cfg->name.c_str(),
+                 p->pcap->oversize_skipped(), p->pcap->config().rx_path.c_str(),
+                 p->pcap->oversize_largest(), rt.config.mbuf_size);
+  }
+}
+
 // Captures are flushed after the workers stopped; a failed write (disk full)
 // makes the run fail.
 bool flush_captures(const Runtime& rt) {
@@ -240,6 +256,7 @@ int run(int argc, char** argv) {
     rte_eal_cleanup();
     return 1;
   }
+  report_oversize(*rt);
   if (rte_pdump_init() != 0) std::fprintf(stderr, "sluice: pdump unavailable (capture disabled)\n");
   register_telemetry(*rt);
   MetricsExporter metrics(*rt);

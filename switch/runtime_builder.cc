@@ -417,11 +417,14 @@ std::string check_virtual_clock(const Runtime& rt) {
 }
 
 std::string build_runtime(Runtime& rt) {
-  rt.pool = rte_pktmbuf_pool_create("sluice_mbufs", rt.config.mbufs, kMbufCache, 0,
-                                    RTE_MBUF_DEFAULT_BUF_SIZE, static_cast<int>(rte_socket_id()));
+  // mbuf_size is the frame room; the headroom comes on top (at most 16 bits).
+  static_assert(kMaxMbufSize + RTE_PKTMBUF_HEADROOM <= UINT16_MAX);
+  const auto room = static_cast<uint16_t>(rt.config.mbuf_size + RTE_PKTMBUF_HEADROOM);
+  rt.pool = rte_pktmbuf_pool_create("sluice_mbufs", rt.config.mbufs, kMbufCache, 0, room,
+                                    static_cast<int>(rte_socket_id()));
   if (rt.pool == nullptr)
     return std::string("cannot create the mbuf pool: ") + rte_strerror(rte_errno) +
-           " (give EAL more memory with -m, or lower 'mbufs')";
+           " (give EAL more memory with -m, or lower 'mbufs' or 'mbuf_size')";
   rt.switches.resize(rt.config.switches.size());
   for (size_t i = 0; i < rt.switches.size(); ++i) {
     rt.switches[i].cfg = &rt.config.switches[i];
