@@ -24,6 +24,7 @@
 
 #include "lib/common/cpu_steal.h"
 #include "lib/config/config_loader.h"
+#include "lib/replay/capture_check.h"
 #include "switch/capture_writer.h"
 #include "switch/cli_options.h"
 #include "switch/internal_link.h"
@@ -231,6 +232,16 @@ int run(int argc, char** argv) {
   auto rt = std::make_unique<Runtime>();
   if (!load(opt, &rt->config)) return 1;
   if (opt.check_only) {
+    // What start would refuse later, without EAL: captures that do not open.
+    const CaptureCheck captures = check_captures(rt->config);
+    for (const ConfigError& e : captures.errors)
+      std::fprintf(stderr, "%s\n", e.to_string().c_str());
+    for (const ConfigError& e : captures.notes)
+      std::fprintf(stderr, "note: %s\n", e.to_string().c_str());
+    if (!captures.errors.empty()) {
+      std::fprintf(stderr, "%zu error(s) in %s\n", captures.errors.size(), opt.config_file.c_str());
+      return 1;
+    }
     size_t ports = 0;
     for (const auto& s : rt->config.switches) ports += s.ports.size();
     std::printf("config OK: %zu switches, %zu ports\n", rt->config.switches.size(), ports);

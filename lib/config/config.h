@@ -49,6 +49,7 @@ struct PcapPortConfig {
   bool loop = false;         // start again at the end of the file
   double speed = 1.0;        // paced mode: capture time is divided by this
   uint32_t snaplen = 65535;  // tx: bytes of each frame written (the record keeps its length)
+  int rx_line = 0;           // where rx was written (for messages)
 };
 
 // The emulated NIC of a capture-file host port (SPEC 4.7, docs/pcap-ports.md

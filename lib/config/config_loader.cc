@@ -493,7 +493,10 @@ class Loader {
     if (!r_.expect_map(pc, {"rx", "tx", "mode", "loop", "speed", "snaplen"})) return;
     const auto rx = r_.field(pc, "rx", Need::kOptional);
     const auto tx = r_.field(pc, "tx", Need::kOptional);
-    if (rx) set(file_path(*rx), &out->rx_path);
+    if (rx) {
+      set(file_path(*rx), &out->rx_path);
+      out->rx_line = YamlReader::line_of(rx->node);
+    }
     if (tx) set(file_path(*tx), &out->tx_path);
     if (const auto snaplen = r_.field(pc, "snaplen", Need::kOptional)) {
       if (tx)
