@@ -19,6 +19,7 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -34,6 +35,7 @@
 #include "switch/report.h"
 #include "switch/runtime_builder.h"
 #include "switch/telemetry.h"
+#include "switch/version.h"
 #include "switch/worker.h"
 
 namespace sluice {
@@ -220,7 +222,15 @@ int run(int argc, char** argv) {
   const int sep = find_separator(argc, argv);
   const int eal_argc = sep < 0 ? argc : sep;
   std::vector<char*> app_argv = {argv[0]};
-  if (sep >= 0) app_argv.insert(app_argv.end(), argv + sep + 1, argv + argc);
+  if (sep >= 0) {
+    app_argv.insert(app_argv.end(), argv + sep + 1, argv + argc);
+  } else {
+    // "sluice --version" and "sluice --help" need no "--" (nor EAL).
+    for (int i = 1; i < argc; ++i) {
+      const std::string_view a = argv[i];
+      if (a == "--version" || a == "--help" || a == "-h") app_argv.push_back(argv[i]);
+    }
+  }
   CliOptions opt;
   std::string err;
   bool help = false;
@@ -228,6 +238,10 @@ int run(int argc, char** argv) {
     if (!help) std::fprintf(stderr, "sluice: %s\n", err.c_str());
     std::fputs(cli_usage(), help ? stdout : stderr);
     return help ? 0 : 2;
+  }
+  if (opt.version) {
+    std::printf("sluice %s\n", kVersion);
+    return 0;
   }
   auto rt = std::make_unique<Runtime>();
   if (!load(opt, &rt->config)) return 1;
