@@ -18,16 +18,22 @@ bool parse_seconds(const char* text, double* out) {
 
 const char* cli_usage() {
   return "usage: sluice [EAL options] -- --config FILE [options]\n"
-         "  --config FILE            YAML configuration (see docs/configuration.md)\n"
-         "  --check                  validate the configuration and exit\n"
-         "  --duration SECONDS       stop after this long (default: run until SIGINT/SIGTERM)\n"
+         "       sluice --version | --help\n"
+         "  --config FILE            YAML configuration (see docs/configuration.md); required\n"
+         "  --check                  validate the configuration and its capture files, and exit\n"
+         "                           (default: off)\n"
+         "  --duration SECONDS       stop after this long (default 0: run until SIGINT/SIGTERM)\n"
          "  --stats-interval SECONDS live per-port table period (default 1, 0 = off)\n"
-         "  --summary-json FILE      write the final summary as JSON\n"
-         "  --metrics-address H:P    override metrics.address\n"
+         "  --summary-json FILE      write the final summary as JSON (default: none)\n"
+         "  --metrics-address H:P    override metrics.address (default: the configuration's,\n"
+         "                           127.0.0.1:9100 if it has none)\n"
          "  --queue-trace FILE       sample queue depths into a CSV (docs/metrics.md)\n"
+         "                           (default: none, off)\n"
          "  --queue-trace-ports LIST sw/port,... to sample (default: every port)\n"
          "  --queue-trace-interval SECONDS  sampling period (default 0.00001)\n"
-         "  --queue-trace-max-rows N rows kept per worker lcore (default 4000000)\n";
+         "  --queue-trace-max-rows N rows kept per worker lcore (default 4000000)\n"
+         "  --version                print the version and exit\n"
+         "  --help, -h               print this and exit\n";
 }
 
 bool parse_cli(int argc, char** argv, CliOptions* out, std::string* error, bool* help) {
@@ -45,6 +51,9 @@ bool parse_cli(int argc, char** argv, CliOptions* out, std::string* error, bool*
     const char* v = nullptr;
     if (a == "--help" || a == "-h") {
       *help = true;
+      return true;
+    } else if (a == "--version") {
+      out->version = true;
       return true;
     } else if (a == "--check") {
       out->check_only = true;

@@ -13,16 +13,19 @@
 #include <rte_pdump.h>
 #include <rte_ring.h>
 
+#include <cinttypes>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 #include "lib/common/cpu_steal.h"
 #include "lib/config/config_loader.h"
+#include "lib/replay/capture_check.h"
 #include "switch/capture_writer.h"
 #include "switch/cli_options.h"
 #include "switch/internal_link.h"
@@ -32,6 +35,7 @@
 #include "switch/report.h"
 #include "switch/runtime_builder.h"
 #include "switch/telemetry.h"
+#include "switch/version.h"
 #include "switch/worker.h"
 
 namespace sluice {
@@ -155,6 +159,21 @@ void start_replay(Runtime& rt, const TscClock& clock) {
   }
 }
 
+// Frames a capture port cannot replay (longer than an mbuf holds) are said
+// once at start; the summary and metrics count them too.
+void report_oversize(const Runtime& rt) {
+  for (const auto& p : rt.ports) {
+    if (!p->pcap || p->pcap->oversize_skipped() == 0) continue;
+    std::fprintf(stderr,
+                 "sluice: %s/%s: %" PRIu64 " frame(s) of '%s' (up to %" PRIu32
+                 " bytes) are larger than mbuf_size (%" PRIu32
+                 " bytes) and left out of the replay; raise mbuf_size to replay them\n",
+                 rt.switch_label(p->index).c_str(), p->cfg->name.c_str(),
+                 p->pcap->oversize_skipped(), p->pcap->config().rx_path.c_str(),
+                 p->pcap->oversize_largest(), rt.config.mbuf_size);
+  }
+}
+
 // Captures are flushed after the workers stopped; a failed write (disk full)
 // makes the run fail.
 bool flush_captures(const Runtime& rt) {
@@ -203,7 +222,15 @@ int run(int argc, char** argv) {
   const int sep = find_separator(argc, argv);
   const int eal_argc = sep < 0 ? argc : sep;
   std::vector<char*> app_argv = {argv[0]};
-  if (sep >= 0) app_argv.insert(app_argv.end(), argv + sep + 1, argv + argc);
+  if (sep >= 0) {
+    app_argv.insert(app_argv.end(), argv + sep + 1, argv + argc);
+  } else {
+    // "sluice --version" and "sluice --help" need no "--" (nor EAL).
+    for (int i = 1; i < argc; ++i) {
+      const std::string_view a = argv[i];
+      if (a == "--version" || a == "--help" || a == "-h") app_argv.push_back(argv[i]);
+    }
+  }
   CliOptions opt;
   std::string err;
   bool help = false;
@@ -212,9 +239,23 @@ int run(int argc, char** argv) {
     std::fputs(cli_usage(), help ? stdout : stderr);
     return help ? 0 : 2;
   }
+  if (opt.version) {
+    std::printf("sluice %s\n", kVersion);
+    return 0;
+  }
   auto rt = std::make_unique<Runtime>();
   if (!load(opt, &rt->config)) return 1;
   if (opt.check_only) {
+    // What start would refuse later, without EAL: captures that do not open.
+    const CaptureCheck captures = check_captures(rt->config);
+    for (const ConfigError& e : captures.errors)
+      std::fprintf(stderr, "%s\n", e.to_string().c_str());
+    for (const ConfigError& e : captures.notes)
+      std::fprintf(stderr, "note: %s\n", e.to_string().c_str());
+    if (!captures.errors.empty()) {
+      std::fprintf(stderr, "%zu error(s) in %s\n", captures.errors.size(), opt.config_file.c_str());
+      return 1;
+    }
     size_t ports = 0;
     for (const auto& s : rt->config.switches) ports += s.ports.size();
     std::printf("config OK: %zu switches, %zu ports\n", rt->config.switches.size(), ports);
@@ -240,6 +281,7 @@ int run(int argc, char** argv) {
     rte_eal_cleanup();
     return 1;
   }
+  report_oversize(*rt);
   if (rte_pdump_init() != 0) std::fprintf(stderr, "sluice: pdump unavailable (capture disabled)\n");
   register_telemetry(*rt);
   MetricsExporter metrics(*rt);

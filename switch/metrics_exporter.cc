@@ -539,15 +539,23 @@ void SluiceCollector::collect_fidelity(std::vector<MetricFamily>& out) const {
                     "Transmit time a shaped port lost while frames waited, because the loop "
                     "came back later than its token bucket could cover.",
                     MetricType::Counter);
+  auto oversize =
+      metric_family("sluice_replay_oversize_skipped_total",
+                    "Frames of a capture port's rx file left out of the replay: larger than "
+                    "the mbuf data room (mbuf_size).",
+                    MetricType::Counter);
   for (const auto& p : rt_.ports) {
     add_metric_value(lost, port_labels(p->index), p->tm->shaper_lost_ns() * 1e-9);
     shaper.metric.push_back(histogram_metric(p->shaper_lateness, port_labels(p->index)));
     if (p->kind == PortKind::kLink)
       link.metric.push_back(histogram_metric(p->link_lateness, port_labels(p->index)));
+    if (p->pcap && p->pcap->has_rx())
+      add_metric_value(oversize, port_labels(p->index), double(p->pcap->oversize_skipped()));
   }
   out.push_back(std::move(lost));
   out.push_back(std::move(shaper));
   out.push_back(std::move(link));
+  out.push_back(std::move(oversize));
 }
 
 void SluiceCollector::collect_buffers(std::vector<MetricFamily>& out) const {

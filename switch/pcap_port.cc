@@ -2,6 +2,7 @@
 
 #include <rte_mbuf.h>
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <utility>
@@ -25,19 +26,23 @@ std::unique_ptr<PcapPort> PcapPort::open(const PcapPortConfig& cfg, rte_mempool*
   PcapCapture capture;
   std::vector<uint32_t> replayed;
   uint64_t oversize = 0;
+  uint32_t largest = 0;
   if (!cfg.rx_path.empty()) {
     if (!read_pcap_file(cfg.rx_path, &capture, error)) return nullptr;
     const uint32_t room = rte_pktmbuf_data_room_size(pool) - RTE_PKTMBUF_HEADROOM;
     replayed.reserve(capture.records.size());
     for (size_t i = 0; i < capture.records.size(); ++i) {
-      if (capture.records[i].caplen > room)
+      if (capture.records[i].caplen > room) {
         ++oversize;
-      else
+        largest = std::max(largest, capture.records[i].caplen);
+      } else {
         replayed.push_back(static_cast<uint32_t>(i));
+      }
     }
   }
   std::unique_ptr<PcapPort> port(
       new PcapPort(cfg, pool, std::move(capture), std::move(replayed), oversize));
+  port->oversize_largest_ = largest;
   if (!cfg.tx_path.empty()) {
     if (!port->writer_.open(cfg.tx_path, error, kFileBufferBytes, cfg.snaplen)) return nullptr;
     port->ring_ = std::make_unique<CaptureRing>(kCaptureRingBytes, port->writer_.snaplen());

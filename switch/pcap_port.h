@@ -26,10 +26,10 @@
 #include "lib/config/config.h"
 #include "lib/replay/capture_ring.h"
 #include "lib/replay/host_nic.h"
-#include "lib/tm/latency_histogram.h"
 #include "lib/replay/pcap_reader.h"
 #include "lib/replay/pcap_writer.h"
 #include "lib/replay/replay_schedule.h"
+#include "lib/tm/latency_histogram.h"
 
 namespace sluice {
 
@@ -48,9 +48,9 @@ class PcapPort {
   // start_ns.
   void start(uint64_t start_ns, uint64_t origin_ts_ns) {
     const bool paced = cfg_.mode == PcapReplayMode::kPaced && !replayed_.empty();
-    schedule_.start(paced ? first_frame_due_ns(start_ns, first_timestamp_ns(), origin_ts_ns,
-                                               cfg_.speed)
-                          : start_ns);
+    schedule_.start(
+        paced ? first_frame_due_ns(start_ns, first_timestamp_ns(), origin_ts_ns, cfg_.speed)
+              : start_ns);
   }
   // Capture time of the first replayed frame (UINT64_MAX when none).
   uint64_t first_timestamp_ns() const {
@@ -106,6 +106,7 @@ class PcapPort {
   uint64_t tx_bytes() const { return tx_bytes_.get(); }
   uint64_t alloc_failures() const { return alloc_failures_.get(); }  // rx calls cut short
   uint64_t oversize_skipped() const { return oversize_skipped_; }    // frames, counted at open
+  uint32_t oversize_largest() const { return oversize_largest_; }    // bytes (0: none skipped)
   uint64_t replay_frames() const { return schedule_.size(); }        // frames per pass
   uint64_t passes() const { return passes_.get(); }                  // completed passes
   // Paced mode: the worst (now - start) of any delivered frame, start being
@@ -124,8 +125,8 @@ class PcapPort {
   uint64_t host_bfc_frames() const { return host_bfc_frames_.get(); }
   uint64_t host_dst_pause_frames() const { return host_dst_pause_frames_.get(); }
   uint64_t host_invalid_frames() const { return host_invalid_frames_.get(); }
-  // Frames waiting in the NIC's queues (now, and the most at any poll); polls in which due frames found the
-  // NIC full and the application waited; NIC queues BFC holds paused.
+  // Frames waiting in the NIC's queues (now, and the most at any poll); polls in which due frames
+  // found the NIC full and the application waited; NIC queues BFC holds paused.
   uint32_t host_held_frames() const { return static_cast<uint32_t>(host_held_.get()); }
   uint32_t host_peak_held_frames() const { return static_cast<uint32_t>(host_peak_held_.get()); }
   uint64_t host_full_polls() const { return host_full_polls_.get(); }
@@ -168,6 +169,7 @@ class PcapPort {
   std::unique_ptr<CaptureRing> ring_;  // worker -> writer thread
   int64_t clock_offset_ns_ = 0;
   uint64_t oversize_skipped_ = 0;
+  uint32_t oversize_largest_ = 0;
   RelaxedCounter rx_frames_, rx_bytes_, tx_frames_, tx_bytes_, alloc_failures_, passes_,
       max_lateness_ns_, host_paused_ns_, host_pause_frames_, host_bfc_frames_,
       host_dst_pause_frames_, host_invalid_frames_, host_held_, host_peak_held_, host_full_polls_;

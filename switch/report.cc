@@ -209,6 +209,9 @@ void print_summary(const Runtime& rt, const std::vector<PortFinal>& ports, doubl
     }
     if (f.totals.link_lost != 0)
       std::printf("    lost on the link            %12" PRIu64 "\n", f.totals.link_lost);
+    if (p->pcap && p->pcap->oversize_skipped() != 0)
+      std::printf("    left out of the replay      %12" PRIu64 " (larger than mbuf_size)\n",
+                  p->pcap->oversize_skipped());
     if (p->pcap && p->pcap->capture_dropped() != 0)
       std::printf("    left out of the capture     %12" PRIu64 " (capture writer fell behind)\n",
                   p->pcap->capture_dropped());
@@ -456,6 +459,7 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
         field("capture_dropped_records", pr.pcap->capture_dropped());
         field("replay_max_lateness_ns", pr.pcap->max_lateness_ns());
         field("replay_alloc_failures", pr.pcap->alloc_failures());
+        field("replay_oversize_skipped", pr.pcap->oversize_skipped());
         if (pr.pcap->host_nic().enabled()) host_nic_fields(*pr.pcap, field);
       }
       j += ", \"drops\": {";

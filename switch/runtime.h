@@ -43,6 +43,8 @@ constexpr uint16_t kNoEthPort = 0xFFFF;
 constexpr unsigned kMaxEcmp = 16;
 constexpr unsigned kBurst = 32;
 constexpr uint32_t kLocalNextHop = (1u << 24) - 1;  // LPM next hop: the switch's own address
+// SwitchRuntime::default_group when no route covers 0.0.0.0/0.
+constexpr uint32_t kNoDefaultRoute = UINT32_MAX;
 
 struct NextHopGroup16 {
   uint16_t size = 0;
@@ -180,6 +182,9 @@ struct SwitchRuntime {
   uint16_t index = 0;
   rte_lpm* lpm = nullptr;
   std::vector<NextHopGroup16> groups;
+  // The group of the route 0.0.0.0/0, taken when the LPM finds nothing
+  // (rte_lpm has no depth 0); kNoDefaultRoute: no such route.
+  uint32_t default_group = kNoDefaultRoute;
   std::vector<uint16_t> ports;           // global indices, in configuration order
   bool pfc_on = false;                   // PFC or PAUSE generation configured
   bool bfc_on = false;                   // BFC configured

@@ -242,7 +242,8 @@ std::string create_links(Runtime& rt) {
 
 // Routes of one switch: connected subnets of port addresses, the ports' own
 // addresses (delivered locally), then the configured routes, which win over a
-// connected route with the same prefix.
+// connected route with the same prefix. A route 0.0.0.0/0 is kept beside the
+// LPM table (default_group), so every other route is more specific.
 std::string create_routes(SwitchRuntime& sw) {
   const SwitchConfig& sc = *sw.cfg;
   rte_lpm_config lc{};
@@ -285,6 +286,11 @@ std::string create_routes(SwitchRuntime& sw) {
     if (members.size() > kMaxEcmp)
       return "switch " + sc.name + ": a route has more than " + std::to_string(kMaxEcmp) +
              " ECMP members";
+    // rte_lpm has no depth 0: the default route is looked up on a miss.
+    if (r.prefix.len == 0) {
+      sw.default_group = group_for(members);
+      continue;
+    }
     const int rc = rte_lpm_add(sw.lpm, r.prefix.addr, r.prefix.len, group_for(members));
     if (rc != 0) return "switch " + sc.name + ": cannot add route: " + rte_strerror(-rc);
   }
@@ -412,11 +418,14 @@ std::string check_virtual_clock(const Runtime& rt) {
 }
 
 std::string build_runtime(Runtime& rt) {
-  rt.pool = rte_pktmbuf_pool_create("sluice_mbufs", rt.config.mbufs, kMbufCache, 0,
-                                    RTE_MBUF_DEFAULT_BUF_SIZE, static_cast<int>(rte_socket_id()));
+  // mbuf_size is the frame room; the headroom comes on top (at most 16 bits).
+  static_assert(kMaxMbufSize + RTE_PKTMBUF_HEADROOM <= UINT16_MAX);
+  const auto room = static_cast<uint16_t>(rt.config.mbuf_size + RTE_PKTMBUF_HEADROOM);
+  rt.pool = rte_pktmbuf_pool_create("sluice_mbufs", rt.config.mbufs, kMbufCache, 0, room,
+                                    static_cast<int>(rte_socket_id()));
   if (rt.pool == nullptr)
     return std::string("cannot create the mbuf pool: ") + rte_strerror(rte_errno) +
-           " (give EAL more memory with -m, or lower 'mbufs')";
+           " (give EAL more memory with -m, or lower 'mbufs' or 'mbuf_size')";
   rt.switches.resize(rt.config.switches.size());
   for (size_t i = 0; i < rt.switches.size(); ++i) {
     rt.switches[i].cfg = &rt.config.switches[i];

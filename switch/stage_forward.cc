@@ -1,5 +1,5 @@
 // Stage: forward (SPEC 3 step 2), on the lcore that owns the ingress port.
-// A parsed IPv4 packet gets its egress port (LPM, then ECMP by the 5-tuple
+// A parsed IPv4 packet gets its egress port (LPM or the default route, then ECMP by the 5-tuple
 // hash), the MTU check and its TTL decrement, and the metadata admission
 // needs (egress, L3 offset, the class map's queue, ECN capability; for PFC,
 // BFC and Floodgate the ingress port, for BFC the hash and the shim's
@@ -21,7 +21,10 @@ namespace sluice {
 void Worker::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now) {
   const SwitchRuntime& sw = rt_.switches[in.switch_index];
   uint32_t nh;
-  if (rte_lpm_lookup(sw.lpm, pp.dst_ip, &nh) != 0) return drop(in.index, m, DropReason::kNoRoute);
+  if (rte_lpm_lookup(sw.lpm, pp.dst_ip, &nh) != 0) {
+    nh = sw.default_group;  // 0.0.0.0/0 lives outside the LPM table
+    if (nh == kNoDefaultRoute) return drop(in.index, m, DropReason::kNoRoute);
+  }
   if (nh == kLocalNextHop) return drop(in.index, m, DropReason::kLocalDelivery);
   const NextHopGroup16& g = sw.groups[nh];
   uint16_t egress = g.ports[0];

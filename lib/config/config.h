@@ -46,9 +46,10 @@ struct PcapPortConfig {
   std::string rx_path;
   std::string tx_path;
   PcapReplayMode mode = PcapReplayMode::kPaced;
-  bool loop = false;    // start again at the end of the file
-  double speed = 1.0;   // paced mode: capture time is divided by this
+  bool loop = false;         // start again at the end of the file
+  double speed = 1.0;        // paced mode: capture time is divided by this
   uint32_t snaplen = 65535;  // tx: bytes of each frame written (the record keeps its length)
+  int rx_line = 0;           // where rx was written (for messages)
 };
 
 // The emulated NIC of a capture-file host port (SPEC 4.7, docs/pcap-ports.md
@@ -69,26 +70,26 @@ struct NicConfig {
 };
 
 struct PortConfig {
-  std::string name;           // unique within its switch
-  std::string device;         // DPDK device: "net_null0", "0000:01:00.0", "net_pcap0,rx_pcap=x"
-  std::string link_peer;      // internal link: "switch/port" (device is empty then)
-  uint64_t link_delay_ns = 0; // internal link one-way propagation delay
-  double link_loss = 0.0;     // internal link: probability a frame is lost (fault tests)
+  std::string name;            // unique within its switch
+  std::string device;          // DPDK device: "net_null0", "0000:01:00.0", "net_pcap0,rx_pcap=x"
+  std::string link_peer;       // internal link: "switch/port" (device is empty then)
+  uint64_t link_delay_ns = 0;  // internal link one-way propagation delay
+  double link_loss = 0.0;      // internal link: probability a frame is lost (fault tests)
   uint64_t link_fifo_ns = 10'000;      // internal link: transmit time queued past the scheduler
   std::optional<PcapPortConfig> pcap;  // capture-file port (device and link empty then)
   PortRole role = PortRole::kHost;
-  uint64_t rate_bps = 0;            // 0: unshaped (line rate of the device)
-  uint32_t mtu = 1500;              // largest IP packet forwarded out of this port
+  uint64_t rate_bps = 0;              // 0: unshaped (line rate of the device)
+  uint32_t mtu = 1500;                // largest IP packet forwarded out of this port
   uint32_t wire_overhead_bytes = 24;  // preamble + IFG + FCS charged per frame by the shaper
   uint64_t shaper_burst_bytes = 0;    // token bucket, wire bytes; 0: max(64 KiB, 200 us of rate)
-  std::optional<MacAddr> mac;       // default: device MAC
-  std::optional<MacAddr> peer_mac;  // default: learned from ARP
-  std::optional<uint32_t> peer_ipv4;     // asked for by ARP when peer_mac is unknown
-  std::optional<Ipv4Prefix> ipv4;        // the port's own address and connected subnet
-  uint64_t hop_rtt_ns = 10'000;          // one-hop RTT to the peer
-  bool pfc = true;                       // takes part in the switch's PFC/PAUSE when on
-  NicConfig nic;                         // capture-file ports: the emulated host NIC
-  int line = 0;                          // where it was declared (for messages)
+  std::optional<MacAddr> mac;         // default: device MAC
+  std::optional<MacAddr> peer_mac;    // default: learned from ARP
+  std::optional<uint32_t> peer_ipv4;  // asked for by ARP when peer_mac is unknown
+  std::optional<Ipv4Prefix> ipv4;     // the port's own address and connected subnet
+  uint64_t hop_rtt_ns = 10'000;       // one-hop RTT to the peer
+  bool pfc = true;                    // takes part in the switch's PFC/PAUSE when on
+  NicConfig nic;                      // capture-file ports: the emulated host NIC
+  int line = 0;                       // where it was declared (for messages)
 };
 
 struct RouteConfig {
@@ -243,6 +244,11 @@ struct ClockConfig {
   int line = 0;
 };
 
+// DPDK's default mbuf data room (RTE_MBUF_DEFAULT_DATAROOM), and the most a
+// mbuf can hold: its data room and 128 bytes of headroom in 16 bits.
+constexpr uint32_t kDefaultMbufSize = 2048;
+constexpr uint32_t kMaxMbufSize = 65535 - 128;
+
 struct Config {
   std::string file;
   ClockConfig clock;
@@ -250,6 +256,9 @@ struct Config {
   std::vector<WorkerConfig> workers;  // empty: ports spread over EAL worker lcores
   MetricsConfig metrics;
   uint32_t mbufs = 32768;  // mbuf pool size (per NUMA socket)
+  // Bytes of frame one mbuf holds (its data room, headroom not included):
+  // the largest frame a device or capture port can receive.
+  uint32_t mbuf_size = kDefaultMbufSize;
 };
 
 }  // namespace sluice

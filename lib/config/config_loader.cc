@@ -54,11 +54,14 @@ class Loader {
 
   void load(const YAML::Node& root, Config* c) {
     const Field top{root, ""};
-    if (!r_.expect_map(top, {"clock", "metrics", "mbufs", "switches", "workers"})) return;
+    if (!r_.expect_map(top, {"clock", "metrics", "mbufs", "mbuf_size", "switches", "workers"}))
+      return;
     if (auto f = r_.field(top, "clock", Need::kOptional)) load_clock(*f, &c->clock);
     if (auto f = r_.field(top, "metrics", Need::kOptional)) load_metrics(*f, &c->metrics);
     if (auto f = r_.field(top, "mbufs", Need::kOptional))
       set(r_.integer(*f, 1024, 1u << 26), &c->mbufs);
+    if (auto f = r_.field(top, "mbuf_size", Need::kOptional))
+      set(r_.size(*f, kDefaultMbufSize, kMaxMbufSize), &c->mbuf_size);
     if (auto f = r_.field(top, "switches", Need::kRequired)) {
       if (auto items = r_.list(*f)) {
         if (items->empty()) r_.error(f->node, f->path, "expected at least one switch");
@@ -233,7 +236,8 @@ class Loader {
     }
     if (auto f = r_.field(e, "hysteresis", Need::kOptional))
       set(r_.size(*f, 0, UINT64_MAX), &out->hysteresis_bytes);
-    if (auto f = r_.field(e, "quanta", Need::kOptional)) set(r_.integer(*f, 1, 65535), &out->quanta);
+    if (auto f = r_.field(e, "quanta", Need::kOptional))
+      set(r_.integer(*f, 1, 65535), &out->quanta);
     if (auto f = r_.field(e, "priorities", Need::kOptional)) {
       if (auto items = r_.list(*f)) {
         out->priorities = 0;
@@ -540,13 +544,17 @@ class Loader {
     if (!r_.expect_map(pc, {"rx", "tx", "mode", "loop", "speed", "snaplen"})) return;
     const auto rx = r_.field(pc, "rx", Need::kOptional);
     const auto tx = r_.field(pc, "tx", Need::kOptional);
-    if (rx) set(file_path(*rx), &out->rx_path);
+    if (rx) {
+      set(file_path(*rx), &out->rx_path);
+      out->rx_line = YamlReader::line_of(rx->node);
+    }
     if (tx) set(file_path(*tx), &out->tx_path);
     if (const auto snaplen = r_.field(pc, "snaplen", Need::kOptional)) {
       if (tx)
         set(r_.integer(*snaplen, 64, 65535), &out->snaplen);
       else
-        r_.error(snaplen->node, snaplen->path, "\"snaplen\" applies only to a written capture (tx)");
+        r_.error(snaplen->node, snaplen->path,
+                 "\"snaplen\" applies only to a written capture (tx)");
     }
     if (!rx && !tx) {
       r_.error(YAML::Node(), pc.path,

@@ -117,6 +117,7 @@ TEST_F(PcapPortTest, PacedAtSpeedTwo) {
   auto port = open(PcapReplayMode::kPaced, false, 2.0);
   ASSERT_NE(port, nullptr);
   EXPECT_EQ(port->oversize_skipped(), 1u);
+  EXPECT_EQ(port->oversize_largest(), 3000u);
   EXPECT_EQ(port->replay_frames(), 5u);
   rte_mbuf* pkts[8];
   EXPECT_EQ(port->rx_burst(5'000'000, pkts, 8), 0) << "nothing before start()";
@@ -436,8 +437,26 @@ TEST_F(HostNicPortTest, PauseAndPfcStopTheHost) {
 Bytes ipv4_frame(uint8_t dst, uint8_t dscp) {
   Bytes f = {0x02, 0, 0, 0, 0, 0x09, 0x02, 0, 0, 0, 0, 0x01, 0x08, 0x00};
   const uint16_t ip_len = 101 - 14;
-  const Bytes ip = {0x45, static_cast<uint8_t>(dscp << 2), uint8_t(ip_len >> 8), uint8_t(ip_len),
-                    0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, dst};
+  const Bytes ip = {0x45,
+                    static_cast<uint8_t>(dscp << 2),
+                    uint8_t(ip_len >> 8),
+                    uint8_t(ip_len),
+                    0,
+                    0,
+                    0,
+                    0,
+                    64,
+                    17,
+                    0,
+                    0,
+                    10,
+                    0,
+                    0,
+                    1,
+                    10,
+                    0,
+                    0,
+                    dst};
   f.insert(f.end(), ip.begin(), ip.end());
   const uint16_t sum = ipv4_header_checksum(f.data() + 14, 20);
   f[14 + 10] = static_cast<uint8_t>(sum >> 8);
@@ -450,8 +469,30 @@ Bytes ipv4_frame(uint8_t dst, uint8_t dscp) {
 
 // A BFC control frame from the switch to the host (docs/wire-formats.md).
 Bytes bfc_control(uint8_t type, uint8_t shard, uint16_t queue) {
-  const Bytes head = {0x02, 0, 0, 0, 0, 0x01, 0x02, 0, 0, 0, 0, 0x09, 0x88, 0xB5,
-                      'S',  'L', 1, type, 0, 2, shard, 0, uint8_t(queue >> 8), uint8_t(queue)};
+  const Bytes head = {0x02,
+                      0,
+                      0,
+                      0,
+                      0,
+                      0x01,
+                      0x02,
+                      0,
+                      0,
+                      0,
+                      0,
+                      0x09,
+                      0x88,
+                      0xB5,
+                      'S',
+                      'L',
+                      1,
+                      type,
+                      0,
+                      2,
+                      shard,
+                      0,
+                      uint8_t(queue >> 8),
+                      uint8_t(queue)};
   Bytes f(60, 0);
   std::copy(head.begin(), head.end(), f.begin());
   return f;

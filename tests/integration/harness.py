@@ -118,9 +118,10 @@ def switch(name, ports, routes, **extra):
     return s
 
 
-def write_config(path, switches, workers=None, mbufs=None, metrics_address=None, clock=None):
+def write_config(path, switches, workers=None, mbufs=None, metrics_address=None, clock=None,
+                 mbuf_size=None):
     """Writes a sluice YAML configuration (schema: docs/configuration.md);
-    clock: e.g. {"mode": "virtual"}."""
+    clock: e.g. {"mode": "virtual"}; mbuf_size: e.g. "9KiB"."""
     doc = {}
     if clock:
         doc["clock"] = clock
@@ -128,6 +129,8 @@ def write_config(path, switches, workers=None, mbufs=None, metrics_address=None,
         doc["metrics"] = {"address": metrics_address}
     if mbufs:
         doc["mbufs"] = mbufs
+    if mbuf_size:
+        doc["mbuf_size"] = mbuf_size
     doc["switches"] = switches
     if workers:
         doc["workers"] = [{"lcore": lc, "ports": list(ps)} for lc, ps in workers]

@@ -6,15 +6,23 @@ such as conf/leafspine.yaml) get a short tools/workload workload first, as
 tools/experiment would give them. conf/default.yaml, the one tools/run uses, replays the pcaps written by
 tools/gen-default-pcap: both ports must forward, answer ARP, and count the
 malformed frames those pcaps hold (bad checksum, TTL 1, IPv6, unknown
-ethertype) under their reasons."""
+ethertype) under their reasons.
+
+"--check accepts it" must mean "it starts": each conf/*.yaml must pass
+--check (run where its captures are), and every other example configuration
+of the test suite and the docs (test_config_errors' valid file, a default
+route, each ```yaml block of docs/ with a top-level `switches`) that --check
+accepts is started for a second and must exit 0."""
 
 import glob
 import os
+import re
 import subprocess
 
 import yaml
 
 import harness
+import test_config_errors
 from harness import check
 
 
@@ -60,6 +68,43 @@ def make_workload(srcdir, conf, tmp):
     os.makedirs(os.path.join(tmp, "capture"), exist_ok=True)
 
 
+def check_accepts(binary, conf, cwd):
+    """(accepted, output) of sluice --check on `conf`, run in `cwd`."""
+    r = subprocess.run([binary, "--", "--config", conf, "--check"], cwd=cwd,
+                       capture_output=True, text=True, timeout=60)
+    return r.returncode == 0 and "config OK" in r.stdout, r.stdout + r.stderr
+
+
+def extra_examples(srcdir, tmp):
+    """(name, path) of the example configurations beyond conf/*.yaml, written
+    into tmp: the valid file of test_config_errors, the same switch with a
+    default route, and the complete configurations in docs/."""
+    texts = [("config-errors-valid", test_config_errors.VALID),
+             ("default-route", test_config_errors.VALID.replace(
+                 "      - prefix: 10.0.1.0/24\n",
+                 "      - prefix: 0.0.0.0/0\n        ports: [p1]\n"
+                 "      - prefix: 10.0.1.0/24\n"))]
+    check("0.0.0.0/0" in texts[1][1], "default-route example not built")
+    docs = sorted(glob.glob(os.path.join(srcdir, "docs", "**", "*.md"), recursive=True))
+    for md in docs:
+        with open(md) as f:
+            text = f.read()
+        for i, m in enumerate(re.finditer(r"```yaml\n(.*?)```", text, re.S)):
+            try:
+                doc = yaml.safe_load(m.group(1))
+            except yaml.YAMLError:
+                continue
+            if isinstance(doc, dict) and "switches" in doc:
+                texts.append((f"doc-{os.path.basename(md).rsplit('.', 1)[0]}-{i}", m.group(1)))
+    out = []
+    for name, text in texts:
+        path = os.path.join(tmp, name + ".yaml")
+        with open(path, "w") as f:
+            f.write(text)
+        out.append((name, path))
+    return out
+
+
 def test(binary, srcdir):
     confs = sorted(glob.glob(os.path.join(srcdir, "conf", "*.yaml")))
     check(any(c.endswith("/default.yaml") for c in confs), "conf/default.yaml missing")
@@ -73,12 +118,26 @@ def test(binary, srcdir):
             name = os.path.basename(conf).rsplit(".", 1)[0]
             if replays_workload(conf):
                 make_workload(srcdir, conf, tmp)
+            ok, out = check_accepts(binary, conf, tmp)
+            check(ok, f"--check {conf} (in a directory with its captures):\n{out}")
             _, summary = harness.run_to_end(binary, tmp, conf, name, duration=2,
                                             lcores=lcores_for(conf))
             harness.check_identity(summary)
             if name == "default":
                 check_default(summary)
             print(f"{name}: ok")
+        started = 0
+        for name, path in extra_examples(srcdir, tmp):
+            ok, out = check_accepts(binary, path, tmp)
+            if not ok:
+                print(f"{name}: refused by --check, not started")
+                continue
+            _, summary = harness.run_to_end(binary, tmp, path, name, duration=1,
+                                            lcores=lcores_for(path))
+            harness.check_identity(summary)
+            started += 1
+            print(f"{name}: --check accepts it and it starts")
+        check(started >= 3, f"only {started} extra example configurations started")
 
 
 if __name__ == "__main__":

@@ -182,6 +182,7 @@ TEST(ConfigLoader, MinimalConfigTakesDefaults) {
   EXPECT_TRUE(r.config.metrics.enabled);
   EXPECT_EQ(r.config.metrics.address, "127.0.0.1:9100");
   EXPECT_EQ(r.config.mbufs, 32768u);
+  EXPECT_EQ(r.config.mbuf_size, 2048u);
   EXPECT_TRUE(r.config.workers.empty());
   EXPECT_EQ(r.config.switches[0].tm.ecn.mode, EcnMode::kOff);
   EXPECT_EQ(r.config.switches[0].ports[0].rate_bps, 0u);
@@ -326,6 +327,31 @@ TEST(ConfigLoader, MissingFile) {
   const ConfigResult r = load_config_file("/nonexistent/sluice.yaml");
   ASSERT_EQ(r.errors.size(), 1u);
   EXPECT_EQ(r.errors[0].to_string(), "/nonexistent/sluice.yaml: cannot open the file for reading");
+}
+
+// mbuf_size: the data room of the pool's mbufs, a size from DPDK's default
+// (2048) up to what 16 bits hold with the headroom.
+TEST(ConfigLoader, MbufSize) {
+  const std::string ports = R"(switches:
+  - name: s1
+    ports:
+      - name: p0
+        device: net_null0
+        role: host
+        rate: 0
+)";
+  ConfigResult r = load_config_string("mbuf_size: 9KiB\n" + ports, kFile);
+  ASSERT_TRUE(r.ok()) << r.errors[0].to_string();
+  EXPECT_EQ(r.config.mbuf_size, 9216u);
+  r = load_config_string("mbuf_size: 65407\n" + ports, kFile);
+  ASSERT_TRUE(r.ok()) << r.errors[0].to_string();
+  EXPECT_EQ(r.config.mbuf_size, 65407u);
+  for (const char* bad : {"mbuf_size: 1500\n", "mbuf_size: 64KiB\n", "mbuf_size: big\n"}) {
+    r = load_config_string(bad + ports, kFile);
+    ASSERT_EQ(r.errors.size(), 1u) << bad;
+    EXPECT_EQ(r.errors[0].line, 1) << bad;
+    EXPECT_EQ(r.errors[0].key, "mbuf_size") << bad;
+  }
 }
 
 }  // namespace

@@ -1,0 +1,73 @@
+#!/usr/bin/python3
+"""Operator commands. `sluice --version` (with or without EAL's "--") prints
+"sluice VERSION" (git describe of the source, or the project version) and exits
+0 without starting EAL. `sluice --help` exits 0 and lists every option that
+switch/cli_options.cc parses, each value-taking one with its default."""
+
+import os
+import re
+import subprocess
+
+import harness
+from harness import check, check_eq
+
+
+def parsed_options(srcdir):
+    """Every option string parse_cli() compares an argument with."""
+    with open(os.path.join(srcdir, "switch", "cli_options.cc")) as f:
+        text = f.read()
+    body = text[text.index("bool parse_cli("):]
+    return sorted(set(re.findall(r'a == "(-[-\w]+)"', body)))
+
+
+def usage_entries(text):
+    """{option: its text, continuation lines included} of a usage message."""
+    entries, current = {}, None
+    for line in text.splitlines():
+        m = re.match(r"  (-[-\w]+)", line)
+        if m:
+            current = []
+            for opt in re.findall(r"(?:^  |, )(-[-\w]+)", line):
+                entries[opt] = current
+        if current is not None and line.startswith("  "):
+            current.append(line.strip())
+    return {k: " ".join(v) for k, v in entries.items()}
+
+
+def run(binary, *argv):
+    return subprocess.run([binary, *argv], capture_output=True, text=True, timeout=30)
+
+
+def test(binary, srcdir):
+    for argv in (["--version"], ["--", "--version"], ["--no-huge", "--", "--version"]):
+        r = run(binary, *argv)
+        check_eq(r.returncode, 0, f"exit status of sluice {' '.join(argv)}")
+        check(re.fullmatch(r"sluice \S+\n", r.stdout),
+              f"sluice {' '.join(argv)}: expected 'sluice VERSION', got {r.stdout!r}")
+        check("EAL:" not in r.stdout + r.stderr,
+              f"sluice {' '.join(argv)} started EAL:\n{r.stdout}{r.stderr}")
+
+    options = parsed_options(srcdir)
+    check(len(options) >= 10, f"found only {options} in switch/cli_options.cc")
+    for argv in (["--help"], ["--", "--help"], ["-h"]):
+        r = run(binary, *argv)
+        check_eq(r.returncode, 0, f"exit status of sluice {' '.join(argv)}")
+        check("EAL:" not in r.stdout + r.stderr,
+              f"sluice {' '.join(argv)} started EAL:\n{r.stdout}{r.stderr}")
+        entries = usage_entries(r.stdout)
+        missing = [o for o in options if o not in entries]
+        check(not missing, f"sluice {' '.join(argv)} does not list {missing}:\n{r.stdout}")
+        # Options that take a value say what it is when not given; --config
+        # has none (it is required), the flags are off unless given.
+        flags = {"--help", "-h", "--version", "--config"}
+        no_default = [o for o in options if o not in flags and "default" not in entries[o]]
+        check(not no_default, f"no default given for {no_default}:\n{r.stdout}")
+        check("required" in entries["--config"], f"--config not said to be required:\n{r.stdout}")
+
+    r = run(binary, "--", "--no-such-option")
+    check_eq(r.returncode, 2, "exit status for an unknown option")
+    check("--config" in r.stderr, f"usage not printed for an unknown option:\n{r.stderr}")
+
+
+if __name__ == "__main__":
+    harness.main(test)
