@@ -54,13 +54,17 @@ bool Worker::flowtune_pace(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp,
     drop(in.index, m, DropReason::kPacerFull);
     return false;
   }
+  e.flowlets.touch(r.flow_id, v.send_at_ns - unwatched_ns_);
   if (v.ecn_mark && (pp.tos & 3) != 0)
     mark_ce(counters(in.index), rte_pktmbuf_mtod(m, uint8_t*) + pp.l3_offset);
   return false;
 }
 
 // A flowlet ended: what it still holds leaves now (the next flowlet in its
-// slot starts its own queue), and the allocator is told.
+// slot starts its own queue), and the allocator is told. A held packet
+// keeps its flowlet active until it is due (FlowletTable::touch), so the
+// flush should find nothing; it stays so that one slot's queue can never
+// mix two flowlets.
 void Worker::flowtune_end(FlowtuneEdge& e, uint32_t flow_id, uint64_t now) {
   flowtune_flush(e, e.flowlets.slot_of(flow_id), now);
   e.report_end(flow_id);

@@ -64,6 +64,15 @@ class FlowletTable {
   // One packet of flow `key` (src/dst IPv4, host order, for FLOWLET_START).
   Result on_packet(uint64_t key, uint32_t src_ip, uint32_t dst_ip, uint64_t now_ns);
 
+  // The flowlet `flow_id` is active until until_ns, which may lie ahead
+  // (the pacer holds one of its packets until then): its idle gap counts
+  // from there, so a flowlet never ends while its queue drains. Ignored when
+  // the id no longer holds its slot.
+  void touch(uint32_t flow_id, uint64_t until_ns) {
+    Slot& s = slots_[slot_of(flow_id)];
+    if (flow_id != 0 && s.id == flow_id && until_ns > s.last_ns) s.last_ns = until_ns;
+  }
+
   // Looks at up to `max_slots` slots (round robin from where the last call
   // stopped) and ends every flowlet idle for more than the gap:
   // on_end(flow_id) once per flowlet, then the slot is free. Run from a

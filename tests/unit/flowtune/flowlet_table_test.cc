@@ -88,6 +88,26 @@ TEST(FlowletTable, ExpireWorkIsBoundedAndRoundRobin) {
   EXPECT_EQ(t.active(), 0u);
 }
 
+TEST(FlowletTable, TouchKeepsAFlowletWhoseQueueDrainsFromEnding) {
+  FlowletTable t(64);
+  const uint32_t id = t.on_packet(7, 1, 2, 0).flow_id;
+  std::vector<uint32_t> ended;
+  auto on_end = [&](uint32_t f) { ended.push_back(f); };
+  // Its last packet is held until 1 ms: active until then, idle after the gap.
+  t.touch(id, 1000 * kUs);
+  for (uint64_t now = 50 * kUs; now <= 1100 * kUs; now += 50 * kUs) t.expire(now, 64, on_end);
+  EXPECT_TRUE(ended.empty());
+  EXPECT_EQ(t.on_packet(7, 1, 2, 1050 * kUs).kind, Kind::kContinue);
+  t.touch(id, 10 * kUs);  // never moves its time back
+  t.expire(1140 * kUs, 64, on_end);
+  EXPECT_TRUE(ended.empty());
+  t.expire(1151 * kUs, 64, on_end);
+  EXPECT_EQ(ended, std::vector<uint32_t>{id});
+  t.touch(id, 5000 * kUs);  // ended: a touch does not revive it
+  EXPECT_EQ(t.active(), 0u);
+  EXPECT_EQ(t.on_packet(7, 1, 2, 1200 * kUs).kind, Kind::kStart);
+}
+
 TEST(FlowletTable, CollisionsCountedAndTableFullForwardsUnreported) {
   FlowletTable t(4);  // one bucket of 4 ways: every flow collides
   for (uint64_t k = 1; k <= 4; ++k) {
