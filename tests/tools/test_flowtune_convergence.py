@@ -1,0 +1,90 @@
+#!/usr/bin/python3
+"""tools/flowtune-convergence: its convergence measure on made-up throughput
+bins (converged at the first bin from which every active flow stays within
+the tolerance of C(1 - 0.01)/N for 5 bins; never, when a flow stays out),
+and one real run of both variants against build/switch/sluice and
+build/allocator/sluice-allocator: with Flowtune every event converges and
+the receiver's port drops nothing (the excess is dropped at the edge as
+pacer_full); without it the receiver's port drops."""
+
+import importlib.machinery
+import importlib.util
+import json
+import os
+import tempfile
+import types
+import unittest
+
+import common
+
+SLUICE = os.environ.get("SLUICE_BINARY", os.path.join(common.ROOT, "build", "switch", "sluice"))
+ALLOCATOR = os.path.join(os.path.dirname(os.path.dirname(SLUICE)), "allocator", "sluice-allocator")
+TOOL = os.path.join(common.TOOLS, "flowtune-convergence")
+
+
+def load_tool():
+    loader = importlib.machinery.SourceFileLoader("flowtune_convergence_tool", TOOL)
+    mod = importlib.util.module_from_spec(importlib.util.spec_from_loader(loader.name, loader))
+    loader.exec_module(mod)
+    return mod
+
+
+class ConvergenceMeasure(unittest.TestCase):
+    def setUp(self):
+        self.t = load_tool()
+        # 1 Gb/s, 10 ms steps: flows start at 0, 10, 20, 30, 40 ms and end
+        # at 90, 80, 70, 60, 50 ms.
+        self.a = types.SimpleNamespace(rate_bps=10**9, step_ns=10_000_000, tolerance=0.1)
+        self.cap = 10**9 * self.t.BIN_NS / 1e9
+
+    def ideal(self, late=None):
+        """Bins at the fair share; `late`: (flow, first bin, bins) at 0."""
+        n = 90
+        bins = [[0] * n for _ in range(self.t.SENDERS)]
+        for b in range(n):
+            act = self.t.active_at(self.a, b * self.t.BIN_NS)
+            for i in act:
+                bins[i][b] = self.cap * 0.99 / len(act)
+        if late:
+            flow, first, count = late
+            for b in range(first, first + count):
+                bins[flow][b] = 0
+        return bins
+
+    def test_fair_bins_converge_in_the_first_bin(self):
+        conv = self.t.convergence(self.a, self.ideal())
+        self.assertEqual([c["flows"] for c in conv], [1, 2, 3, 4, 5, 4, 3, 2, 1])
+        self.assertEqual([c["converged_ms"] for c in conv], [1] * 9)
+
+    def test_a_flow_that_arrives_late_delays_convergence(self):
+        # The third flow (starts at 20 ms) gets nothing for 3 bins.
+        conv = self.t.convergence(self.a, self.ideal(late=(2, 20, 3)))
+        self.assertEqual(conv[2]["converged_ms"], 4)
+        # Out for the whole step: never converged within it.
+        conv = self.t.convergence(self.a, self.ideal(late=(2, 20, 10)))
+        self.assertIsNone(conv[2]["converged_ms"])
+
+
+class RealRun(unittest.TestCase):
+    def test_flowtune_converges_and_the_receiver_port_does_not_drop(self):
+        for b in (SLUICE, ALLOCATOR):
+            self.assertTrue(os.access(b, os.X_OK), f"{b} not built")
+        with tempfile.TemporaryDirectory() as out:
+            common.run_tool("flowtune-convergence", "--out", out, "--floor-seconds", "0",
+                            "--allow-unfaithful", "--sluice", SLUICE, "--allocator", ALLOCATOR)
+            with open(os.path.join(out, "results.json")) as f:
+                res = json.load(f)
+            ft, base = res["runs"]["flowtune"], res["runs"]["baseline"]
+            self.assertEqual(len(ft["convergence"]), 9)
+            for ev in ft["convergence"]:
+                self.assertIsNotNone(ev["converged_ms"], ev)
+            self.assertFalse([k for k in ft["drops"] if k.startswith("h5/")], ft["drops"])
+            self.assertTrue(any(k.endswith("/pacer_full") for k in ft["drops"]), ft["drops"])
+            self.assertTrue(any(k.startswith("h5/") for k in base["drops"]), base["drops"])
+            self.assertGreater(ft["flowtune"]["rate_updates"], 0)
+            for name in ("convergence.png", "results.md", "throughput_flowtune.csv"):
+                self.assertTrue(os.path.exists(os.path.join(out, name)), name)
+
+
+if __name__ == "__main__":
+    unittest.main()
