@@ -16,7 +16,8 @@ std::string create_flowtune(Runtime& rt) {
       if (edge == nullptr) {
         edge = std::make_unique<FlowtuneEdge>(sw.cfg->flowtune);
         std::string err;
-        if (!edge->open(&err)) return "switch " + sw.cfg->name + ": " + err;
+        if (!edge->open(std::to_string(sw.index) + "_" + std::to_string(p.owner_slot), &err))
+          return "switch " + sw.cfg->name + ": " + err;
       }
       p.flowtune = edge.get();
     }
@@ -41,8 +42,9 @@ FlowtuneTotals flowtune_totals(const Runtime& rt, const SwitchRuntime& sw) {
     t.dropped += e->pacer.dropped.get();
     t.flushed += e->flushed.get();
     t.held_now += e->held.total_held();
-    t.starts_sent += e->starts_sent.get();
-    t.ends_sent += e->ends_sent.get();
+    t.starts_sent += e->starts_reported.get();
+    t.ends_sent += e->ends_reported.get();
+    t.events_lost += e->events_lost.get() + e->rates_lost.get();
     t.datagrams_sent += e->datagrams_sent.get();
     t.send_errors += e->send_errors.get();
     t.datagrams_received += e->datagrams_received.get();

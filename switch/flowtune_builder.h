@@ -20,6 +20,7 @@ struct FlowtuneTotals {
   uint64_t paced = 0, unpaced = 0, held = 0, marked = 0, dropped = 0, flushed = 0;
   uint64_t held_now = 0;
   uint64_t starts_sent = 0, ends_sent = 0, datagrams_sent = 0, send_errors = 0;
+  uint64_t events_lost = 0;  // rings between the worker and the control thread full
   uint64_t datagrams_received = 0, rate_updates = 0, stale_updates = 0, unexpected = 0;
   uint64_t malformed = 0;  // all reasons
 };

@@ -1,8 +1,8 @@
 #include "switch/flowtune_edge.h"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <netinet/in.h>
+#include <rte_errno.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -21,7 +21,22 @@ FlowtuneEdge::~FlowtuneEdge() {
   if (fd_ >= 0) close(fd_);
 }
 
-bool FlowtuneEdge::open(std::string* error) {
+void FlowtuneEdge::release_rings() {
+  rte_ring_free(to_control_);
+  rte_ring_free(to_worker_);
+  to_control_ = to_worker_ = nullptr;
+}
+
+bool FlowtuneEdge::open(const std::string& name, std::string* error) {
+  const unsigned flags = RING_F_SP_ENQ | RING_F_SC_DEQ;
+  to_control_ =
+      rte_ring_create_elem(("ftc_" + name).c_str(), sizeof(Event), kRingSize, SOCKET_ID_ANY, flags);
+  to_worker_ =
+      rte_ring_create_elem(("ftw_" + name).c_str(), sizeof(Event), kRingSize, SOCKET_ID_ANY, flags);
+  if (to_control_ == nullptr || to_worker_ == nullptr) {
+    *error = std::string("flowtune: cannot create rings: ") + rte_strerror(rte_errno);
+    return false;
+  }
   fd_ = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd_ < 0) {
     *error = std::string("flowtune: cannot create a UDP socket: ") + std::strerror(errno);
@@ -41,20 +56,43 @@ bool FlowtuneEdge::open(std::string* error) {
   return true;
 }
 
+void FlowtuneEdge::enqueue(rte_ring* r, Event e, RelaxedCounter& lost) {
+  if (rte_ring_sp_enqueue_elem(r, &e, sizeof(Event)) != 0) lost.add();
+}
+
 void FlowtuneEdge::report_start(uint32_t flow_id, uint32_t src_ip, uint32_t dst_ip) {
-  outbox_.start({flow_id, src_ip, dst_ip, static_cast<uint16_t>(cfg.weight)},
-                [this](const uint8_t* p, uint32_t len) { send(p, len); });
-  starts_sent.add();
+  enqueue(to_control_, {flow_id, src_ip, dst_ip, kStart}, events_lost);
+  starts_reported.add();
 }
 
 void FlowtuneEdge::report_end(uint32_t flow_id) {
-  outbox_.end(flow_id, [this](const uint8_t* p, uint32_t len) { send(p, len); });
-  ends_sent.add();
+  enqueue(to_control_, {flow_id, 0, 0, kEnd}, events_lost);
+  ends_reported.add();
 }
 
-void FlowtuneEdge::poll(uint64_t now_ns) {
-  if (!outbox_.empty()) outbox_.flush([this](const uint8_t* p, uint32_t len) { send(p, len); });
-  receive(now_ns);
+void FlowtuneEdge::apply_rates(uint64_t now_ns) {
+  Event batch[32];
+  const unsigned n = rte_ring_sc_dequeue_burst_elem(to_worker_, batch, sizeof(Event), 32, nullptr);
+  for (unsigned i = 0; i < n; ++i) {
+    if (pacer.set_rate(batch[i].flow_id, batch[i].a, now_ns, cfg.lease_ns)) rate_updates.add();
+  }
+}
+
+bool FlowtuneEdge::serve() {
+  Event batch[64];
+  const unsigned n = rte_ring_sc_dequeue_burst_elem(to_control_, batch, sizeof(Event), 64, nullptr);
+  auto out = [this](const uint8_t* p, uint32_t len) { send(p, len); };
+  for (unsigned i = 0; i < n; ++i) {
+    if (batch[i].kind == kStart) {
+      outbox_.start({batch[i].flow_id, batch[i].a, batch[i].b, static_cast<uint16_t>(cfg.weight)},
+                    out);
+    } else {
+      outbox_.end(batch[i].flow_id, out);
+    }
+  }
+  // A whole burst may be followed by more: send when the ring ran dry.
+  if (n < 64 && !outbox_.empty()) outbox_.flush(out);
+  return receive() || n != 0;
 }
 
 // A datagram the kernel will not take (no allocator listening yet gives
@@ -68,17 +106,19 @@ void FlowtuneEdge::send(const uint8_t* p, uint32_t len) {
   }
 }
 
-void FlowtuneEdge::receive(uint64_t now_ns) {
-  for (unsigned i = 0; i < kMaxDatagramsPerPoll; ++i) {
+bool FlowtuneEdge::receive() {
+  bool any = false;
+  for (unsigned i = 0; i < 64; ++i) {
     const ssize_t n = recv(fd_, rx_, sizeof rx_, MSG_DONTWAIT | MSG_TRUNC);
     if (n < 0) {
-      if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return any;
       continue;  // ECONNREFUSED from an earlier send: nothing to read
     }
+    any = true;
     datagrams_received.add();
     // MSG_TRUNC gives the datagram's real length: one longer than the
-    // buffer cannot be a RATE_UPDATE we sent for (the allocator keeps to
-    // one MTU), so it counts as a length mismatch unread.
+    // buffer cannot be a RATE_UPDATE (the allocator keeps to one MTU), so
+    // it counts as a length mismatch unread.
     FlowtuneMessage m;
     const FlowtuneParseResult r = size_t(n) > sizeof rx_
                                       ? FlowtuneParseResult::kCountMismatch
@@ -93,9 +133,10 @@ void FlowtuneEdge::receive(uint64_t now_ns) {
     }
     for (uint32_t e = 0; e < m.count; ++e) {
       const RateUpdate u = m.rate_update(e);
-      if (pacer.set_rate(u.flow_id, u.rate_kbps, now_ns, cfg.lease_ns)) rate_updates.add();
+      enqueue(to_worker_, {u.flow_id, u.rate_kbps, 0, 0}, rates_lost);
     }
   }
+  return any;
 }
 
 }  // namespace sluice

@@ -1,15 +1,17 @@
 #pragma once
 // Flowtune at one edge switch, on one worker lcore (docs/mechanisms/flowtune.md,
 // "Edge switches"): the flowlet table and pacer of the flows that enter by
-// the host ports this lcore owns, the packets the pacer holds, and the UDP
-// socket to the allocator. Everything here is written by that lcore only;
-// the counters are read by the scraper and the summary.
+// the host ports this lcore owns, the packets the pacer holds, and the
+// allocator's UDP socket.
 //
-// The socket is a kernel UDP socket, connected to the allocator so that only
-// its datagrams are received, non-blocking, touched every kPollNs at most
-// (one recv that usually finds nothing, and one send per full datagram or
-// per poll with something pending). Each lcore has its own socket, so the
-// allocator tells their flow ids apart by the sending port.
+// The worker lcore never makes a system call for Flowtune (a syscall is
+// where the kernel may preempt it): it puts FLOWLET_START / FLOWLET_END
+// events on a ring and takes RATE_UPDATE entries off another, and the
+// FlowtuneControl thread (on the main lcore's CPU) moves them between the
+// rings and the socket. Each edge has its own socket, so the allocator tells
+// the lcores' flow ids apart by the sending port.
+
+#include <rte_ring.h>
 
 #include <cstdint>
 #include <string>
@@ -26,45 +28,70 @@ namespace sluice {
 
 class FlowtuneEdge {
  public:
-  static constexpr uint64_t kPollNs = 20'000;
-  static constexpr unsigned kMaxDatagramsPerPoll = 16;
+  // How often the worker ends idle flowlets.
+  static constexpr uint64_t kExpireEveryNs = 20'000;
+  static constexpr unsigned kRingSize = 8192;
 
   explicit FlowtuneEdge(const FlowtuneConfig& cfg);
   ~FlowtuneEdge();
   FlowtuneEdge(const FlowtuneEdge&) = delete;
   FlowtuneEdge& operator=(const FlowtuneEdge&) = delete;
 
-  // Creates the socket and connects it to the allocator; false with *error.
-  bool open(std::string* error);
+  // Creates the rings (`name` makes them unique) and the socket, connected
+  // to the allocator; false with *error.
+  bool open(const std::string& name, std::string* error);
+  // Frees the rings (before EAL's cleanup; the destructor closes the socket).
+  void release_rings();
 
-  // Queues a datagram's worth of news for the allocator (sent at once when a
-  // datagram fills, else at the next poll).
+  // Worker lcore: news for the allocator (lost, and counted, if the ring is
+  // full: the flow then stays unpaced, the safe side), and the rates that
+  // arrived, applied to the pacer.
   void report_start(uint32_t flow_id, uint32_t src_ip, uint32_t dst_ip);
   void report_end(uint32_t flow_id);
-  // Sends what is pending and applies the RATE_UPDATEs that arrived.
-  void poll(uint64_t now_ns);
+  void apply_rates(uint64_t now_ns);
+
+  // Control thread: sends what the worker reported, receives datagrams and
+  // queues their RATE_UPDATE entries for the worker. Returns whether it
+  // moved anything. fd() is for its poll().
+  bool serve();
+  int fd() const { return fd_; }
 
   const FlowtuneConfig& cfg;
   FlowletTable flowlets;
   FlowPacer pacer;
   PacedQueues held;
-  uint64_t next_poll_ns = 0;
+  uint64_t next_expire_ns = 0;
 
+  // Worker-written.
+  RelaxedCounter starts_reported;
+  RelaxedCounter ends_reported;
+  RelaxedCounter events_lost;   // the ring to the control thread was full
+  RelaxedCounter rate_updates;  // entries applied (stale ones are pacer.stale)
+  RelaxedCounter flushed;       // held packets sent at once: lease ran out
+  // Control-thread-written.
   RelaxedCounter datagrams_sent;
   RelaxedCounter send_errors;  // datagrams the kernel refused (lost news, counted)
-  RelaxedCounter starts_sent;
-  RelaxedCounter ends_sent;
   RelaxedCounter datagrams_received;
-  RelaxedCounter rate_updates;         // entries applied (stale ones are pacer.stale)
+  RelaxedCounter rates_lost;           // the ring to the worker was full
   RelaxedCounter unexpected_messages;  // well formed, but not a RATE_UPDATE
   RelaxedCounter malformed[kFlowtuneParseResultCount];
-  RelaxedCounter flushed;  // held packets sent at once: flowlet ended or lease ran out
 
  private:
+  // One ring element: an event for the allocator or a rate for the worker.
+  struct Event {
+    uint32_t flow_id;
+    uint32_t a;  // START: src IPv4; rate: kbit/s
+    uint32_t b;  // START: dst IPv4
+    uint32_t kind;
+  };
+  static constexpr uint32_t kStart = 1, kEnd = 2;
   void send(const uint8_t* p, uint32_t len);
-  void receive(uint64_t now_ns);
+  bool receive();
+  void enqueue(rte_ring* r, Event e, RelaxedCounter& lost);
 
-  FlowtuneOutbox outbox_;
+  rte_ring* to_control_ = nullptr;  // worker -> control thread
+  rte_ring* to_worker_ = nullptr;   // control thread -> worker
+  FlowtuneOutbox outbox_;           // control thread
   int fd_ = -1;
   alignas(8) uint8_t rx_[2048];
 };

@@ -31,6 +31,7 @@
 #include "switch/internal_link.h"
 #include "switch/mbuf_meta.h"
 #include "switch/memory_prefault.h"
+#include "switch/flowtune_control.h"
 #include "switch/metrics_exporter.h"
 #include "switch/report.h"
 #include "switch/runtime_builder.h"
@@ -301,6 +302,8 @@ int run(int argc, char** argv) {
   const TscClock clock(rt->tsc_hz);
   CaptureWriter capture_writer;
   capture_writer.start(*rt);
+  FlowtuneControl flowtune_control;
+  flowtune_control.start(*rt);
   std::vector<std::optional<uint64_t>> steal_before;
   for (auto& w : rt->workers) steal_before.push_back(cpu_steal_ns(rte_lcore_to_cpu_id(w->lcore)));
   // The replay's time origin is taken last, right before the launch, so no
@@ -316,6 +319,7 @@ int run(int argc, char** argv) {
   rt->stop.store(true);
   rte_eal_mp_wait_lcore();
   capture_writer.stop();
+  flowtune_control.stop();
   for (size_t i = 0; i < rt->workers.size(); ++i) {
     const auto after = cpu_steal_ns(rte_lcore_to_cpu_id(rt->workers[i]->lcore));
     if (steal_before[i] && after) rt->workers[i]->steal_ns = int64_t(*after - *steal_before[i]);

@@ -160,6 +160,7 @@ void flowtune_fields(const FlowtuneTotals& t, Field field) {
   field("ends_sent", t.ends_sent);
   field("datagrams_sent", t.datagrams_sent);
   field("send_errors", t.send_errors);
+  field("events_lost", t.events_lost);
   field("datagrams_received", t.datagrams_received);
   field("rate_updates", t.rate_updates);
   field("stale_rate_updates", t.stale_updates);

@@ -461,6 +461,9 @@ void release_runtime(Runtime& rt) {
   for (auto& w : rt.workers) {
     for (rte_ring* r : w->to) rte_ring_free(r);
     rte_ring_free(w->control_in);
+    for (auto& e : w->flowtune) {
+      if (e != nullptr) e->release_rings();
+    }
   }
   for (auto& l : rt.links) rte_ring_free(l->ring);
 }

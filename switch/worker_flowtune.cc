@@ -11,10 +11,10 @@
 namespace sluice {
 namespace {
 
-// Slots the idle scan looks at per poll: a whole sweep of the default 4096
-// takes 8 polls (160 µs), which is how late a FLOWLET_END may be after the
-// idle gap.
-constexpr uint32_t kExpireSlotsPerPoll = 512;
+// Slots the idle scan looks at per pass (every kExpireEveryNs): a whole
+// sweep of the default 4096 takes 8 passes (160 µs), which is how late a
+// FLOWLET_END may be after the idle gap.
+constexpr uint32_t kExpireSlotsPerPass = 512;
 // Held packets released per loop iteration, per edge.
 constexpr uint32_t kReleasePerPass = 256;
 
@@ -87,22 +87,22 @@ void Worker::to_admission(rte_mbuf* m, uint64_t now) {
   }
 }
 
-// Held packets that are due go on to admission; every kPollNs the idle
-// flowlets end and the allocator socket is served.
+// Rates that arrived apply; held packets that are due go on to admission;
+// every kExpireEveryNs the idle flowlets end.
 bool Worker::flowtune_timers(uint64_t now) {
   bool busy = false;
   for (FlowtuneEdge* e : ft_edges_) {
+    e->apply_rates(now);
     if (e->held.next_due_ns() <= now) {
       busy |= e->held.pop_due(now, kReleasePerPass, [&](const PacedQueues::Held& h) {
         e->pacer.sent(h.flow_id, h.bytes);
         to_admission(static_cast<rte_mbuf*>(h.pkt), now);
       }) != 0;
     }
-    if (now >= e->next_poll_ns) {
-      e->next_poll_ns = now + FlowtuneEdge::kPollNs;
-      e->flowlets.expire(now - unwatched_ns_, kExpireSlotsPerPoll,
+    if (now >= e->next_expire_ns) {
+      e->next_expire_ns = now + FlowtuneEdge::kExpireEveryNs;
+      e->flowlets.expire(now - unwatched_ns_, kExpireSlotsPerPass,
                          [&](uint32_t id) { flowtune_end(*e, id, now); });
-      e->poll(now);
     }
   }
   return busy;

@@ -1,0 +1,34 @@
+#pragma once
+// The thread that carries Flowtune's messages between the edges' rings and
+// the allocator's socket (switch/flowtune_edge.h), so that no worker lcore
+// makes a system call for them. Started from the main lcore, it inherits
+// the main lcore's CPU, never a worker's. It waits in poll() on the sockets
+// for at most kWaitUs between passes, so news from the worker waits at most
+// about that long (plus the kernel's timer slack, set to 1 µs here).
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "switch/runtime.h"
+
+namespace sluice {
+
+class FlowtuneControl {
+ public:
+  static constexpr int kWaitUs = 10;
+  // Starts the thread if any switch runs Flowtune.
+  void start(Runtime& rt);
+  // Stops it (call once the workers have stopped).
+  void stop();
+  ~FlowtuneControl() { stop(); }
+
+ private:
+  void run();
+
+  std::vector<FlowtuneEdge*> edges_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+}  // namespace sluice
