@@ -70,8 +70,17 @@ std::string start_ethdev(Runtime& rt, PortRuntime& p) {
   std::string err = find_or_probe(device, &p.eth_port);
   if (!err.empty()) return err;
   const uint16_t id = p.eth_port;
+  // The device receives frames up to the port's mtu (DPDK's default is 1500):
+  // jumbo frames need `mtu` here and an `mbuf_size` that holds them.
+  rte_eth_dev_info info{};
+  int rc = rte_eth_dev_info_get(id, &info);
+  if (rc != 0) return "device info of " + device + ": " + rte_strerror(-rc);
+  if (p.cfg->mtu < info.min_mtu || p.cfg->mtu > info.max_mtu)
+    return "mtu " + std::to_string(p.cfg->mtu) + " outside what " + device + " supports (" +
+           std::to_string(info.min_mtu) + ".." + std::to_string(info.max_mtu) + ")";
   rte_eth_conf conf{};
-  int rc = rte_eth_dev_configure(id, 1, 1, &conf);
+  conf.rxmode.mtu = p.cfg->mtu;
+  rc = rte_eth_dev_configure(id, 1, 1, &conf);
   if (rc != 0) return "configure " + device + ": " + rte_strerror(-rc);
   uint16_t nb_rx = kRxDescriptors, nb_tx = kTxDescriptors;
   rte_eth_dev_adjust_nb_rx_tx_desc(id, &nb_rx, &nb_tx);
