@@ -7,6 +7,7 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_ethdev.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
@@ -297,6 +298,13 @@ int run(int argc, char** argv) {
   std::printf("sluice: %zu switch(es), %zu port(s), %zu worker lcore(s); metrics on %s\n",
               rt->switches.size(), rt->ports.size(), rt->workers.size(),
               rt->config.metrics.enabled ? rt->config.metrics.address.c_str() : "(off)");
+  // Where each device port's buffers live (docs/deploy.md, "NUMA").
+  for (const auto& p : rt->ports) {
+    if (p->rx_pool == nullptr) continue;
+    std::printf("sluice: %s/%s: device on NUMA socket %d, receives into mbuf pool %s (socket %d)\n",
+                rt->switch_label(p->index).c_str(), rt->port_label(p->index).c_str(),
+                rte_eth_dev_socket_id(p->eth_port), p->rx_pool->name, p->rx_pool->socket_id);
+  }
   std::fflush(stdout);
   std::vector<std::unique_ptr<Worker>> workers;
   const TscClock clock(rt->tsc_hz);

@@ -78,6 +78,7 @@ struct PortRuntime {
   uint16_t switch_index = 0;  // owning switch instance
   const PortConfig* cfg = nullptr;
   uint16_t eth_port = kNoEthPort;  // DPDK port id
+  rte_mempool* rx_pool = nullptr;  // device ports: the pool on the device's NUMA socket
   uint32_t mtu = 1500;             // copy of cfg->mtu, read per packet
   StagePlan plan;                  // the optional steps packets leaving here take
   MacAddr mac{};
@@ -254,6 +255,11 @@ struct WorkerRuntime {
 struct Runtime {
   Config config;
   std::vector<std::unique_ptr<LinkDirection>> links;
+  // mbuf pools, one per NUMA socket in use (index = socket id): a device
+  // port's receive queue fills mbufs from the pool on the device's socket.
+  // `pool` is the main lcore's socket's, for frames sluice builds and
+  // capture replays.
+  std::vector<rte_mempool*> pools;
   rte_mempool* pool = nullptr;
   std::vector<SwitchRuntime> switches;
   std::vector<std::unique_ptr<PortRuntime>> ports;

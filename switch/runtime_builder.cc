@@ -42,19 +42,55 @@ std::string find_or_probe(const std::string& device, uint16_t* port_id) {
   return "";
 }
 
+// The mbuf pool on NUMA socket `socket`, created on first use with `mbufs`
+// buffers of `mbuf_size` bytes of frame room (plus the headroom).
+std::string pool_on_socket(Runtime& rt, unsigned socket, rte_mempool** out) {
+  if (socket >= RTE_MAX_NUMA_NODES)
+    return "NUMA socket " + std::to_string(socket) + " beyond DPDK's RTE_MAX_NUMA_NODES";
+  if (rt.pools.size() <= socket) rt.pools.resize(socket + 1, nullptr);
+  if (rt.pools[socket] == nullptr) {
+    // mbuf_size is the frame room; the headroom comes on top (at most 16 bits).
+    static_assert(kMaxMbufSize + RTE_PKTMBUF_HEADROOM <= UINT16_MAX);
+    const auto room = static_cast<uint16_t>(rt.config.mbuf_size + RTE_PKTMBUF_HEADROOM);
+    const std::string name = "sluice_mbufs_s" + std::to_string(socket);
+    rt.pools[socket] = rte_pktmbuf_pool_create(name.c_str(), rt.config.mbufs, kMbufCache, 0,
+                                               room, static_cast<int>(socket));
+    if (rt.pools[socket] == nullptr)
+      return "cannot create the mbuf pool on NUMA socket " + std::to_string(socket) + ": " +
+             rte_strerror(rte_errno) +
+             " (give EAL more memory on that socket with -m or --socket-mem, or lower 'mbufs' "
+             "or 'mbuf_size')";
+  }
+  *out = rt.pools[socket];
+  return "";
+}
+
 std::string start_ethdev(Runtime& rt, PortRuntime& p) {
   const std::string& device = p.cfg->device;
   std::string err = find_or_probe(device, &p.eth_port);
   if (!err.empty()) return err;
   const uint16_t id = p.eth_port;
+  // The device receives frames up to the port's mtu (DPDK's default is 1500):
+  // jumbo frames need `mtu` here and an `mbuf_size` that holds them.
+  rte_eth_dev_info info{};
+  int rc = rte_eth_dev_info_get(id, &info);
+  if (rc != 0) return "device info of " + device + ": " + rte_strerror(-rc);
+  if (p.cfg->mtu < info.min_mtu || p.cfg->mtu > info.max_mtu)
+    return "mtu " + std::to_string(p.cfg->mtu) + " outside what " + device + " supports (" +
+           std::to_string(info.min_mtu) + ".." + std::to_string(info.max_mtu) + ")";
   rte_eth_conf conf{};
-  int rc = rte_eth_dev_configure(id, 1, 1, &conf);
+  conf.rxmode.mtu = p.cfg->mtu;
+  rc = rte_eth_dev_configure(id, 1, 1, &conf);
   if (rc != 0) return "configure " + device + ": " + rte_strerror(-rc);
   uint16_t nb_rx = kRxDescriptors, nb_tx = kTxDescriptors;
   rte_eth_dev_adjust_nb_rx_tx_desc(id, &nb_rx, &nb_tx);
+  // Descriptors and mbufs on the device's NUMA socket; a device with none
+  // (virtual devices, SOCKET_ID_ANY) uses the main lcore's.
   const int socket = rte_eth_dev_socket_id(id);
-  const unsigned s = socket < 0 ? 0u : static_cast<unsigned>(socket);
-  rc = rte_eth_rx_queue_setup(id, 0, nb_rx, s, nullptr, rt.pool);
+  const unsigned s = socket < 0 ? rte_socket_id() : static_cast<unsigned>(socket);
+  err = pool_on_socket(rt, s, &p.rx_pool);
+  if (!err.empty()) return device + ": " + err;
+  rc = rte_eth_rx_queue_setup(id, 0, nb_rx, s, nullptr, p.rx_pool);
   if (rc != 0) return "rx queue of " + device + ": " + rte_strerror(-rc);
   rc = rte_eth_tx_queue_setup(id, 0, nb_tx, s, nullptr);
   if (rc != 0) return "tx queue of " + device + ": " + rte_strerror(-rc);
@@ -418,21 +454,15 @@ std::string check_virtual_clock(const Runtime& rt) {
 }
 
 std::string build_runtime(Runtime& rt) {
-  // mbuf_size is the frame room; the headroom comes on top (at most 16 bits).
-  static_assert(kMaxMbufSize + RTE_PKTMBUF_HEADROOM <= UINT16_MAX);
-  const auto room = static_cast<uint16_t>(rt.config.mbuf_size + RTE_PKTMBUF_HEADROOM);
-  rt.pool = rte_pktmbuf_pool_create("sluice_mbufs", rt.config.mbufs, kMbufCache, 0, room,
-                                    static_cast<int>(rte_socket_id()));
-  if (rt.pool == nullptr)
-    return std::string("cannot create the mbuf pool: ") + rte_strerror(rte_errno) +
-           " (give EAL more memory with -m, or lower 'mbufs' or 'mbuf_size')";
+  std::string err = pool_on_socket(rt, rte_socket_id(), &rt.pool);
+  if (!err.empty()) return err;
   rt.switches.resize(rt.config.switches.size());
   for (size_t i = 0; i < rt.switches.size(); ++i) {
     rt.switches[i].cfg = &rt.config.switches[i];
     rt.switches[i].index = static_cast<uint16_t>(i);
     rt.switches[i].pfc_on = rt.config.switches[i].pfc.mode != PfcGenerationMode::kOff;
   }
-  std::string err = create_ports(rt);
+  err = create_ports(rt);
   if (err.empty()) err = create_links(rt);
   if (err.empty()) err = assign_workers(rt);
   if (err.empty()) err = check_virtual_clock(rt);
