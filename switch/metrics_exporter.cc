@@ -238,7 +238,7 @@ void SluiceCollector::collect_flowtune(std::vector<MetricFamily>& out) const {
       {"sluice_flowtune_unpaced_packets_total", "Packets of flows with no fresh rate.",
        MetricType::Counter, &FlowtuneTotals::unpaced},
       {"sluice_flowtune_flushed_packets_total",
-       "Held packets sent early: their flowlet ended or its lease ran out.", MetricType::Counter,
+       "Held packets sent at once: their flow's lease ran out.", MetricType::Counter,
        &FlowtuneTotals::flushed},
       {"sluice_flowtune_ecn_marks_total", "Held packets marked CE above the pacer's threshold.",
        MetricType::Counter, &FlowtuneTotals::marked},
