@@ -155,11 +155,11 @@ int main(int argc, char** argv) {
   for (const auto& c : stats.malformed) malformed += get(c);
   std::printf(
       "sluice-allocator summary: %.3f s, flows %u, hosts %u, iterations %llu,"
-      " updates sent %llu (%llu lease re-sends, %llu bytes), datagrams %llu,"
+      " updates sent %llu (%llu lease re-sends, %llu bytes in %llu datagrams), datagrams %llu,"
       " malformed %llu\n",
       server.elapsed_seconds(), stats.flows.load(), stats.hosts.load(), get(stats.iterations),
       get(stats.updates_sent), get(stats.lease_resends), get(stats.update_bytes),
-      get(stats.datagrams), malformed);
+      get(stats.update_messages), get(stats.datagrams), malformed);
   std::fflush(stdout);
   return 0;
 }
