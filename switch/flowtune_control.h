@@ -4,7 +4,10 @@
 // makes a system call for them. Started from the main lcore, it inherits
 // the main lcore's CPU, never a worker's. It waits in poll() on the sockets
 // for at most kWaitUs between passes, so news from the worker waits at most
-// about that long (plus the kernel's timer slack, set to 1 µs here).
+// about that long (plus the kernel's timer slack, set to 1 µs here). 50 µs,
+// not less: on a small machine the main lcore's cpu is where the kernel's
+// other work runs, and a thread waking 100,000 times a second there pushed
+// that work onto the workers' cpus (docs/mechanisms/flowtune.md).
 
 #include <atomic>
 #include <thread>
@@ -16,7 +19,7 @@ namespace sluice {
 
 class FlowtuneControl {
  public:
-  static constexpr int kWaitUs = 10;
+  static constexpr int kWaitUs = 50;
   // Starts the thread if any switch runs Flowtune.
   void start(Runtime& rt);
   // Stops it (call once the workers have stopped).
