@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <ostream>
 #include <random>
 #include <set>
 #include <string>
@@ -49,6 +50,9 @@ const Target kTargets[] = {
     {"pause", check_pause_codec, 3000},       {"pcap", check_pcap_reader, 3000},
     {"config", check_config_loader, 150},  // a whole configuration load each
 };
+
+// gtest names the target in a failure, not its bytes.
+void PrintTo(const Target& t, std::ostream* os) { *os << t.name; }
 
 fs::path corpus_root() { return fs::path(SLUICE_FUZZ_CORPUS_DIR); }
 
