@@ -7,6 +7,7 @@ import importlib.machinery
 import importlib.util
 import json
 import os
+import struct
 import subprocess
 import tempfile
 import unittest
@@ -122,14 +123,25 @@ class Schemes(unittest.TestCase):
         self.assertEqual({n["mode"] for n in self.nics(out)[0].values()}, {"plain"})
 
     def check(self, conf, name, tmp):
-        """sluice --check on the configuration: (exit status, its output)."""
+        """sluice --check on the configuration, run in tmp with an empty
+        capture (a pcap header) at every path it replays, as --check opens
+        them: (exit status, its output)."""
         path = os.path.join(tmp, name + ".yaml")
         with open(path, "w") as f:
             yaml.safe_dump(conf, f)
+        for sw in conf["switches"]:
+            for port in sw["ports"]:
+                rx = (port.get("pcap") or {}).get("rx")
+                if rx:
+                    rx_path = os.path.join(tmp, rx)
+                    os.makedirs(os.path.dirname(rx_path), exist_ok=True)
+                    with open(rx_path, "wb") as f:
+                        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
         proc = subprocess.run(
             [SLUICE, "--no-huge", "-m", "512", "--no-pci", "-l", "0",
              "--file-prefix", "tools-schemes-%d" % os.getpid(), "--",
-             "--config", path, "--check"], capture_output=True, text=True, timeout=60)
+             "--config", path, "--check"], capture_output=True, text=True, timeout=60,
+            cwd=tmp)
         return proc.returncode, proc.stdout + proc.stderr
 
     def test_sluice_accepts_every_scheme(self):
