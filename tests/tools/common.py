@@ -38,6 +38,19 @@ def run_tool_status(name, *args, **kw):
                           capture_output=True, text=True, **kw)
 
 
+def run_tool_serialised(name, *args, timeout=600):
+    """Like run_tool, under the lock the other real-run tool tests take, so
+    that meson's parallel tool tests never run sluice beside a timing run
+    (which would not keep up on a shared 2-core machine)."""
+    proc = subprocess.run(["flock", "/tmp/sluice-heavy.lock", PYTHON, os.path.join(TOOLS, name)]
+                          + [str(a) for a in args], capture_output=True, text=True,
+                          timeout=timeout)
+    if proc.returncode != 0:
+        raise AssertionError("tools/%s failed (%d):\n%s%s" % (name, proc.returncode,
+                                                             proc.stdout[-4000:], proc.stderr))
+    return proc.stdout
+
+
 def run_tool(name, *args):
     proc = run_tool_status(name, *args)
     if proc.returncode != 0:

@@ -23,6 +23,7 @@ ALLOCATOR = os.path.join(os.path.dirname(os.path.dirname(SLUICE)), "allocator", 
 TOOL = os.path.join(common.TOOLS, "flowtune-convergence")
 
 
+
 def load_tool():
     loader = importlib.machinery.SourceFileLoader("flowtune_convergence_tool", TOOL)
     mod = importlib.util.module_from_spec(importlib.util.spec_from_loader(loader.name, loader))
@@ -71,7 +72,7 @@ class RealRun(unittest.TestCase):
         for b in (SLUICE, ALLOCATOR):
             self.assertTrue(os.access(b, os.X_OK), f"{b} not built")
         with tempfile.TemporaryDirectory() as out:
-            common.run_tool("flowtune-convergence", "--out", out, "--floor-seconds", "0",
+            common.run_tool_serialised("flowtune-convergence", "--out", out, "--floor-seconds", "0",
                             "--allow-unfaithful", "--sluice", SLUICE, "--allocator", ALLOCATOR)
             with open(os.path.join(out, "results.json")) as f:
                 res = json.load(f)

@@ -16,12 +16,13 @@ SLUICE = os.environ.get("SLUICE_BINARY", os.path.join(common.ROOT, "build", "swi
 ALLOCATOR = os.path.join(os.path.dirname(os.path.dirname(SLUICE)), "allocator", "sluice-allocator")
 
 
+
 class RealRun(unittest.TestCase):
     def test_fractions_follow_from_the_counters(self):
         for b in (SLUICE, ALLOCATOR):
             self.assertTrue(os.access(b, os.X_OK), f"{b} not built")
         with tempfile.TemporaryDirectory() as out:
-            common.run_tool("flowtune-updates", "--out", out, "--cdfs", "fb_hadoop", "--hosts", "4",
+            common.run_tool_serialised("flowtune-updates", "--out", out, "--cdfs", "fb_hadoop", "--hosts", "4",
                             "--duration", "0.05", "--floor-seconds", "0", "--allow-unfaithful",
                             "--sluice", SLUICE, "--allocator", ALLOCATOR)
             with open(os.path.join(out, "results.json")) as f:
