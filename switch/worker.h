@@ -116,6 +116,7 @@ class Worker {
   bool flowtune_pace(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now);
   void flowtune_end(FlowtuneEdge& e, uint32_t flow_id, uint64_t now);
   void flowtune_flush(FlowtuneEdge& e, uint32_t slot, uint64_t now);
+  void release_held(FlowtuneEdge& e, const PacedQueues::Held& h, uint64_t now);
   bool flowtune_timers(uint64_t now);
   void flowtune_release_all(uint64_t now);
   // Admission here, or over the ring to the egress port's owner.

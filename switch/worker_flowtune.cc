@@ -72,10 +72,15 @@ void Worker::flowtune_end(FlowtuneEdge& e, uint32_t flow_id, uint64_t now) {
 
 void Worker::flowtune_flush(FlowtuneEdge& e, uint32_t slot, uint64_t now) {
   e.held.flush(slot, [&](const PacedQueues::Held& h) {
-    e.pacer.sent(h.flow_id, h.bytes);
     e.flushed.add();
-    to_admission(static_cast<rte_mbuf*>(h.pkt), now);
+    release_held(e, h, now);
   });
+}
+
+// A held packet leaves the pacer's queue and goes on to admission.
+void Worker::release_held(FlowtuneEdge& e, const PacedQueues::Held& h, uint64_t now) {
+  e.pacer.sent(h.flow_id, h.bytes);
+  to_admission(static_cast<rte_mbuf*>(h.pkt), now);
 }
 
 void Worker::to_admission(rte_mbuf* m, uint64_t now) {
@@ -94,10 +99,8 @@ bool Worker::flowtune_timers(uint64_t now) {
   for (FlowtuneEdge* e : ft_edges_) {
     e->apply_rates(now);
     if (e->held.next_due_ns() <= now) {
-      busy |= e->held.pop_due(now, kReleasePerPass, [&](const PacedQueues::Held& h) {
-        e->pacer.sent(h.flow_id, h.bytes);
-        to_admission(static_cast<rte_mbuf*>(h.pkt), now);
-      }) != 0;
+      busy |= e->held.pop_due(now, kReleasePerPass,
+                              [&](const PacedQueues::Held& h) { release_held(*e, h, now); }) != 0;
     }
     if (now >= e->next_expire_ns) {
       e->next_expire_ns = now + FlowtuneEdge::kExpireEveryNs;
@@ -112,10 +115,8 @@ bool Worker::flowtune_timers(uint64_t now) {
 // with the rest of what is queued.
 void Worker::flowtune_release_all(uint64_t now) {
   for (FlowtuneEdge* e : ft_edges_) {
-    e->held.pop_due(PacedQueues::kNever - 1, UINT32_MAX, [&](const PacedQueues::Held& h) {
-      e->pacer.sent(h.flow_id, h.bytes);
-      to_admission(static_cast<rte_mbuf*>(h.pkt), now);
-    });
+    e->held.pop_due(PacedQueues::kNever - 1, UINT32_MAX,
+                    [&](const PacedQueues::Held& h) { release_held(*e, h, now); });
   }
 }
 

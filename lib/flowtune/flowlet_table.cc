@@ -1,22 +1,11 @@
 #include "lib/flowtune/flowlet_table.h"
 
+#include "lib/flowtune/flow_key.h"
+
 #include <bit>
 #include <stdexcept>
 
 namespace sluice {
-namespace {
-
-// splitmix64's finaliser: every key bit reaches the bucket index.
-uint64_t mix(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return x;
-}
-
-}  // namespace
 
 FlowletTable::FlowletTable(uint32_t capacity, uint64_t idle_gap_ns) : gap_(idle_gap_ns) {
   if (capacity < kWays || capacity > (1u << 24) || !std::has_single_bit(capacity))
@@ -36,7 +25,7 @@ uint32_t FlowletTable::next_id(uint32_t slot) {
 
 FlowletTable::Result FlowletTable::on_packet(uint64_t key, uint32_t src_ip, uint32_t dst_ip,
                                              uint64_t now_ns) {
-  const uint32_t base = static_cast<uint32_t>(mix(key) & bucket_mask_) * kWays;
+  const uint32_t base = static_cast<uint32_t>(mix64(key) & bucket_mask_) * kWays;
   int free_way = -1;
   int stale_way = -1;  // a live entry of another flow, idle past the gap
   bool others = false;
