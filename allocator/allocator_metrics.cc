@@ -41,6 +41,25 @@ std::vector<MetricFamily> AllocatorCollector::Collect() const {
     add_metric_value(f, {}, get(c));
     out.push_back(std::move(f));
   };
+  // A histogram over kIterBucketsNs (and +Inf), in seconds.
+  auto histogram = [&](const char* name, const char* help, const auto& buckets,
+                       const std::atomic<uint64_t>& sum_ns) {
+    auto f = metric_family(name, help, MetricType::Histogram);
+    ClientMetric m;
+    uint64_t cumulative = 0;
+    for (size_t b = 0; b < kIterBucketsNs.size(); ++b) {
+      cumulative += buckets[b].load(std::memory_order_relaxed);
+      ClientMetric::Bucket bucket;
+      bucket.cumulative_count = cumulative;
+      bucket.upper_bound = double(kIterBucketsNs[b]) * 1e-9;
+      m.histogram.bucket.push_back(bucket);
+    }
+    cumulative += buckets[kIterBucketsNs.size()].load(std::memory_order_relaxed);
+    m.histogram.sample_count = cumulative;
+    m.histogram.sample_sum = get(sum_ns) * 1e-9;
+    f.metric.push_back(std::move(m));
+    out.push_back(std::move(f));
+  };
   gauge("sluice_allocator_flows", "Live flows (FLOWLET_START received, no FLOWLET_END yet).",
         s_.flows.load(std::memory_order_relaxed));
   gauge("sluice_allocator_hosts", "Host addresses seen (each gives an up and a down link).",
@@ -49,26 +68,12 @@ std::vector<MetricFamily> AllocatorCollector::Collect() const {
   counter("sluice_allocator_iterations_total", "NED iterations run.", s_.iterations);
   gauge("sluice_allocator_iterations_per_second", "NED iterations in the last whole second.",
         s_.iterations_per_second.load(std::memory_order_relaxed));
-  {
-    auto f = metric_family(
-        "sluice_allocator_iteration_seconds",
-        "Time of one iteration: NED step, F-NORM and notice collection (not sending).",
-        MetricType::Histogram);
-    ClientMetric m;
-    uint64_t cumulative = 0;
-    for (size_t b = 0; b < kIterBucketsNs.size(); ++b) {
-      cumulative += s_.iter_buckets[b].load(std::memory_order_relaxed);
-      ClientMetric::Bucket bucket;
-      bucket.cumulative_count = cumulative;
-      bucket.upper_bound = double(kIterBucketsNs[b]) * 1e-9;
-      m.histogram.bucket.push_back(bucket);
-    }
-    cumulative += s_.iter_buckets[kIterBucketsNs.size()].load(std::memory_order_relaxed);
-    m.histogram.sample_count = cumulative;
-    m.histogram.sample_sum = get(s_.iter_sum_ns) * 1e-9;
-    f.metric.push_back(std::move(m));
-    out.push_back(std::move(f));
-  }
+  histogram("sluice_allocator_iteration_seconds",
+            "Time of one iteration: NED step, F-NORM and notice collection (not sending).",
+            s_.iter_buckets, s_.iter_sum_ns);
+  histogram("sluice_allocator_iteration_lateness_seconds",
+            "Delay of an iteration past its due time while flows were live.", s_.late_buckets,
+            s_.late_sum_ns);
   counter("sluice_allocator_updates_sent_total",
           "RATE_UPDATE entries sent (threshold crossings and lease re-sends).", s_.updates_sent);
   counter("sluice_allocator_lease_resends_total",

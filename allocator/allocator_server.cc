@@ -244,6 +244,7 @@ void Server::run(const std::atomic<bool>& stop) {
   uint64_t next_lease = start + lease_step;
   uint64_t next_tick = start + 1'000'000'000ULL;
   uint64_t tick_start = start, tick_iters = 0, tick_bytes = 0;
+  bool was_busy = false;
   for (;;) {
     uint64_t now = now_ns();
     if (stop.load(std::memory_order_relaxed) || now >= end) break;
@@ -251,10 +252,13 @@ void Server::run(const std::atomic<bool>& stop) {
     now = now_ns();
     const bool busy = alloc_.flow_count() > 0;
     if (busy && (cfg_.iteration_ns == 0 || now >= next_iter)) {
+      // After an idle spell next_iter is stale: the first iteration is not late.
+      if (was_busy && cfg_.iteration_ns) stats_.record_lateness(now - next_iter);
       iterate_once();
       next_iter += cfg_.iteration_ns;
       if (next_iter <= now) next_iter = now + cfg_.iteration_ns;  // no catching up
     }
+    was_busy = busy;
     if (now >= next_lease) {
       lease_pass(now);
       next_lease = now + lease_step;

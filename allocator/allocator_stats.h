@@ -36,6 +36,11 @@ struct Stats {
   Counter iterations{0};
   std::array<Counter, kIterBucketsNs.size() + 1> iter_buckets{};
   Counter iter_sum_ns{0};
+  // Delay of an iteration past its due time while flows were live (the loop
+  // slept past it or was descheduled): how stale the rates got.
+  std::array<Counter, kIterBucketsNs.size() + 1> late_buckets{};
+  Counter late_sum_ns{0};
+  Counter iter_late_max_ns{0};
   Counter updates_sent{0};     // RATE_UPDATE entries (threshold crossings + lease re-sends)
   Counter lease_resends{0};    // of which lease re-sends
   Counter update_messages{0};  // RATE_UPDATE datagrams
@@ -50,9 +55,35 @@ struct Stats {
   void record_iteration(uint64_t ns) {
     add(iterations);
     add(iter_sum_ns, ns);
+    add(iter_buckets[bucket_of(ns)]);
+  }
+
+  void record_lateness(uint64_t ns) {
+    add(late_buckets[bucket_of(ns)]);
+    add(late_sum_ns, ns);
+    if (ns > iter_late_max_ns.load(std::memory_order_relaxed))
+      iter_late_max_ns.store(ns, std::memory_order_relaxed);
+  }
+
+  // The 99th percentile of the lateness, as its bucket's upper bound
+  // (UINT64_MAX above the last bound; 0 when nothing was recorded).
+  uint64_t late_p99_ns() const {
+    uint64_t total = 0;
+    for (const auto& c : late_buckets) total += c.load(std::memory_order_relaxed);
+    if (total == 0) return 0;
+    const uint64_t rank = total - total / 100;  // the sample at 99 %, rounded up
+    uint64_t seen = 0;
+    for (size_t b = 0; b < kIterBucketsNs.size(); ++b) {
+      seen += late_buckets[b].load(std::memory_order_relaxed);
+      if (seen >= rank) return kIterBucketsNs[b];
+    }
+    return UINT64_MAX;
+  }
+
+  static size_t bucket_of(uint64_t ns) {
     size_t b = 0;
     while (b < kIterBucketsNs.size() && ns > kIterBucketsNs[b]) ++b;
-    add(iter_buckets[b]);
+    return b;
   }
 };
 

@@ -156,10 +156,11 @@ int main(int argc, char** argv) {
   std::printf(
       "sluice-allocator summary: %.3f s, flows %u, hosts %u, iterations %llu,"
       " updates sent %llu (%llu lease re-sends, %llu bytes in %llu datagrams), datagrams %llu,"
-      " malformed %llu\n",
+      " malformed %llu, iteration late p99 %llu ns max %llu ns\n",
       server.elapsed_seconds(), stats.flows.load(), stats.hosts.load(), get(stats.iterations),
       get(stats.updates_sent), get(stats.lease_resends), get(stats.update_bytes),
-      get(stats.update_messages), get(stats.datagrams), malformed);
+      get(stats.update_messages), get(stats.datagrams), malformed,
+      (unsigned long long)stats.late_p99_ns(), get(stats.iter_late_max_ns));
   std::fflush(stdout);
   return 0;
 }

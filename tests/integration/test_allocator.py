@@ -8,6 +8,7 @@ status 0 and a summary line. Messages are built with struct as in
 docs/wire-formats.md ("Flowtune")."""
 
 import os
+import re
 import signal
 import socket
 import struct
@@ -166,6 +167,10 @@ def test(sluice_binary, srcdir):
         out, err = proc.communicate(timeout=10)
         check_eq(proc.returncode, 0, f"exit status after SIGTERM\n{err}")
         check("sluice-allocator summary" in out, f"no summary line:\n{out}")
+        late = re.search(r"iteration late p99 (\d+) ns max (\d+) ns", out)
+        check(late is not None, f"no iteration lateness in the summary:\n{out}")
+        check(value(s, "sluice_allocator_iteration_lateness_seconds_count") > 0,
+              "lateness histogram")
         print(f"lease re-send after {lease_gap * 1000:.0f} ms; {out.strip().splitlines()[-1]}")
     finally:
         if proc.poll() is None:

@@ -13,6 +13,7 @@ import io
 import json
 import os
 import tempfile
+import types
 import unittest
 
 import common
@@ -88,6 +89,32 @@ class Violations(unittest.TestCase):
         s = summary(("s1", [port("u", link_lateness_p99_ns=3_276_800, link_lateness_samples=7)]))
         self.assertEqual(texts(fidelity.violations(s, DEFAULTS)),
                          ["s1/u: link lateness p99 <= 3.28 ms exceeds 25.6 us"])
+
+    def test_allocator_lateness(self):
+        line = ("sluice-allocator summary: 1.000 s, flows 0, hosts 6, iterations 796, "
+                "updates sent 1 (0 lease re-sends, 48 bytes in 1 datagrams), datagrams 2, "
+                "malformed 0, iteration late p99 %d ns max %d ns\n")
+        # The p99 is judged, at most --max-lost-ms; the max is only printed.
+        self.assertEqual(fidelity.allocator_violations(line % (1_000_000, 9_000_000), DEFAULTS),
+                         [])
+        self.assertEqual(texts(fidelity.allocator_violations(line % (2_000_000, 2_400_000),
+                                                             DEFAULTS)),
+                         ["sluice-allocator/loop: iteration lateness p99 <= 2 ms exceeds 1.00 ms"])
+        # An older allocator's line without the figure is not judged.
+        self.assertIsNone(fidelity.allocator_lateness("sluice-allocator summary: 1.000 s"))
+        self.assertEqual(fidelity.allocator_violations("sluice-allocator summary: 1 s", DEFAULTS),
+                         [])
+        gate = fidelity.Gate("t", types.SimpleNamespace(max_lost_ms=1.0, max_lateness_us=25.6,
+                                                        allow_unfaithful=False))
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            gate.check("flowtune", CLEAN, line % (5_000_000, 7_000_000))
+            gate.check("baseline", CLEAN)
+        self.assertEqual(gate.bad_runs, ["flowtune"])
+        fig = gate.runs["flowtune"]["figures"]
+        self.assertEqual((fig["allocator_late_p99_ns"], fig["allocator_late_max_ns"]),
+                         (5_000_000, 7_000_000))
+        self.assertIn("allocator: iteration lateness p99 <= 5 ms, max 7 ms", printed.getvalue())
 
     def test_only_ports_with_samples_count(self):
         s = summary(("leaf0", [port("h0", shaper_lateness_p99_ns=51200, shaper_lateness_samples=0),

@@ -2,8 +2,9 @@
 """tools/flowtune-convergence: its convergence measure on made-up throughput
 bins (converged at the first bin from which every active flow stays within
 the tolerance of C(1 - 0.01)/N for 5 bins; never, when a flow stays out),
-and one real run of both variants against build/switch/sluice and
-build/allocator/sluice-allocator: with Flowtune every step (but at most
+and a real run of both variants against build/switch/sluice and
+build/allocator/sluice-allocator (the first of up to 3 that passes the
+fidelity gate; none passing fails the test): with Flowtune every step (but at most
 one, for a machine stall) ends with each flow within 20 % of its fair share
 and the receiver's port drops nothing (the excess is dropped at the edge as
 pacer_full); without it the receiver's port drops."""
@@ -67,15 +68,32 @@ class ConvergenceMeasure(unittest.TestCase):
         self.assertIsNone(conv[2]["converged_ms"])
 
 
+ATTEMPTS = 3
+
+
 class RealRun(unittest.TestCase):
+    def faithful_run(self, out):
+        """results.json of the first of ATTEMPTS runs that passed the
+        fidelity gate (sluice's ports and the allocator's lateness): timing
+        is asserted only on a run in which the emulator kept up."""
+        gates = []
+        for attempt in range(ATTEMPTS):
+            rdir = os.path.join(out, str(attempt))
+            common.run_tool_serialised("flowtune-convergence", "--out", rdir, "--floor-seconds",
+                                       "0", "--allow-unfaithful", "--sluice", SLUICE,
+                                       "--allocator", ALLOCATOR)
+            with open(os.path.join(rdir, "results.json")) as f:
+                res = json.load(f)
+            if res["gate"]["valid"]:
+                return rdir, res
+            gates.append(res["gate"]["runs"])
+        self.fail(f"no faithful run in {ATTEMPTS}: {gates}")
+
     def test_flowtune_converges_and_the_receiver_port_does_not_drop(self):
         for b in (SLUICE, ALLOCATOR):
             self.assertTrue(os.access(b, os.X_OK), f"{b} not built")
-        with tempfile.TemporaryDirectory() as out:
-            common.run_tool_serialised("flowtune-convergence", "--out", out, "--floor-seconds", "0",
-                            "--allow-unfaithful", "--sluice", SLUICE, "--allocator", ALLOCATOR)
-            with open(os.path.join(out, "results.json")) as f:
-                res = json.load(f)
+        with tempfile.TemporaryDirectory() as tmp:
+            out, res = self.faithful_run(tmp)
             ft, base = res["runs"]["flowtune"], res["runs"]["baseline"]
             self.assertEqual(len(ft["convergence"]), 9)
             # Steady state within every 20 ms step: in the step's last 5
@@ -98,7 +116,8 @@ class RealRun(unittest.TestCase):
                              for b in range(end - 5, end) for i in act)
                     misses += not ok
                 return misses
-            self.assertLessEqual(steady_misses("flowtune"), 1, ft["convergence"])
+            self.assertLessEqual(steady_misses("flowtune"), 1,
+                                 (ft["convergence"], res["gate"]["runs"]["flowtune"]))
             self.assertGreaterEqual(steady_misses("baseline"), 3, base["convergence"])
             self.assertFalse([k for k in ft["drops"] if k.startswith("h5/")], ft["drops"])
             self.assertTrue(any(k.endswith("/pacer_full") for k in ft["drops"]), ft["drops"])

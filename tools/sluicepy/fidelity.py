@@ -12,11 +12,14 @@ A run is judged from sluice's summary JSON (--summary-json). Per port:
 Fields a summary lacks (older sluice) are not judged. A run passes when no
 port lost more than --max-lost-ms and no lateness p99 is above
 --max-lateness-us. Top-level "workers" (loop gaps per worker lcore) and the
-machine floor (build/tools/sluice-floor) are printed, not judged.
+machine floor (build/tools/sluice-floor) are printed, not judged. A run
+with a sluice-allocator (Flowtune) also fails when the p99 of its
+iterations' lateness is above --max-lost-ms.
 """
 
 import json
 import os
+import re
 import subprocess
 import sys
 from dataclasses import asdict, dataclass
@@ -137,7 +140,7 @@ def lateness_p99(port, kind):
 class Violation:
     switch: str
     port: str
-    kind: str      # "lost", "capture", or the lateness kind: shaper, link, replay
+    kind: str      # "lost", "capture", "allocator", or the lateness kind: shaper, link, replay
     value_ns: int
     limit_ns: int
 
@@ -147,13 +150,15 @@ class Violation:
             return "%d records left out of its capture" % self.value_ns
         if self.kind == "lost":
             return "lost %.2f ms of transmit time" % (self.value_ns / 1e6)
+        if self.kind == "allocator":
+            return "iteration lateness p99 %s" % fmt_bound(self.value_ns)
         return "%s lateness p99 %s" % (self.kind, fmt_bound(self.value_ns))
 
     def __str__(self):
         if self.kind == "capture":
             return "%s/%s: %s (the capture writer fell behind; flows would read as lost)" % (
                 self.switch, self.port, self.figure)
-        limit = ("%.2f ms" % (self.limit_ns / 1e6) if self.kind == "lost"
+        limit = ("%.2f ms" % (self.limit_ns / 1e6) if self.kind in ("lost", "allocator")
                  else fmt_time(self.limit_ns))
         return "%s/%s: %s exceeds %s" % (self.switch, self.port, self.figure, limit)
 
@@ -177,6 +182,26 @@ def violations(summary, limits):
         if dropped:
             out.append(Violation(sw, p.get("name", "?"), "capture", dropped, 0))
     return out
+
+
+def allocator_lateness(allocator_out):
+    """(p99, max) of 'iteration late p99 N ns max M ns' in sluice-allocator's
+    summary line, or None (an older allocator)."""
+    m = re.search(r"iteration late p99 (\d+) ns max (\d+) ns", allocator_out)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def allocator_violations(allocator_out, limits):
+    """sluice-allocator's stdout judged like a port's lost time: with
+    more than 1 % of its iterations later than --max-lost-ms, the edges'
+    rates were that stale. (Its max is printed, not judged: a sleeping
+    thread on a VM wakes up to milliseconds late now and then, see
+    docs/mechanisms/flowtune.md.)"""
+    late = allocator_lateness(allocator_out)
+    late = late and late[0]
+    if late is None or late <= limits.max_lost_ns:
+        return []
+    return [Violation("sluice-allocator", "loop", "allocator", late, limits.max_lost_ns)]
 
 
 def figures(summary):
@@ -380,13 +405,22 @@ class Gate:
         self.floor_line = floor_line
         self.runs = {}
 
-    def check(self, label, summary):
+    def check(self, label, summary, allocator_out=None):
         """Prints the run's fidelity figures (and the floor beside them) and
-        any violation; returns the violations."""
+        any violation; returns the violations. allocator_out: the stdout of
+        the run's sluice-allocator, if it had one."""
         fig = figures(summary)
         found = violations(summary, self.limits)
+        lines = format_figures(fig)
+        if allocator_out is not None:
+            found += allocator_violations(allocator_out, self.limits)
+            late = allocator_lateness(allocator_out)
+            fig["allocator_late_p99_ns"], fig["allocator_late_max_ns"] = late or (None, None)
+            lines.append("allocator: iteration lateness %s" % (
+                "not reported" if late is None
+                else "p99 %s, max %s" % (fmt_bound(late[0]), fmt_time(late[1]))))
         self.runs[label] = {"figures": fig, "violations": [v.as_dict() for v in found]}
-        lines = format_figures(fig) + ([self.floor_line] if self.floor_line else [])
+        lines += [self.floor_line] if self.floor_line else []
         for line in lines:
             print("%s: %s %s" % (self.prog, label, line))
         report(self.prog, label, found)
