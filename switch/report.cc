@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include <rte_lcore.h>
+#include <rte_mempool.h>
 
 #include "lib/bfc/hop_rtt.h"
 #include "switch/bfc_builder.h"
@@ -373,6 +374,21 @@ std::string workers_json(const Runtime& rt) {
   return j + "]";
 }
 
+// After drain_and_total: what the traffic managers, rings and links held is
+// back in the pool, so in_use is what is still held elsewhere (host NIC
+// queues of replaying ports, device rings).
+std::string mbuf_pools_json(const Runtime& rt) {
+  std::string j = "[";
+  for (size_t socket = 0; socket < rt.pools.size(); ++socket) {
+    const rte_mempool* pool = rt.pools[socket];
+    if (pool == nullptr) continue;
+    if (j.size() > 1) j += ", ";
+    j += "{\"socket\": " + std::to_string(socket) + ", \"size\": " + std::to_string(pool->size) +
+         ", \"in_use_after_drain\": " + std::to_string(rte_mempool_in_use_count(pool)) + "}";
+  }
+  return j + "]";
+}
+
 bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, double seconds,
                         const std::string& path, std::string* error) {
   // Exact to the nanosecond (a double would round at epoch scale).
@@ -484,7 +500,8 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
     if (sw.cfg->flowtune.enabled) j += ", \"flowtune\": " + flowtune_switch_json(rt, sw);
     j += "}";
   }
-  j += "], \"clock\": " + clock_json(rt, seconds) + ", \"workers\": " + workers_json(rt) + "}\n";
+  j += "], \"clock\": " + clock_json(rt, seconds) + ", \"workers\": " + workers_json(rt) +
+       ", \"mbuf_pools\": " + mbuf_pools_json(rt) + "}\n";
   FILE* f = std::fopen(path.c_str(), "w");
   if (f == nullptr) {
     *error = "cannot write " + path;
