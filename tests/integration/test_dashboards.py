@@ -156,7 +156,7 @@ def panel_titles_cover(targets):
                    "sluice_floodgate_credit_sent_bytes_total", "sluice_floodgate_dst_paused",
                    "sluice_dibs_detours_total", "sluice_tcd_marks_total",
                    "sluice_flowtune_held_packets_total", "sluice_lcore_busy_ratio",
-                   "sluice_shaper_lost_seconds_total"):
+                   "sluice_shaper_lost_seconds_total", "sluice_mbuf_pool_in_use"):
         check(metric in exprs, f"no dashboard query uses {metric}")
 
 

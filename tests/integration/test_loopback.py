@@ -19,6 +19,8 @@ from harness import TestFailure, check, check_eq
 P0_MAC, P0_PEER = "02:00:00:00:00:01", "02:00:00:00:00:a1"
 P1_MAC, P1_PEER = "02:00:00:00:00:02", "02:00:00:00:00:a2"
 
+MBUFS_DEFAULT = 32768  # lib/config/config.h
+
 METRICS = {
     # name: labels every sample must carry
     "sluice_port_rx_packets_total": {"switch", "port"},
@@ -33,6 +35,8 @@ METRICS = {
     "sluice_queue_residence_seconds_sum": {"switch", "port"},
     "sluice_queue_residence_seconds_count": {"switch", "port"},
     "sluice_lcore_busy_ratio": {"lcore"},
+    "sluice_mbuf_pool_size": {"socket"},
+    "sluice_mbuf_pool_in_use": {"socket"},
 }
 
 
@@ -85,6 +89,12 @@ def check_metrics(text, expect_lcores):
         check(0.0 <= v <= 1.0, f"sluice_lcore_busy_ratio{lab} = {v}, not a ratio")
     check(value(samples, "sluice_port_drops_total", switch="s1", port="p0",
                 reason="bad_ip_checksum") > 0, "bad_ip_checksum drops not counted on p0")
+    # The default 'mbufs' (docs/configuration.md); the device rings of the
+    # two net_pcap ports hold some while traffic flows.
+    for lab, size in samples["sluice_mbuf_pool_size"]:
+        in_use = value(samples, "sluice_mbuf_pool_in_use", socket=lab["socket"])
+        check(size == MBUFS_DEFAULT and 0 < in_use <= size,
+              f"mbuf pool {lab}: {in_use} in use of {size} (want {MBUFS_DEFAULT})")
     return samples
 
 
