@@ -152,6 +152,26 @@ with open(opt("--summary-json"), "w") as f:
     json.dump(summary, f)
 '''
 
+# A stand-in for build/allocator/sluice-allocator: records its arguments in
+# <script>.args, prints the line that says where it listens, and on SIGTERM
+# its summary line, with an iteration lateness p99 of FAKE_ALLOCATOR_LATE_NS
+# (default 3200), then leaves <script>.stopped. Bounded by its own 60 s.
+FAKE_ALLOCATOR = r"""#!/usr/bin/python3
+import os, signal, sys, time
+def stop(*_):
+    late = int(os.environ.get("FAKE_ALLOCATOR_LATE_NS", "3200"))
+    print("sluice-allocator summary: 0.100 s, flows 2, hosts 2, iterations 500, updates sent 4 "
+          "(0 lease re-sends, 96 bytes in 4 datagrams), datagrams 3, malformed 0, "
+          "iteration late p99 %d ns max %d ns" % (late, 2 * late), flush=True)
+    open(sys.argv[0] + ".stopped", "w").close()
+    sys.exit(0)
+signal.signal(signal.SIGTERM, stop)
+with open(sys.argv[0] + ".args", "w") as f:
+    f.write(" ".join(sys.argv[1:]))
+print("sluice-allocator listening on 127.0.0.1:4321 (host rate 10 Gbit/s, fake)", flush=True)
+time.sleep(60)
+"""
+
 # A stand-in for sluice-floor: records its arguments, prints fixed figures.
 FAKE_FLOOR = r'''#!/usr/bin/python3
 import json, sys

@@ -1,10 +1,14 @@
 #!/usr/bin/python3
 """tools/experiment's schemes: what each sets in the switches (ECN, PFC,
-BFC, Floodgate, DIBS, TCD) and in the replaying hosts' NICs (docs/configuration.md "The host NIC"), checked on
-conf/leafspine.yaml and validated by sluice's own --check."""
+BFC, Floodgate, DIBS, TCD, Flowtune) and in the replaying hosts' NICs (docs/configuration.md "The host NIC"), checked on
+conf/leafspine.yaml and validated by sluice's own --check; the flowtune
+scheme's real-clock requirement, and its sluice-allocator started, stopped
+and judged, with a fake sluice and a fake allocator."""
 
+import contextlib
 import importlib.machinery
 import importlib.util
+import io
 import json
 import os
 import struct
@@ -39,6 +43,10 @@ class Schemes(unittest.TestCase):
     def args(self, *extra):
         return self.exp.parse_args(["--config", "x", "--workload", "w", "--out", "o"] + list(extra))
 
+    def scheme_args(self, scheme):
+        """Options a run of this scheme needs: flowtune runs in real time only."""
+        return self.args("--clock", "real") if scheme == "flowtune" else self.args()
+
     def nics(self, conf):
         """{switch/port: nic} of the replaying host ports, and of the others."""
         hosts, others = {}, {}
@@ -57,7 +65,8 @@ class Schemes(unittest.TestCase):
                 "bfc-open-loop": {"mode": "plain"}, "floodgate": {"mode": "plain"},
                 "floodgate+pfc": {"mode": "plain"}, "floodgate-dstpause": {"mode": "floodgate"},
                 "dibs": {"mode": "plain"}, "dibs-load-aware": {"mode": "plain"},
-                "tcd+pfc": {"mode": "plain"}, "tcd+bfc": {"mode": "bfc", "queue_by": "flow"}}
+                "tcd+pfc": {"mode": "plain"}, "tcd+bfc": {"mode": "bfc", "queue_by": "flow"},
+                "flowtune": {"mode": "plain"}}
         for scheme, nic in want.items():
             conf = self.exp.apply_scheme(self.conf, scheme, self.args())
             hosts, others = self.nics(conf)
@@ -122,6 +131,69 @@ class Schemes(unittest.TestCase):
         out = self.exp.apply_scheme(conf, "pfc", self.args("--host-nic", "bfc"))
         self.assertEqual({n["mode"] for n in self.nics(out)[0].values()}, {"plain"})
 
+    def test_flowtune_scheme(self):
+        """flowtune: the leaves (host ports) pace at the given allocator with
+        the allocator's lease, the spines (none) keep it off, as sluice
+        requires; nothing else on, plain NICs, the real clock."""
+        args = self.args("--clock", "real", "--flowtune-lease", "20ms")
+        conf = self.exp.apply_scheme(self.conf, "flowtune", args, "127.0.0.1:4321")
+        self.assertEqual(conf["clock"], {"mode": "real"})
+        sections = {sw["name"]: sw["flowtune"] for sw in conf["switches"]}
+        self.assertEqual(sections, {
+            "leaf0": {"enabled": True, "allocator": "127.0.0.1:4321", "lease": "20ms"},
+            "leaf1": {"enabled": True, "allocator": "127.0.0.1:4321", "lease": "20ms"},
+            "spine0": {"enabled": False}, "spine1": {"enabled": False}})
+        for sw in conf["switches"]:
+            self.assertNotIn("ecn", sw)
+            self.assertNotIn("pfc", sw)
+            for name in ("bfc", "floodgate", "dibs", "tcd"):
+                self.assertFalse(sw[name]["enabled"], sw["name"] + " " + name)
+        hosts, _ = self.nics(conf)
+        self.assertEqual(set(map(json.dumps, hosts.values())), {json.dumps({"mode": "plain"})})
+
+    def test_flowtune_section_kept_and_off_in_other_schemes(self):
+        """A flowtune section in the configuration keeps its keys; every other
+        scheme turns it off (sluice refuses it in virtual time and beside
+        floodgate), flowtune sets the allocator and lease over it."""
+        conf = json.loads(json.dumps(self.conf))
+        for sw in conf["switches"]:
+            sw["flowtune"] = {"max_held_packets": 128, "lease": "50ms"}
+        for scheme in self.exp.SCHEMES:
+            out = self.exp.apply_scheme(conf, scheme, self.scheme_args(scheme), "127.0.0.1:9")
+            for sw in out["switches"]:
+                on = scheme == "flowtune" and sw["name"].startswith("leaf")
+                self.assertEqual(sw["flowtune"]["enabled"], on, scheme + " " + sw["name"])
+                self.assertEqual(sw["flowtune"]["max_held_packets"], 128, scheme)
+                self.assertEqual(sw["flowtune"]["lease"], "10ms" if on else "50ms", scheme)
+
+    def test_flowtune_needs_the_real_clock(self):
+        for schemes in ("flowtune", "droptail,flowtune"):
+            err = io.StringIO()
+            with self.assertRaises(SystemExit) as cm, contextlib.redirect_stderr(err):
+                self.args("--schemes", schemes)
+            self.assertEqual(cm.exception.code, 2, schemes)
+            self.assertIn("flowtune scheme runs in real time only", err.getvalue())
+            self.assertIn("--clock real", err.getvalue())
+            with contextlib.redirect_stderr(err), self.assertRaises(SystemExit):
+                self.args("--schemes", schemes, "--clock", "virtual")
+            self.assertEqual(self.args("--schemes", schemes, "--clock", "real").schemes,
+                             schemes.split(","))
+        # Without flowtune the clock stays the user's choice.
+        self.assertEqual(self.args("--schemes", "droptail").clock, "virtual")
+
+    def test_allocator_host_rate(self):
+        self.assertEqual(self.exp.allocator_host_rate(self.conf), "10Gbps")
+        conf = json.loads(json.dumps(self.conf))
+        conf["switches"][1]["ports"][2]["rate"] = "25Gbps"
+        with self.assertRaisesRegex(self.exp.cli.ToolError, "different rates.*25Gbps at leaf1/h6"):
+            self.exp.allocator_host_rate(conf)
+        del conf["switches"][0]["ports"][0]["rate"]
+        with self.assertRaisesRegex(self.exp.cli.ToolError, "leaf0/h0 has no rate"):
+            self.exp.allocator_host_rate(conf)
+        conf = {"switches": [sw for sw in self.conf["switches"] if sw["name"].startswith("spine")]}
+        with self.assertRaisesRegex(self.exp.cli.ToolError, "no host ports"):
+            self.exp.allocator_host_rate(conf)
+
     def check(self, conf, name, tmp):
         """sluice --check on the configuration, run in tmp with an empty
         capture (a pcap header) at every path it replays, as --check opens
@@ -148,7 +220,7 @@ class Schemes(unittest.TestCase):
         self.assertTrue(os.path.exists(SLUICE), "no sluice binary at " + SLUICE)
         with tempfile.TemporaryDirectory() as tmp:
             for scheme in self.exp.SCHEMES:
-                conf = self.exp.apply_scheme(self.conf, scheme, self.args())
+                conf = self.exp.apply_scheme(self.conf, scheme, self.scheme_args(scheme))
                 rc, out = self.check(conf, scheme, tmp)
                 self.assertEqual(rc, 0, scheme + ": " + out)
 
@@ -170,8 +242,91 @@ class Schemes(unittest.TestCase):
             self.assertNotEqual(rc, 0, out)
             self.assertIn("dibs", out)
             for scheme in self.exp.SCHEMES:
-                rc, out = self.check(self.exp.apply_scheme(conf, scheme, self.args()), scheme, tmp)
+                rc, out = self.check(self.exp.apply_scheme(conf, scheme, self.scheme_args(scheme)),
+                                     scheme, tmp)
                 self.assertEqual(rc, 0, scheme + ": " + out)
+
+
+class FlowtuneRun(unittest.TestCase):
+    """tools/experiment --schemes droptail,flowtune on conf/leafspine.yaml
+    with a fake sluice, a fake sluice-allocator and a fake floor program:
+    the allocator runs for the flowtune scheme only, with the host ports'
+    rate, is stopped after sluice (also when sluice fails), and its stdout
+    is saved and judged by the fidelity gate."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        d = cls.tmp.name
+        cls.sluice = common.write_script(os.path.join(d, "sluice"), common.FAKE_SLUICE)
+        cls.floor = common.write_script(os.path.join(d, "sluice-floor"), common.FAKE_FLOOR)
+        cls.workload = os.path.join(d, "wl")
+        common.run_tool("workload", "--cdf", os.path.join(common.CONF, "websearch.cdf"),
+                        "--load", "0.1", "--link-rate", "10Gbps", "--hosts-from-config",
+                        os.path.join(common.ROOT, "conf", "leafspine.yaml"), "--duration", "2ms",
+                        "--seed", "5", "--out", cls.workload)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def experiment(self, name, schemes, **env):
+        """Runs the tool with its own fake allocator; (process, out dir, allocator path)."""
+        out = os.path.join(self.tmp.name, name)
+        allocator = common.write_script(os.path.join(self.tmp.name, name + "-allocator"),
+                                        common.FAKE_ALLOCATOR)
+        proc = common.run_tool_status(
+            "experiment", "--config", os.path.join(common.ROOT, "conf", "leafspine.yaml"),
+            "--schemes", schemes, "--clock", "real", "--workload", self.workload,
+            "--drain", "0.01", "--sluice", self.sluice, "--allocator", allocator,
+            "--sluice-floor", self.floor, "--floor-seconds", "0.2", "--out", out,
+            env=dict(os.environ, **env), timeout=120)
+        self.assertNotIn("Traceback", proc.stdout + proc.stderr)
+        return proc, out, allocator
+
+    def read(self, *path):
+        with open(os.path.join(*path)) as f:
+            return f.read()
+
+    def test_allocator_started_stopped_and_judged(self):
+        proc, out, allocator = self.experiment("ok", "droptail,flowtune")
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertEqual(self.read(allocator + ".args"),
+                         "--address 127.0.0.1:0 --metrics-address  --host-rate 10Gbps "
+                         "--iteration 200us --lease 10ms --duration 120s")
+        self.assertTrue(os.path.exists(allocator + ".stopped"))
+        # The edges were pointed at the port it said it listens on.
+        with open(os.path.join(out, "flowtune", "sluice.yaml")) as f:
+            conf = yaml.safe_load(f)
+        self.assertEqual({sw["name"]: sw["flowtune"].get("allocator") for sw in conf["switches"]
+                          if sw["flowtune"]["enabled"]},
+                         {"leaf0": "127.0.0.1:4321", "leaf1": "127.0.0.1:4321"})
+        self.assertIn("iteration late p99 3200 ns max 6400 ns",
+                      self.read(out, "flowtune", "allocator.out"))
+        self.assertFalse(os.path.exists(os.path.join(out, "droptail", "allocator.out")))
+        self.assertIn("experiment: flowtune allocator: iteration lateness p99 <= 3.2 us, "
+                      "max 6.4 us", proc.stdout)
+        self.assertNotIn("experiment: droptail allocator", proc.stdout)
+        rec = json.loads(self.read(out, "fidelity.json"))
+        self.assertEqual(rec["runs"]["flowtune"]["figures"]["allocator_late_p99_ns"], 3200)
+        self.assertNotIn("allocator_late_p99_ns", rec["runs"]["droptail"]["figures"])
+
+    def test_late_allocator_fails_the_gate(self):
+        proc, out, _ = self.experiment("late", "droptail,flowtune",
+                                       FAKE_ALLOCATOR_LATE_NS="2000000")
+        self.assertEqual(proc.returncode, 3, proc.stdout + proc.stderr)
+        self.assertIn("experiment: NOT VALID: fidelity limits exceeded in flowtune", proc.stderr)
+        rec = json.loads(self.read(out, "fidelity.json"))
+        self.assertEqual([v["switch"] for v in rec["runs"]["flowtune"]["violations"]],
+                         ["sluice-allocator"])
+        self.assertEqual(rec["runs"]["droptail"]["violations"], [])
+
+    def test_allocator_stopped_when_sluice_fails(self):
+        proc, out, allocator = self.experiment("fail", "flowtune", FAKE_SLUICE_EXIT="1")
+        self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+        self.assertIn("sluice failed", proc.stderr)
+        self.assertTrue(os.path.exists(allocator + ".stopped"))
+        self.assertIn("sluice-allocator summary", self.read(out, "flowtune", "allocator.out"))
 
 
 if __name__ == "__main__":
