@@ -15,7 +15,9 @@ the test). Asserts:
     below its rate);
   - after the allocator died and the lease ran out, every flow still moves
     (unpaced) and together they carry at least 80 % of the link; no packet
-    was left held in a pacer at the stop.
+    was left held in a pacer at the stop;
+  - the updates run (1 s per CDF) counts flowlets and rate updates for the
+    TCP flows the hosts opened.
 
   /usr/bin/python3 test_flowtune_tcp.py SLUICE_BINARY SOURCE_DIR
 
@@ -50,7 +52,8 @@ def faithful_run(sluice, src, tmp):
     for attempt in range(ATTEMPTS):
         out = os.path.join(tmp, str(attempt))
         r = subprocess.run(["flock", "/tmp/sluice-heavy.lock", sys.executable, tool, "--out", out,
-                            "--step", STEP, "--floor-seconds", "0", "--allow-unfaithful",
+                            "--runs", "baseline,flowtune,failure", "--step", STEP,
+                            "--floor-seconds", "0", "--allow-unfaithful",
                             "--sluice", sluice, "--allocator", allocator],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                            timeout=300)
@@ -88,7 +91,34 @@ def main():
     check(all(x > 0 for x in f["after_lease_mbps"]) and sum(f["after_lease_mbps"]) >= 0.8 * link,
           f"after the allocator died: {f}")
     check(fail["flowtune"]["held_at_stop"] == 0, f"packets left held: {fail['flowtune']}")
+    updates_counted(sluice, src)
     print("flowtune_tcp: OK")
+
+
+def updates_counted(sluice, src):
+    """The updates run (item 5c) for 1 s per CDF: the hosts' TCP flows
+    ran through the edge and its control messages were counted. What is
+    asserted are counts, not timing, so the run need not pass the gate (on
+    this machine the allocator iterates late while six hosts open thousands
+    of connections on its cpu; docs/mechanisms/flowtune.md)."""
+    tool = os.path.join(src, "tools", "flowtune-tcp")
+    allocator = os.path.join(os.path.dirname(os.path.dirname(sluice)), "allocator",
+                             "sluice-allocator")
+    with tempfile.TemporaryDirectory(prefix="sluice-ft-tcp-upd-") as out:
+        r = subprocess.run(["flock", "/tmp/sluice-heavy.lock", sys.executable, tool, "--out", out,
+                            "--runs", "updates", "--update-seconds", "1", "--floor-seconds", "0",
+                            "--allow-unfaithful", "--sluice", sluice, "--allocator", allocator],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           timeout=300)
+        check(r.returncode == 0, f"tools/flowtune-tcp --runs updates exited {r.returncode}:\n"
+                                 f"{r.stdout[-4000:]}")
+        with open(os.path.join(out, "results.json")) as f:
+            ups = json.load(f)["updates"]
+    check([u["cdf"] for u in ups] == ["fb_hadoop", "websearch"], f"updates: {ups}")
+    for u in ups:
+        check(u["tcp_flows_done"] > 0 and u["flowlets"] >= u["tcp_flows_done"]
+              and u["rate_updates"] > 0, f"updates {u['cdf']}: {u}")
+        check(0 < u["edge_to_allocator_pct"] < u["total_pct"], f"updates {u['cdf']}: {u}")
 
 
 if __name__ == "__main__":

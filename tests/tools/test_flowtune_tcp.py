@@ -81,6 +81,41 @@ class Measures(unittest.TestCase):
         self.assertEqual(f["after_lease_mbps"], [round(self.share / 5, 1)] * 5)
 
 
+class Updates(unittest.TestCase):
+    def setUp(self):
+        self.t = load_tool()
+
+    def test_flow_schedule_offers_the_load(self):
+        a = types.SimpleNamespace(cdf=os.path.join(common.ROOT, "conf", "workloads",
+                                                   "fb_hadoop.cdf"),
+                                  seed=1, host=2, hosts=6, load=0.8, rate_bps=200e6, seconds=60.0)
+        flows = self.t.flow_schedule(a)
+        self.assertEqual(flows, self.t.flow_schedule(a))  # seeded
+        self.assertTrue(all(0 <= t < 60 and dst != 2 and 0 <= dst < 6 and size >= 1
+                            for t, dst, size in flows))
+        self.assertEqual(sorted(flows), flows)
+        offered = sum(size for _, _, size in flows) * 8 / 60 / 200e6
+        self.assertAlmostEqual(offered, 0.8, delta=0.15)
+
+    def test_update_figures_count_the_wire(self):
+        a = types.SimpleNamespace(load=0.8, update_seconds=2.0, rate_bps=200e6)
+        summary = {"switches": [{"ports": [], "flowtune": {
+            "datagrams_sent": 10, "starts_sent": 30, "ends_sent": 20, "flowlets_started": 30}}]}
+        out = ("sluice-allocator summary: 2.0 s, flows 0, hosts 6, iterations 9, updates sent "
+               "40 (4 lease re-sends, 1000 bytes in 8 datagrams), datagrams 10, malformed 0, "
+               "iteration late p99 0 ns max 0 ns\n")
+        f = self.t.update_figures("fb_hadoop", a, summary, out,
+                                  [{"started": 3, "done": 2}, {"started": 4, "done": 4}])
+        capacity = 6 * 200e6 * 2.0
+        # Edge: 8 B per datagram + 16 per start + 4 per end + 66 B of headers per datagram.
+        edge = 8 * 10 + 16 * 30 + 4 * 20 + 66 * 10
+        self.assertAlmostEqual(f["edge_to_allocator_pct"], 100 * edge * 8 / capacity)
+        self.assertAlmostEqual(f["allocator_to_edge_pct"], 100 * (1000 + 38 * 8) * 8 / capacity)
+        self.assertEqual((f["tcp_flows"], f["tcp_flows_done"], f["paper_pct"]), (7, 6, 0.17))
+        with self.assertRaises(self.t.ToolError):
+            self.t.update_figures("fb_hadoop", a, summary, "no summary", [])
+
+
 class Configuration(unittest.TestCase):
     def test_the_edge_configuration_passes_check(self):
         t = load_tool()
