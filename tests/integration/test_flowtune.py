@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Flowtune at an edge switch (docs/mechanisms/flowtune.md, "Edge switches"),
 with the real sluice-allocator on loopback. Two replay hosts each send one
-UDP flow at their full 200 Mb/s link rate to a third host: the edge reports
+UDP flow at their full 200 Mb/s link rate to a third host (its port at
+400 Mb/s, so that the two fit when unpaced): the edge reports
 two flowlets, the allocator answers with rates, and the pacer holds each flow
 to about (1 - 0.01) x 200 / 2 Mb/s, dropping the excess of these open-loop
 senders under `pacer_full` and leaving the receiver's port with (almost) no
@@ -67,8 +68,12 @@ def config(tmp, alloc_port, seconds):
             rx = os.path.join(tmp, f"{name}.pcap")
             harness.write_pcap(rx, flow_frames(host_mac, sw_mac.format(i), f"10.0.{i}.2",
                                                "10.0.2.2", count), gap=gap)
+        # The receiver's port carries both senders unpaced: at 200 Mb/s its
+        # drop-tail queue locked one of them out for the last 200 ms of a
+        # CI run once the allocator had stopped.
+        rate = "400Mbps" if name == "h3" else "200Mbps"
         ports.append(harness.replay_host(name, sw_mac.format(i), host_mac, f"10.0.{i}.1/24",
-                                         "200Mbps", rx=rx, tx=os.path.join(tmp, f"{name}.out")))
+                                         rate, rx=rx, tx=os.path.join(tmp, f"{name}.out")))
         routes.append(harness.route(f"10.0.{i}.0/24", name))
     sw = harness.switch("s1", ports, routes, buffer={"size": "2MB"},
                         flowtune={"allocator": f"127.0.0.1:{alloc_port}", "lease": LEASE})
