@@ -10,8 +10,6 @@ fidelity gate says so) with the testbed and each scheme's run replaced by
 stand-ins. No namespaces are made and no traffic runs."""
 
 import contextlib
-import importlib.machinery
-import importlib.util
 import io
 import json
 import os
@@ -25,17 +23,9 @@ import yaml
 import common
 
 SLUICE = os.environ.get("SLUICE_BINARY", os.path.join(common.ROOT, "build", "switch", "sluice"))
-TOOL = os.path.join(common.TOOLS, "dibs-testbed")
 
 
-def load_tool():
-    loader = importlib.machinery.SourceFileLoader("dibs_testbed_tool", TOOL)
-    mod = importlib.util.module_from_spec(importlib.util.spec_from_loader(loader.name, loader))
-    loader.exec_module(mod)
-    return mod
-
-
-dt = load_tool()
+dt = common.load_tool("dibs-testbed")
 NETNS = dt.load_netns()
 
 

@@ -6,8 +6,6 @@ scheme's real-clock requirement, and its sluice-allocator started, stopped
 and judged, with a fake sluice and a fake allocator."""
 
 import contextlib
-import importlib.machinery
-import importlib.util
 import io
 import json
 import os
@@ -24,19 +22,10 @@ import common
 SLUICE = os.environ.get("SLUICE_BINARY", os.path.join(common.ROOT, "build", "switch", "sluice"))
 
 
-def load_experiment():
-    path = os.path.join(common.TOOLS, "experiment")
-    loader = importlib.machinery.SourceFileLoader("experiment_tool", path)
-    spec = importlib.util.spec_from_loader("experiment_tool", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
-
-
 class Schemes(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.exp = load_experiment()
+        cls.exp = common.load_tool("experiment")
         with open(os.path.join(common.ROOT, "conf", "leafspine.yaml")) as f:
             cls.conf = yaml.safe_load(f)
 

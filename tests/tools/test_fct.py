@@ -301,17 +301,6 @@ class SyntheticCaptures(CaptureFixture):
         self.assertGreater(os.path.getsize(path), 1000, path)
 
 
-def load_tool(name):
-    """A tools/ script (no .py suffix) as a module, for its functions."""
-    import importlib.machinery
-    import importlib.util
-    loader = importlib.machinery.SourceFileLoader(name.replace("-", "_"),
-                                                  os.path.join(common.TOOLS, name))
-    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(loader.name, loader))
-    loader.exec_module(module)
-    return module
-
-
 class SameFiguresElsewhere(CaptureFixture):
     """tools/bfc-incast and tools/bfc-testbed re-read fct.csv; they count the
     unfinished flows as tools/fct does and refuse a file without them."""
@@ -319,7 +308,7 @@ class SameFiguresElsewhere(CaptureFixture):
     def test_bfc_incast_buckets_match_tools_fct(self):
         out = os.path.join(self.dir, "run")
         _, summary = self.run_fct(out)
-        stats = load_tool("bfc-incast").flow_stats(os.path.join(out, "fct.csv"))
+        stats = common.load_tool("bfc-incast").flow_stats(os.path.join(out, "fct.csv"))
         for b in summary["buckets"]:
             got = stats[b["bucket"]]
             self.assertEqual((got["flows"], got["unfinished"], got["lower_bound"]),
@@ -333,7 +322,7 @@ class SameFiguresElsewhere(CaptureFixture):
     def test_bfc_testbed_group_figures_count_unfinished_flows(self):
         out = os.path.join(self.dir, "run")
         rows, _ = self.run_fct(out)
-        testbed = load_tool("bfc-testbed")
+        testbed = common.load_tool("bfc-testbed")
         testbed.GROUP1 = "h3"  # flows 3 (unfinished) and 6
         g = testbed.group1_fct(os.path.join(out, "fct.csv"))
         fcts = sorted([CENSORED_FCT_NS[3] * 1e-9, FCT_NS[6] * 1e-9])
@@ -353,7 +342,7 @@ class SameFiguresElsewhere(CaptureFixture):
             w.writeheader()
             w.writerows(rows)
         with self.assertRaisesRegex(ValueError, "left unfinished flows out"):
-            load_tool("bfc-incast").flow_stats(path)
+            common.load_tool("bfc-incast").flow_stats(path)
 
 
 class GeneratedWorkload(unittest.TestCase):

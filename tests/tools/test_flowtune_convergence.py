@@ -9,8 +9,6 @@ one, for a machine stall) ends with each flow within 20 % of its fair share
 and the receiver's port drops nothing (the excess is dropped at the edge as
 pacer_full); without it the receiver's port drops."""
 
-import importlib.machinery
-import importlib.util
 import json
 import os
 import tempfile
@@ -21,20 +19,11 @@ import common
 
 SLUICE = os.environ.get("SLUICE_BINARY", os.path.join(common.ROOT, "build", "switch", "sluice"))
 ALLOCATOR = os.path.join(os.path.dirname(os.path.dirname(SLUICE)), "allocator", "sluice-allocator")
-TOOL = os.path.join(common.TOOLS, "flowtune-convergence")
-
-
-
-def load_tool():
-    loader = importlib.machinery.SourceFileLoader("flowtune_convergence_tool", TOOL)
-    mod = importlib.util.module_from_spec(importlib.util.spec_from_loader(loader.name, loader))
-    loader.exec_module(mod)
-    return mod
 
 
 class ConvergenceMeasure(unittest.TestCase):
     def setUp(self):
-        self.t = load_tool()
+        self.t = common.load_tool("flowtune-convergence")
         # 1 Gb/s, 10 ms steps: flows start at 0, 10, 20, 30, 40 ms and end
         # at 90, 80, 70, 60, 50 ms.
         self.a = types.SimpleNamespace(rate_bps=10**9, step_ns=10_000_000, tolerance=0.1)
@@ -101,7 +90,7 @@ class RealRun(unittest.TestCase):
             # of C(1 - 0.01)/N. One step may miss, as a stall of a loaded
             # machine can spoil a window; the baseline misses most (its
             # drop-tail queue locks flows out).
-            t = load_tool()
+            t = common.load_tool("flowtune-convergence")
             a = types.SimpleNamespace(step_ns=20_000_000)
             def steady_misses(run):
                 with open(os.path.join(out, f"throughput_{run}.csv")) as f:

@@ -5,8 +5,6 @@ fair share and Jain's index) and the failure run's before/after means on
 made-up receiver bins, and the edge configuration it writes (accepted by
 sluice --check). The real run is the system test flowtune_tcp."""
 
-import importlib.machinery
-import importlib.util
 import os
 import subprocess
 import tempfile
@@ -18,19 +16,11 @@ import yaml
 import common
 
 SLUICE = os.environ.get("SLUICE_BINARY", os.path.join(common.ROOT, "build", "switch", "sluice"))
-TOOL = os.path.join(common.TOOLS, "flowtune-tcp")
-
-
-def load_tool():
-    loader = importlib.machinery.SourceFileLoader("flowtune_tcp_tool", TOOL)
-    mod = importlib.util.module_from_spec(importlib.util.spec_from_loader(loader.name, loader))
-    loader.exec_module(mod)
-    return mod
 
 
 class Measures(unittest.TestCase):
     def setUp(self):
-        self.t = load_tool()
+        self.t = common.load_tool("flowtune-tcp")
         self.a = types.SimpleNamespace(rate_bps=200e6, bin_s=0.01, tolerance=0.2, step=0.5,
                                        lease="10ms")
         self.share = 200 * self.t.GOODPUT * (1 - self.t.HEADROOM)  # Mb/s for one flow
@@ -83,7 +73,7 @@ class Measures(unittest.TestCase):
 
 class Updates(unittest.TestCase):
     def setUp(self):
-        self.t = load_tool()
+        self.t = common.load_tool("flowtune-tcp")
 
     def test_flow_schedule_offers_the_load(self):
         a = types.SimpleNamespace(cdf=os.path.join(common.ROOT, "conf", "workloads",
@@ -118,7 +108,7 @@ class Updates(unittest.TestCase):
 
 class Configuration(unittest.TestCase):
     def test_the_edge_configuration_passes_check(self):
-        t = load_tool()
+        t = common.load_tool("flowtune-tcp")
         a = types.SimpleNamespace(rate="200Mbps", subnet_base="10.0", prefix="ftt", framecnt=1024,
                                   queue_packets=100, idle_gap="100us", lease="10ms")
         tb = types.SimpleNamespace(nm=types.SimpleNamespace(

@@ -16,7 +16,6 @@ SLUICE = os.environ.get("SLUICE_BINARY", os.path.join(common.ROOT, "build", "swi
 ALLOCATOR = os.path.join(os.path.dirname(os.path.dirname(SLUICE)), "allocator", "sluice-allocator")
 
 
-
 class RealRun(unittest.TestCase):
     def test_fractions_follow_from_the_counters(self):
         for b in (SLUICE, ALLOCATOR):

@@ -4,8 +4,6 @@ RSS or mbuf pool fails, a port whose counters stop fails, a counter that
 does not add up fails, an mbuf not returned fails), and one short real run
 of the BFC fabric against build/switch/sluice that passes every check."""
 
-import importlib.machinery
-import importlib.util
 import json
 import os
 import tempfile
@@ -15,14 +13,6 @@ import unittest
 import common
 
 SLUICE = os.environ.get("SLUICE_BINARY", os.path.join(common.ROOT, "build", "switch", "sluice"))
-TOOL = os.path.join(common.TOOLS, "soak")
-
-
-def load_tool():
-    loader = importlib.machinery.SourceFileLoader("soak_tool", TOOL)
-    mod = importlib.util.module_from_spec(importlib.util.spec_from_loader(loader.name, loader))
-    loader.exec_module(mod)
-    return mod
 
 
 def rows(rss, pool, tx=None):
@@ -44,7 +34,7 @@ def port(**kw):
 
 class Judgements(unittest.TestCase):
     def setUp(self):
-        self.t = load_tool()
+        self.t = common.load_tool("soak")
         self.a = types.SimpleNamespace(warmup_s=2.0, rss_slack_bytes=1000, pool_slack=0.02)
 
     def passes(self, checks):

@@ -11,8 +11,6 @@ hold, 4 with FAIL when one does not (a victim frame CE under tcd+pfc, a
 frame missing, no PFC pause, victims unmarked under ecn+pfc), 1 when sluice
 fails. One real run of tcd+pfc (shortened) against build/switch/sluice."""
 
-import importlib.machinery
-import importlib.util
 import json
 import os
 import shutil
@@ -145,13 +143,6 @@ with open(opt("--queue-trace"), "w") as f:
             f.write("%s,%s,%s,%d,%d,15625,%d,%s\n" % (t, sw, port, q, b, paused,
                                                       st if tcd else ""))
 '''
-
-
-def load_tool():
-    loader = importlib.machinery.SourceFileLoader("tcd_victim_tool", TOOL)
-    mod = importlib.util.module_from_spec(importlib.util.spec_from_loader(loader.name, loader))
-    loader.exec_module(mod)
-    return mod
 
 
 class TcdVictimFake(unittest.TestCase):
@@ -301,7 +292,7 @@ class TcdVictimFake(unittest.TestCase):
         self.assertIn("| ecn+pfc | s/l2 | 1 | 2.00 | – | 2.00..4.00 |", table)
 
     def test_trace_runs_directly(self):
-        tool = load_tool()
+        tool = common.load_tool("tcd-victim")
         path = os.path.join(self.tmp, "direct.csv")
         t0 = tool.START_NS / 1e9
         with open(path, "w") as f:
