@@ -7,6 +7,8 @@ import os
 import struct
 import subprocess
 import sys
+import tempfile
+import unittest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 TOOLS = os.path.join(ROOT, "tools")
@@ -199,3 +201,25 @@ def write_script(path, text):
         f.write(text)
     os.chmod(path, 0o755)
     return path
+
+
+class FakeExperimentCase(unittest.TestCase):
+    """tools/experiment on conf/leafspine.yaml without sluice: a fake sluice,
+    a fake floor program and one small websearch workload, made once per
+    test class in its temporary directory."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        d = cls.tmp.name
+        cls.sluice = write_script(os.path.join(d, "sluice"), FAKE_SLUICE)
+        cls.floor = write_script(os.path.join(d, "sluice-floor"), FAKE_FLOOR)
+        cls.workload = os.path.join(d, "wl")
+        run_tool("workload", "--cdf", os.path.join(CONF, "websearch.cdf"),
+                 "--load", "0.1", "--link-rate", "10Gbps", "--hosts-from-config",
+                 os.path.join(ROOT, "conf", "leafspine.yaml"), "--duration", "2ms",
+                 "--seed", "5", "--out", cls.workload)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()

@@ -236,28 +236,12 @@ class Schemes(unittest.TestCase):
                 self.assertEqual(rc, 0, scheme + ": " + out)
 
 
-class FlowtuneRun(unittest.TestCase):
+class FlowtuneRun(common.FakeExperimentCase):
     """tools/experiment --schemes droptail,flowtune on conf/leafspine.yaml
     with a fake sluice, a fake sluice-allocator and a fake floor program:
     the allocator runs for the flowtune scheme only, with the host ports'
     rate, is stopped after sluice (also when sluice fails), and its stdout
     is saved and judged by the fidelity gate."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory()
-        d = cls.tmp.name
-        cls.sluice = common.write_script(os.path.join(d, "sluice"), common.FAKE_SLUICE)
-        cls.floor = common.write_script(os.path.join(d, "sluice-floor"), common.FAKE_FLOOR)
-        cls.workload = os.path.join(d, "wl")
-        common.run_tool("workload", "--cdf", os.path.join(common.CONF, "websearch.cdf"),
-                        "--load", "0.1", "--link-rate", "10Gbps", "--hosts-from-config",
-                        os.path.join(common.ROOT, "conf", "leafspine.yaml"), "--duration", "2ms",
-                        "--seed", "5", "--out", cls.workload)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def experiment(self, name, schemes, **env):
         """Runs the tool with its own fake allocator; (process, out dir, allocator path)."""

@@ -247,25 +247,9 @@ class Verdict(unittest.TestCase):
                 self.assertEqual(f.read(), "NOT VALID: fidelity limits exceeded\n\ntable\n")
 
 
-class ExperimentGate(unittest.TestCase):
+class ExperimentGate(common.FakeExperimentCase):
     """tools/experiment on conf/leafspine.yaml with a fake sluice and a fake
     floor program: the gate's exit codes and what it writes."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory()
-        d = cls.tmp.name
-        cls.sluice = common.write_script(os.path.join(d, "sluice"), common.FAKE_SLUICE)
-        cls.floor = common.write_script(os.path.join(d, "sluice-floor"), common.FAKE_FLOOR)
-        cls.workload = os.path.join(d, "wl")
-        common.run_tool("workload", "--cdf", os.path.join(common.CONF, "websearch.cdf"),
-                        "--load", "0.1", "--link-rate", "10Gbps", "--hosts-from-config",
-                        os.path.join(common.ROOT, "conf", "leafspine.yaml"), "--duration", "2ms",
-                        "--seed", "5", "--out", cls.workload)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
 
     def experiment(self, name, *extra, unfaithful=""):
         out = os.path.join(self.tmp.name, name)
