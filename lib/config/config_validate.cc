@@ -158,6 +158,23 @@ class Validator {
                      std::to_string(port.rate_bps) + "bps, " + port.link_peer + " has " +
                      std::to_string(other.rate_bps) + "bps");
     }
+    check_floodgate_link(key, sw, c_.switches[peer->first]);
+  }
+
+  // Floodgate windows are refilled only by the next switch's credit, so a
+  // link with Floodgate at one end only would stall the windows toward the
+  // other end after one window of data (or waste credit on a switch that
+  // ignores it): the whole fabric runs it or none of it does.
+  void check_floodgate_link(const std::string& key, const SwitchConfig& a,
+                            const SwitchConfig& b) {
+    if (a.floodgate.enabled == b.floodgate.enabled) return;
+    const SwitchConfig& on = a.floodgate.enabled ? a : b;
+    const SwitchConfig& off = a.floodgate.enabled ? b : a;
+    error(key, "floodgate on one end of an internal link only: switch \"" + on.name +
+                   "\" runs it and \"" + off.name + "\" does not, so \"" + on.name +
+                   "\"'s windows toward \"" + off.name +
+                   "\" would never be refilled by credit (give every switch of a Floodgate "
+                   "fabric a floodgate section)");
   }
 
   // The emulated NIC stands for a replaying host: a capture-file port with

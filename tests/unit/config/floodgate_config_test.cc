@@ -2,6 +2,7 @@
 // that tie it to port rates, BFC and worker ownership.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -157,6 +158,38 @@ TEST(FloodgateConfig, OneWorkerMustOwnEverySwitchFacingPort) {
   ok.replace(ok.find("[s1/h0, s1/u0]"), 14, "[s1/u0, s1/u1]");
   ok.replace(ok.find("[s1/u1]"), 7, "[s1/h0]");
   EXPECT_EQ(errors_of(ok), std::vector<std::string>{});
+}
+
+// Windows are refilled only by the next switch's credit: an internal link
+// with Floodgate at one end only is refused, once, whichever end has it.
+TEST(FloodgateConfig, BothEndsOfAnInternalLinkMustRunIt) {
+  const auto fabric = [](const char* a_extra, const char* b_extra) {
+    return std::string("switches:\n"
+                       "  - name: a\n") +
+           a_extra +
+           "    ports:\n"
+           "      - {name: h, device: net_null0, role: host, rate: 10Gbps}\n"
+           "      - {name: x, link: b/y, role: switch, rate: 10Gbps}\n"
+           "  - name: b\n" +
+           b_extra +
+           "    ports:\n"
+           "      - {name: y, link: a/x, role: switch, rate: 10Gbps}\n"
+           "      - {name: r, device: net_null1, role: host, rate: 10Gbps}\n";
+  };
+  const std::string fg = "    floodgate: {}\n";
+  EXPECT_EQ(errors_of(fabric(fg.c_str(), fg.c_str())), std::vector<std::string>{});
+  EXPECT_EQ(errors_of(fabric("", "")), std::vector<std::string>{});
+  const std::string msg =
+      "switches[0].ports[1].link: floodgate on one end of an internal link only: switch \"%s\" "
+      "runs it and \"%s\" does not, so \"%s\"'s windows toward \"%s\" would never be "
+      "refilled by credit (give every switch of a Floodgate fabric a floodgate section)";
+  const auto expect = [&](int line, const char* on, const char* off) {
+    char buf[512];
+    std::snprintf(buf, sizeof buf, msg.c_str(), on, off, on, off);
+    return std::vector<std::string>{"t.yaml:" + std::to_string(line) + ": " + buf};
+  };
+  EXPECT_EQ(errors_of(fabric(fg.c_str(), "")), expect(6, "a", "b"));
+  EXPECT_EQ(errors_of(fabric("", fg.c_str())), expect(5, "b", "a"));
 }
 
 }  // namespace
