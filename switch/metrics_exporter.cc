@@ -482,6 +482,11 @@ void SluiceCollector::collect_floodgate_ports(std::vector<MetricFamily>& out) co
   auto credit_recv = metric_family("sluice_floodgate_credit_received_bytes_total",
                                    "Credit (data bytes) received on this port from its downstream.",
                                    MetricType::Counter);
+  auto lost = metric_family(
+      "sluice_floodgate_credit_lost_bytes_total",
+      "Credit (data bytes) owed this port's upstream that could not be kept (the port's "
+      "pending list full of destinations it could not send); only sync heals it.",
+      MetricType::Counter);
   auto wire = metric_family("sluice_floodgate_control_bytes_total",
                             "Wire bytes of the Floodgate frames sent out of this port (overhead).",
                             MetricType::Counter);
@@ -492,9 +497,11 @@ void SluiceCollector::collect_floodgate_ports(std::vector<MetricFamily>& out) co
     add_frames_by_type(sent, recv, l, kFgFrameTypes, t.fg_sent, t.fg_received);
     add_metric_value(credit_sent, l, double(t.fg_credit_sent_bytes));
     add_metric_value(credit_recv, l, double(t.fg_credit_received_bytes));
+    add_metric_value(lost, l, double(t.fg_credit_lost_bytes));
     add_metric_value(wire, l, double(t.fg_control_tx_bytes));
   }
-  for (auto* f : {&sent, &recv, &credit_sent, &credit_recv, &wire}) out.push_back(std::move(*f));
+  for (auto* f : {&sent, &recv, &credit_sent, &credit_recv, &lost, &wire})
+    out.push_back(std::move(*f));
 }
 
 void SluiceCollector::collect_floodgate_switches(std::vector<MetricFamily>& out) const {

@@ -45,6 +45,9 @@ struct PortCounters {
   RelaxedCounter fg_received[3];
   RelaxedCounter fg_credit_sent_bytes;
   RelaxedCounter fg_credit_received_bytes;
+  // Credit this switch owed the port's upstream and could not keep: the
+  // port's pending list was full of destinations it could not send.
+  RelaxedCounter fg_credit_lost_bytes;
   RelaxedCounter fg_control_tx_bytes;
   RelaxedCounter control_lost;  // built, but no mbuf or no room on a ring / queue
   RelaxedCounter drops[kDropReasonCount];
@@ -61,6 +64,7 @@ struct PortTotals {
   uint64_t bfc_sent[3] = {}, bfc_received[3] = {};
   uint64_t fg_sent[3] = {}, fg_received[3] = {};
   uint64_t fg_credit_sent_bytes = 0, fg_credit_received_bytes = 0, fg_control_tx_bytes = 0;
+  uint64_t fg_credit_lost_bytes = 0;
   uint64_t control_lost = 0;
   uint64_t drops[kDropReasonCount] = {};
 
@@ -83,6 +87,7 @@ struct PortTotals {
     fg_credit_sent_bytes += c.fg_credit_sent_bytes.get();
     fg_credit_received_bytes += c.fg_credit_received_bytes.get();
     fg_control_tx_bytes += c.fg_control_tx_bytes.get();
+    fg_credit_lost_bytes += c.fg_credit_lost_bytes.get();
     control_lost += c.control_lost.get();
     for (unsigned i = 0; i < kDropReasonCount; ++i) drops[i] += c.drops[i].get();
   }

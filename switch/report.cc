@@ -461,6 +461,7 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
         field("fg_credit_sent_bytes", t.fg_credit_sent_bytes);
         field("fg_credit_received_bytes", t.fg_credit_received_bytes);
         field("fg_control_tx_bytes", t.fg_control_tx_bytes);
+        field("fg_credit_lost_bytes", t.fg_credit_lost_bytes);
         field("fg_control_lost", t.control_lost);
       }
       field("control_dropped_packets", rt.ports[pi]->tm->control_dropped.get());

@@ -50,6 +50,19 @@ void add_bfc(rte_tel_data* d, const PortRuntime& p, const PortTotals& t) {
                             p.bfc_upstream->unknown_queue_bitmaps.get());
 }
 
+// Floodgate frames by type, both ways, and the credit bytes they carried.
+void add_floodgate(rte_tel_data* d, const PortTotals& t) {
+  for (unsigned i = 0; i < 3; ++i) {
+    rte_tel_data_add_dict_u64(d, ("fg_" + std::string(kFgFrameTypes[i]) + "_sent").c_str(),
+                              t.fg_sent[i]);
+    rte_tel_data_add_dict_u64(d, ("fg_" + std::string(kFgFrameTypes[i]) + "_received").c_str(),
+                              t.fg_received[i]);
+  }
+  rte_tel_data_add_dict_u64(d, "fg_credit_sent_bytes", t.fg_credit_sent_bytes);
+  rte_tel_data_add_dict_u64(d, "fg_credit_received_bytes", t.fg_credit_received_bytes);
+  rte_tel_data_add_dict_u64(d, "fg_credit_lost_bytes", t.fg_credit_lost_bytes);
+}
+
 int cmd_port(const char*, const char* params, rte_tel_data* d) {
   if (params == nullptr) return -1;
   for (const auto& p : g_rt->ports) {
@@ -67,6 +80,7 @@ int cmd_port(const char*, const char* params, rte_tel_data* d) {
       rte_tel_data_add_dict_u64(d, key.c_str(), p->tm->queue_bytes(q));
     }
     if (p->bfc) add_bfc(d, *p, t);
+    if (p->plan.fg_credit) add_floodgate(d, t);
     return 0;
   }
   return -1;

@@ -200,9 +200,13 @@ void Worker::fg_earn_credit(uint16_t sw, uint32_t ingress, uint32_t dst, uint64_
     if (!a.add(ingress, dst, part)) {
       // The ingress's list is full: its frame goes first. Were every entry
       // left in it (all withheld, or no frame could be built), this credit
-      // would be lost (docs/mechanisms/floodgate.md, "In the data path").
+      // is lost, counted; only sync heals it (docs/mechanisms/floodgate.md,
+      // "In the data path").
       send_fg_credit(sw, ingress, now);
-      if (!a.add(ingress, dst, part)) return;
+      if (!a.add(ingress, dst, part)) {
+        counters(rt_.switches[sw].fg->switch_ports[ingress]).fg_credit_lost_bytes.add(bytes);
+        return;
+      }
     }
     bytes -= part;
   }

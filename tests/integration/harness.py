@@ -154,8 +154,8 @@ class Sluice:
         self.stdout_path = os.path.join(workdir, f"{name}.stdout")
         self.stderr_path = os.path.join(workdir, f"{name}.stderr")
         self.metrics_port = free_port() if metrics else None
-        eal = ["--no-huge", "-m", "1024", "--no-pci",
-               "--file-prefix", f"sluice-it-{name}-{os.getpid()}"]
+        self.file_prefix = f"sluice-it-{name}-{os.getpid()}"
+        eal = ["--no-huge", "-m", "1024", "--no-pci", "--file-prefix", self.file_prefix]
         eal += ["--lcores", lcores] if lcores else ["-l", "0,1"]
         eal += list(eal_extra)
         app = ["--config", config, "--summary-json", self.summary_path]
@@ -243,6 +243,16 @@ class Sluice:
                 last = e
                 time.sleep(0.2)
         raise TestFailure(f"{self.name}: no answer from {url} ({last})")
+
+    def telemetry(self, command):
+        """The answer to one DPDK telemetry command (v2 socket) of the
+        running process, e.g. telemetry("/sluice/port,s1/p0")."""
+        with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
+            s.settimeout(5)
+            s.connect(f"/var/run/dpdk/{self.file_prefix}/dpdk_telemetry.v2")
+            s.recv(16384)  # the greeting
+            s.send(command.encode())
+            return json.loads(s.recv(1 << 16))
 
     def __enter__(self):
         return self.start()

@@ -32,9 +32,7 @@ not delay B's pauses), and with B's link port and its host port on different
 workers, so that B's pauses cross lcores on the control ring (the backlog
 check is made with one worker only; see test())."""
 
-import json
 import os
-import socket
 import struct
 
 import harness
@@ -201,22 +199,12 @@ def check_metrics(text):
     check_eq(entries, {"a": 2400.0, "b": 1600.0}, "flow-table entries per switch")
 
 
-def telemetry(prefix, command):
-    """One DPDK telemetry (v2 socket) command's answer."""
-    with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
-        s.settimeout(5)
-        s.connect(f"/var/run/dpdk/{prefix}/dpdk_telemetry.v2")
-        s.recv(16384)  # the greeting
-        s.send(command.encode())
-        return json.loads(s.recv(1 << 16))
-
-
-def check_telemetry(prefix):
-    answer = telemetry(prefix, "/sluice/port,b/a")["/sluice/port"]
+def check_telemetry(sluice):
+    answer = sluice.telemetry("/sluice/port,b/a")["/sluice/port"]
     for key in ("bfc_pause_sent", "bfc_resume_received", "bfc_bitmap_sent",
                 "bfc_threshold_bytes", "bfc_active_queues", "bfc_paused_queue_mask"):
         check(key in answer, f"telemetry /sluice/port,b/a lacks {key}: {answer}")
-    host = telemetry(prefix, "/sluice/port,b/h2")["/sluice/port"]
+    host = sluice.telemetry("/sluice/port,b/h2")["/sluice/port"]
     check("bfc_threshold_bytes" in host and "bfc_paused_queue_mask" not in host,
           f"telemetry for host-facing b/h2: {host}")
 
@@ -268,7 +256,7 @@ def run(binary, tmp, name, workers, lcores, backlog_moves, clock=None):
     cfg = config(tmp, name, workers, clock=clock)
     with harness.Sluice(binary, tmp, cfg, name, duration=3, lcores=lcores) as s:
         check_metrics(s.metrics_text())
-        check_telemetry(f"sluice-it-{name}-{os.getpid()}")
+        check_telemetry(s)
         s.wait(timeout=40)
         s.expect_clean_exit()
         summary = s.summary()

@@ -73,6 +73,15 @@ def check_metrics(text):
         check(family in samples, f"upstream metrics lack {family}")
 
 
+def check_telemetry(up):
+    """/sluice/port on the upstream's switch-facing port gives its Floodgate
+    frames and credit while it runs."""
+    answer = up.telemetry("/sluice/port,a/b")["/sluice/port"]
+    for key in ("fg_credit_received", "fg_sync_sent", "fg_credit_received_bytes",
+                "fg_credit_lost_bytes"):
+        check(key in answer, f"telemetry /sluice/port,a/b lacks {key}: {answer}")
+
+
 def check_summaries(up, down):
     two.check_downstream_ran_first(up, down)
     harness.check_identity(up)
@@ -87,6 +96,7 @@ def check_summaries(up, down):
     check_eq(a_b["fg_credit_received"], b_a["fg_credit_sent"], "credit frames across memif")
     fg = next(s for s in up["switches"] if s["name"] == "a")["floodgate"]
     check_eq(fg["invalid_credit_bytes"], 0, "credit the upstream refused")
+    check_eq(a_b["fg_credit_lost_bytes"], 0, "credit the upstream lost")
     check(fg["held_packets"] > 0, f"the upstream's VOQ never held a packet: {fg}")
     check_eq((fg["windows_in_use_at_stop"], fg["window_outstanding_bytes_at_stop"],
               fg["voq_packets_at_stop"]), (0, 0, 0), "the upstream's windows at the end")
@@ -111,6 +121,7 @@ def test(binary, srcdir):
             two.wait_for(sock, up, timeout=15)
             with down:
                 check_metrics(up.metrics_text())
+                check_telemetry(up)
                 down.wait(timeout=two.DURATION + 30)
                 up.wait(timeout=two.DURATION + 30)
         up.expect_clean_exit()
