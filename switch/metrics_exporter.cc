@@ -412,6 +412,11 @@ void SluiceCollector::collect_bfc_ports(std::vector<MetricFamily>& out) const {
   auto th = metric_family("sluice_bfc_threshold_bytes",
                           "Pause threshold Th of this egress port, as of its last enqueue.",
                           MetricType::Gauge);
+  auto repairs = metric_family(
+      "sluice_bfc_bitmap_repairs_total",
+      "Queue holds a BFC bitmap from this port's downstream changed: a pause or resume frame "
+      "that never arrived, by kind (pause, resume).",
+      MetricType::Counter);
   auto unknown =
       metric_family("sluice_bfc_bitmap_unknown_queues_total",
                     "BFC bitmaps from this port's downstream that paused queues the port "
@@ -433,10 +438,16 @@ void SluiceCollector::collect_bfc_ports(std::vector<MetricFamily>& out) const {
                      p->bfc_upstream ? std::popcount(p->bfc_upstream->paused_mask()) : 0);
     add_metric_value(active, l, double(p->bfc->last_active_queues(p->index)));
     add_metric_value(th, l, double(p->bfc->last_threshold(p->index)));
-    if (p->bfc_upstream)
-      add_metric_value(unknown, l, double(p->bfc_upstream->unknown_queue_bitmaps.get()));
+    if (p->bfc_upstream == nullptr) continue;
+    const UpstreamPauseState& u = *p->bfc_upstream;
+    add_metric_value(unknown, l, double(u.unknown_queue_bitmaps.get()));
+    Labels kind = l;
+    kind.push_back({"kind", "pause"});
+    add_metric_value(repairs, kind, double(u.bitmap_repaired_pauses.get()));
+    kind.back().value = "resume";
+    add_metric_value(repairs, kind, double(u.bitmap_repaired_resumes.get()));
   }
-  for (auto* f : {&sent, &recv, &lost, &held, &paused, &active, &th, &unknown})
+  for (auto* f : {&sent, &recv, &lost, &held, &paused, &active, &th, &unknown, &repairs})
     out.push_back(std::move(*f));
 }
 

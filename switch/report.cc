@@ -450,6 +450,10 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
               pr.bfc_upstream ? std::popcount(pr.bfc_upstream->paused_mask()) : 0);
         field("bfc_bitmap_unknown_queues",
               pr.bfc_upstream ? pr.bfc_upstream->unknown_queue_bitmaps.get() : 0);
+        field("bfc_bitmap_repaired_pauses",
+              pr.bfc_upstream ? pr.bfc_upstream->bitmap_repaired_pauses.get() : 0);
+        field("bfc_bitmap_repaired_resumes",
+              pr.bfc_upstream ? pr.bfc_upstream->bitmap_repaired_resumes.get() : 0);
       }
       if (const PortRuntime& pr = *rt.ports[pi]; pr.tcd) tcd_fields(*pr.tcd, field);
       if (sw.dibs) field("dibs_detours", dibs_port_detours(rt, pi));

@@ -11,6 +11,7 @@
 
 #include "lib/bfc/hop_rtt.h"
 #include "lib/config/default_workers.h"
+#include "lib/net/ethertypes.h"
 #include "lib/pfc/pfc_classes.h"
 #include "lib/tcd/tcd_params.h"
 #include "lib/tm/class_map.h"
@@ -65,6 +66,29 @@ std::string pool_on_socket(Runtime& rt, unsigned socket, rte_mempool** out) {
   return "";
 }
 
+// Data between BFC switches, and between DIBS switches counting detours,
+// carries the 6-byte 0x88B6 shim: a full-size frame from the peer is `mtu`
+// + 6 bytes past its Ethernet header, which the device must receive. A
+// device that cannot (net_memif takes 1518-byte frames at most) keeps `mtu`,
+// with a warning: it may then drop full-size frames from a sluice peer.
+uint32_t receive_mtu(const SwitchConfig& sw, const PortConfig& pc, const rte_eth_dev_info& info) {
+  const bool shim = pc.role == PortRole::kSwitch &&
+                    (sw.bfc.enabled || (sw.dibs.enabled && sw.dibs.max_detours != 0));
+  if (!shim) return pc.mtu;
+  // The L2 overhead DPDK adds to an MTU to check it against max_rx_pktlen.
+  const uint32_t overhead = info.max_mtu != UINT16_MAX && info.max_rx_pktlen > info.max_mtu
+                                ? info.max_rx_pktlen - info.max_mtu
+                                : RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+  const uint32_t mtu = pc.mtu + kSluiceShimLen;
+  if (mtu <= info.max_mtu && mtu + overhead <= info.max_rx_pktlen) return mtu;
+  std::fprintf(stderr,
+               "sluice: warning: %s/%s: the device receives at most %u-byte frames, so full-size "
+               "frames from a sluice peer (mtu %u + the 6-byte 0x88B6 shim) may be dropped by it; "
+               "lower the port's mtu by 6 on both sides\n",
+               sw.name.c_str(), pc.name.c_str(), info.max_rx_pktlen, pc.mtu);
+  return pc.mtu;
+}
+
 std::string start_ethdev(Runtime& rt, PortRuntime& p) {
   const std::string& device = p.cfg->device;
   std::string err = find_or_probe(device, &p.eth_port);
@@ -75,11 +99,13 @@ std::string start_ethdev(Runtime& rt, PortRuntime& p) {
   rte_eth_dev_info info{};
   int rc = rte_eth_dev_info_get(id, &info);
   if (rc != 0) return "device info of " + device + ": " + rte_strerror(-rc);
-  if (p.cfg->mtu < info.min_mtu || p.cfg->mtu > info.max_mtu)
-    return "mtu " + std::to_string(p.cfg->mtu) + " outside what " + device + " supports (" +
-           std::to_string(info.min_mtu) + ".." + std::to_string(info.max_mtu) + ")";
+  const uint32_t mtu = receive_mtu(rt.config.switches[p.switch_index], *p.cfg, info);
+  if (mtu < info.min_mtu || mtu > info.max_mtu)
+    return "mtu " + std::to_string(mtu) + (mtu != p.cfg->mtu ? " (mtu + the 6-byte shim)" : "") +
+           " outside what " + device + " supports (" + std::to_string(info.min_mtu) + ".." +
+           std::to_string(info.max_mtu) + ")";
   rte_eth_conf conf{};
-  conf.rxmode.mtu = p.cfg->mtu;
+  conf.rxmode.mtu = mtu;
   rc = rte_eth_dev_configure(id, 1, 1, &conf);
   if (rc != 0) return "configure " + device + ": " + rte_strerror(-rc);
   uint16_t nb_rx = kRxDescriptors, nb_tx = kTxDescriptors;

@@ -48,6 +48,10 @@ void add_bfc(rte_tel_data* d, const PortRuntime& p, const PortTotals& t) {
   rte_tel_data_add_dict_u64(d, "bfc_paused_queue_mask", p.bfc_upstream->paused_mask());
   rte_tel_data_add_dict_u64(d, "bfc_bitmap_unknown_queues",
                             p.bfc_upstream->unknown_queue_bitmaps.get());
+  rte_tel_data_add_dict_u64(d, "bfc_bitmap_repaired_pauses",
+                            p.bfc_upstream->bitmap_repaired_pauses.get());
+  rte_tel_data_add_dict_u64(d, "bfc_bitmap_repaired_resumes",
+                            p.bfc_upstream->bitmap_repaired_resumes.get());
 }
 
 // Floodgate frames by type, both ways, and the credit bytes they carried.

@@ -36,10 +36,14 @@ bool UpstreamPauseState::on_bitmap(uint8_t shard, const uint8_t* bits, uint16_t 
   if (!beyond_clear(bits, count)) unknown_queue_bitmaps.add(1);
   for (uint16_t q = 0; q < num_queues_; ++q) {
     const bool set = q < count && ((bits[q / 8] >> (q % 8)) & 1);
-    if (set)
+    if (set == holds(shard, q)) continue;
+    if (set) {
+      bitmap_repaired_pauses.add(1);
       hold(shard, q);
-    else
+    } else {
+      bitmap_repaired_resumes.add(1);
       release(shard, q);
+    }
   }
   return true;
 }

@@ -46,11 +46,17 @@ class UpstreamPauseState {
 
   RelaxedCounter invalid_frames;
   RelaxedCounter unknown_queue_bitmaps;  // applied, with bits for queues we lack
+  // Holds a bitmap changed: a shard's pause or resume that never arrived
+  // (frames of one shard arrive in order, so a bitmap that disagrees with
+  // the holds repairs a lost frame).
+  RelaxedCounter bitmap_repaired_pauses;
+  RelaxedCounter bitmap_repaired_resumes;
 
  private:
   bool beyond_clear(const uint8_t* bits, uint16_t count) const;
   void hold(uint8_t shard, uint16_t q);
   void release(uint8_t shard, uint16_t q);
+  bool holds(uint8_t shard, uint16_t q) const { return (holders_[q] >> shard) & 1; }
 
   EgressPort* port_ = nullptr;
   uint32_t num_queues_;

@@ -126,6 +126,8 @@ TEST(BfcUpstreamPauseState, BitmapRepairsADroppedResumeAndADroppedPause) {
   EXPECT_TRUE(up.port.queue_paused(4, interval - 1));  // still stuck
   bitmaps.poll(interval, send_bitmap);
   EXPECT_FALSE(up.port.queue_paused(4, interval));  // healed
+  EXPECT_EQ(up.state.bitmap_repaired_resumes.get(), 1u);
+  EXPECT_EQ(up.state.bitmap_repaired_pauses.get(), 0u);
 
   // A lost pause heals the same way.
   EXPECT_EQ(down.on_enqueue(0, 6, 1, 50'000, 10'000).signal, BfcSignal::kPause);
@@ -133,6 +135,11 @@ TEST(BfcUpstreamPauseState, BitmapRepairsADroppedResumeAndADroppedPause) {
   bitmaps.poll(2 * interval, send_bitmap);
   EXPECT_TRUE(up.state.paused(6));
   EXPECT_EQ(up.state.paused_mask(), uint64_t{1} << 6);
+  EXPECT_EQ(up.state.bitmap_repaired_pauses.get(), 1u);
+  // A bitmap that agrees with the holds repairs nothing.
+  bitmaps.poll(3 * interval, send_bitmap);
+  EXPECT_EQ(up.state.bitmap_repaired_pauses.get(), 1u);
+  EXPECT_EQ(up.state.bitmap_repaired_resumes.get(), 1u);
 }
 
 // Frames as they arrive: built by the real builders, parsed by parse_control.
