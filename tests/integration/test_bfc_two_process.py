@@ -153,6 +153,11 @@ def check_summaries(up, down, rows):
     check(a_b["bfc_bitmap_received"] > 500,
           f"only {a_b['bfc_bitmap_received']} bitmaps applied upstream in {DURATION} s")
     check_eq(a_b["bfc_bitmap_unknown_queues"], 0, "bitmaps naming queues a lacks")
+    # memif loses nothing: a bitmap repairs a hold only if the downstream
+    # lost a pause or resume before it left (counted there).
+    if b_a["bfc_control_lost"] == 0 and b_a["control_dropped_packets"] == 0:
+        check_eq((a_b["bfc_bitmap_repaired_pauses"], a_b["bfc_bitmap_repaired_resumes"]), (0, 0),
+                 "holds repaired by bitmaps on a link that lost no frame")
     check(len(rows) > 0, "the queue trace of a/b shows no paused queue holding packets")
     check_eq(a_b["bfc_queues_paused"], 0, "a/b queues still paused at the end")
     check_eq(a_b["queued_at_stop"], 0, "packets left in a/b at the end")
