@@ -365,6 +365,7 @@ std::string workers_json(const Runtime& rt) {
          ", \"loop_gaps_over_200us\": " + std::to_string(w->loop_gaps_over_200us.get()) +
          ", \"idle_loop_gaps_over_50us\": " + std::to_string(w->idle_loop_gaps_over_50us.get()) +
          ", \"idle_loop_seconds\": " + std::to_string(w->idle_loop_ns.get() / 1e9) +
+         ", \"busy_loop_gaps_over_25us\": " + std::to_string(w->busy_loop_gaps_over_25us.get()) +
          ", \"minor_faults\": " + std::to_string(w->minor_faults.get()) +
          ", \"major_faults\": " + std::to_string(w->major_faults.get()) +
          ", \"involuntary_switches\": " + std::to_string(w->involuntary_switches.get()) +

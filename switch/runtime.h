@@ -239,6 +239,10 @@ struct WorkerRuntime {
   // (the machine's, or sluice's own), never work; a busy pass may be load.
   RelaxedCounter idle_loop_gaps_over_50us;
   RelaxedCounter idle_loop_ns;
+  // Passes that moved packets and took over 25.6 us, the fidelity target's
+  // lateness bucket: frames due during such a pass are late by about as
+  // much, so many of them mean the machine is too slow for the load.
+  RelaxedCounter busy_loop_gaps_over_25us;
   RelaxedCounter iterations;
   // Virtual time (clock.mode virtual): how far this lcore's clock is behind
   // the machine's, i.e. the stalls it froze the fabric for.

@@ -189,6 +189,7 @@ void Worker::record_loop_gap(uint64_t ns, bool busy) {
   w_.iterations.add();
   if (ns > w_.loop_gap_max_ns.get()) w_.loop_gap_max_ns.set(ns);
   if (!busy) w_.idle_loop_ns.add(ns);
+  if (busy && ns > 25'600) w_.busy_loop_gaps_over_25us.add();
   if (ns > 50'000) {
     w_.loop_gaps_over_50us.add();
     if (!busy) w_.idle_loop_gaps_over_50us.add();
