@@ -26,6 +26,15 @@ WIRE_EXTRA = 8 + 20 + 14 + payload.WIRE_EXTRA
 # (DCTCP's web search, large flows) is not its Web.
 PAPER_UPDATE_PCT = {"fb_hadoop": 0.17}
 
+# Where the tools run the allocator: on cpu 0, sluice's main lcore, away from
+# the worker, and at nice -10. It sleeps between iterations, and a thread
+# that is not sluice's running on cpu 0 at the same priority could keep it
+# from waking for a whole scheduler slice (about 3 ms): with a busy loop
+# pinned there its iteration lateness reached 4.3 ms at nice 0 and 1.1 ms at
+# nice -10 in one run each; nice helps, it does not cure (docs/mechanisms/
+# flowtune.md, "Convergence"), and the fidelity gate judges every run.
+ON_CPU0 = ["nice", "-n", "-10", "taskset", "-c", "0"]
+
 
 def command(binary, host_rate, iteration, lease, duration, prefix=()):
     """The allocator's command line: loopback, ephemeral port, no metrics."""
