@@ -34,7 +34,9 @@ time (no pass that moved packets took longer than the target's 25.6 us
 bucket, busy_loop_gaps_over_25us = 0, and so none over 50 us either) and
 kept still during the run (no loop gap beyond the 200 us
 catch-up window): the issue's target, every shaper, link and replay lateness p99
-within the 25.6 us bucket and at most 1 ms lost on any port. A machine gap
+within the 25.6 us bucket and at most 1 ms lost on any port. An attempt on
+a quiet floor that meets the target passes whatever its passes took; the
+speed condition only decides whether a miss counts. A machine gap
 during the 55 ms of traffic can cost one attempt, so up to three attempts
 are made; the target must be met by one attempt that was judged. When no
 attempt was judged, the target is reported as not judged, with the reason
@@ -157,6 +159,11 @@ def test(binary, srcdir):
             # gap beyond the catch-up window is the machine's: sluice's own
             # stalls are judged above, on the idle passes, against the floor).
             fast = w["busy_loop_gaps_over_25us"] == 0 and w["loop_gaps_over_200us"] == 0
+            # A target met on a quiet floor counts whatever the passes took;
+            # a miss counts against sluice only when the machine was fast.
+            if fl["quiet"] and not misses and own_ok:
+                print("fidelity: target met on a quiet floor")
+                return
             if fl["quiet"] and not fast:
                 slow_attempts += 1
             if fl["quiet"] and fast:
