@@ -31,8 +31,6 @@ void create_switch(Runtime& rt, SwitchRuntime& sw) {
     if (p.owner_slot != rt.ports[sw.ports[0]]->owner_slot) d->cross_lcore = true;
     if (p.cfg->role != PortRole::kSwitch) continue;
     d->candidates.push_back(g);
-    // The count travels in the shim only when something reads it there.
-    if (sw.cfg->dibs.max_detours != 0) p.data_shim = true;
     p.dibs_link = link_from_dibs(rt, p);
   }
   d->snapshots = std::make_unique<PortSnapshot[]>(d->candidates.size());
@@ -57,7 +55,6 @@ std::string create_dibs(Runtime& rt) {
   for (SwitchRuntime& sw : rt.switches) {
     if (sw.cfg->dibs.enabled) create_switch(rt, sw);
   }
-  for (auto& p : rt.ports) p->data_shim = p->data_shim || p->bfc_peer;
   return "";
 }
 

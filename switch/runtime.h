@@ -131,9 +131,6 @@ struct PortRuntime {
   std::unique_ptr<UpstreamPauseState> bfc_upstream;
   RelaxedCounter bfc_peak_queue_bytes;   // deepest data queue seen at an enqueue
   RelaxedCounter bfc_peak_excess_bytes;  // deepest queue minus the Th it was judged by
-  // Data leaves with the 0x88B6 shim: toward a BFC peer (its queue), or a
-  // DIBS peer when max_detours is on (the packet's detour count).
-  bool data_shim = false;
   // DIBS: an internal link from another DIBS switch, whose forward stage
   // left each packet's detour count in the mbuf (MbufExtra::detours).
   bool dibs_link = false;

@@ -35,6 +35,11 @@ struct StagePlan {
   bool dibs_exit = false;
   // Departure runs at all (some departure step is on).
   bool departure = false;
+  // Admission's L2 rewrite: data leaves with the 0x88B6 shim (a
+  // switch-facing port of a BFC switch, for the upstream queue, or of a DIBS
+  // switch with max_detours, for the detour count), so the device must also
+  // receive frames 6 bytes longer than the port's mtu.
+  bool data_shim = false;
 };
 
 StagePlan plan_stages(const SwitchConfig& sw, const PortConfig& egress);

@@ -42,6 +42,8 @@ TEST(StagePlan, BfcChoosesQueuesOnEveryPortOfItsSwitch) {
     EXPECT_FALSE(p.pfc);
     EXPECT_TRUE(p.bfc);
     EXPECT_TRUE(p.departure);
+    // The upstream queue travels in the shim toward switches only.
+    EXPECT_EQ(p.data_shim, port.role == PortRole::kSwitch);
   }
 }
 
@@ -93,7 +95,11 @@ TEST(StagePlan, DibsDetoursRefusalsOnEveryPortOfItsSwitchAndCountsExitsTowardHos
     const bool host = port.role == PortRole::kHost;
     EXPECT_EQ(p.dibs_exit, host);
     EXPECT_EQ(p.departure, host);
+    EXPECT_FALSE(p.data_shim);  // max_detours 0: the count needs no shim
   }
+  sw.dibs.max_detours = 2;  // now the count travels toward switches
+  EXPECT_FALSE(plan_stages(sw, sw.ports[0]).data_shim);
+  EXPECT_TRUE(plan_stages(sw, sw.ports[1]).data_shim);
   sw.dibs.enabled = false;
   EXPECT_FALSE(plan_stages(sw, sw.ports[1]).dibs);
 }
