@@ -167,10 +167,7 @@ def test(binary, srcdir):
             if fl["quiet"] and not fast:
                 slow_attempts += 1
             if fl["quiet"] and fast:
-                judged = True
-                if not misses and own_ok:
-                    print("fidelity: target met on a quiet floor")
-                    return
+                judged = True  # a miss here counts against sluice
         check(own_ok, "the worker's idle passes stalled > 50 us more often than the bare loop on "
               "its cpu in every attempt (worker, floor gaps/s): %s" % stall_rates)
         check(not judged, "the target was missed on every attempt that was judged (quiet "
