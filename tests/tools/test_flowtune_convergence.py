@@ -20,6 +20,7 @@ import types
 import unittest
 
 import common
+from sluicepy import cpu_use
 
 SLUICE = os.environ.get("SLUICE_BINARY", os.path.join(common.ROOT, "build", "switch", "sluice"))
 ALLOCATOR = os.path.join(os.path.dirname(os.path.dirname(SLUICE)), "allocator", "sluice-allocator")
@@ -77,6 +78,7 @@ class RealRun(unittest.TestCase):
         gates = []
         for attempt in range(ATTEMPTS):
             rdir = os.path.join(out, str(attempt))
+            before = cpu_use.Snapshot()
             common.run_tool_serialised("flowtune-convergence", "--out", rdir, "--floor-seconds",
                                        "0", "--allow-unfaithful", "--sluice", SLUICE,
                                        "--allocator", ALLOCATOR)
@@ -85,6 +87,11 @@ class RealRun(unittest.TestCase):
             if res["gate"]["valid"]:
                 return rdir, res, True
             gates.append(res["gate"]["runs"])
+            # Which other process ran meanwhile: the open question of
+            # docs/mechanisms/flowtune.md ("Convergence").
+            print(f"attempt {attempt + 1} failed the gate; "
+                  f"{cpu_use.describe(before, cpu_use.Snapshot(), exclude={os.getpid()})}",
+                  file=sys.stderr)
             if attempt + 1 < ATTEMPTS:
                 time.sleep(PAUSE_S)  # let whatever disturbed the machine pass
         why = sorted({v["text"] for g in gates for run in g.values() for v in run["violations"]})
