@@ -10,6 +10,17 @@
 
 namespace sluice {
 
+// x / 1000 for any x < 2^96 whose quotient fits 64 bits, without a 128-bit
+// division: GCC turns `unsigned __int128 / 1000` into a call to libgcc's
+// __udivti3 (once per frame on every link), while the two 64-bit divisions
+// by the constant here compile to multiplications. x = hi * 2^32 + lo, and
+// (hi % 1000) * 2^32 + lo < 1000 * 2^32, so its quotient is below 2^32.
+constexpr uint64_t divide_by_1000(unsigned __int128 x) {
+  const uint64_t hi = static_cast<uint64_t>(x >> 32);
+  const uint64_t lo = static_cast<uint64_t>(x) & 0xFFFFFFFFu;
+  return ((hi / 1000) << 32) + (((hi % 1000) << 32) + lo) / 1000;
+}
+
 class LinkTiming {
  public:
   // rate_bps 0: no serialisation time (only the delay).
@@ -24,13 +35,13 @@ class LinkTiming {
     if (wire_free_ps_x1024_ < now_ps) wire_free_ps_x1024_ = now_ps;
     wire_free_ps_x1024_ += static_cast<unsigned __int128>(bytes + overhead_bytes_) *
                            ps_per_byte_x1024_;
-    return static_cast<uint64_t>((wire_free_ps_x1024_ >> 10) / 1000) + delay_ns_;
+    return divide_by_1000(wire_free_ps_x1024_ >> 10) + delay_ns_;
   }
 
   uint64_t delay_ns() const { return delay_ns_; }
 
   // When the wire finishes the last frame handed over (ns).
-  uint64_t wire_free_ns() const { return static_cast<uint64_t>((wire_free_ps_x1024_ >> 10) / 1000); }
+  uint64_t wire_free_ns() const { return divide_by_1000(wire_free_ps_x1024_ >> 10); }
   // Serialisation time already committed to the wire beyond now_ns: what a
   // pause can no longer hold back.
   uint64_t backlog_ns(uint64_t now_ns) const {
@@ -39,9 +50,8 @@ class LinkTiming {
   }
   // Serialisation time of a frame of `bytes`.
   uint64_t serialisation_ns(uint32_t bytes) const {
-    return static_cast<uint64_t>(
-        (static_cast<unsigned __int128>(bytes + overhead_bytes_) * ps_per_byte_x1024_ >> 10) /
-        1000);
+    return divide_by_1000(
+        static_cast<unsigned __int128>(bytes + overhead_bytes_) * ps_per_byte_x1024_ >> 10);
   }
 
  private:

@@ -2,8 +2,32 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+#include <vector>
+
 namespace sluice {
 namespace {
+
+// The link's ns from ps without a 128-bit division: the same quotient as the
+// division, at the edges of each 32-bit half and on random values up to the
+// largest ps a 64-bit ns time can reach.
+TEST(LinkTiming, DivideBy1000MatchesTheDivision) {
+  using u128 = unsigned __int128;
+  const u128 max_ps = u128{UINT64_MAX} * 1000 + 999;
+  std::vector<u128> xs = {0, 1, 999, 1000, 1001, 0xFFFFFFFFu, u128{1} << 32, (u128{1} << 32) * 1000,
+                          (u128{1} << 32) * 1000 - 1, (u128{1} << 64) - 1, u128{1} << 64, max_ps,
+                          max_ps - 1};
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 100000; ++i) {
+    const u128 x = (u128{rng()} << 64 | rng()) % (max_ps + 1);
+    xs.push_back(x);
+    xs.push_back(x >> (rng() % 74));  // small values too
+  }
+  for (const u128 x : xs) {
+    ASSERT_EQ(divide_by_1000(x), static_cast<uint64_t>(x / 1000))
+        << static_cast<uint64_t>(x >> 64) << ":" << static_cast<uint64_t>(x);
+  }
+}
 
 TEST(LinkTiming, LoneFrameArrivesAfterSerialisationAndDelay) {
   // 10 Gbps, 1500 B + 24 B overhead = 12192 bits = 1219.2 ns, plus 2 us.
