@@ -235,20 +235,23 @@ bool Worker::poll_port(PortRuntime& port, uint64_t now) {
   if (n == 0) return false;
   PortCounters& c = counters(port.index);
   uint64_t bytes = 0;
+  // The whole burst is parsed before any packet goes on: the parser keeps no
+  // state, and a loop of parses alone lets the CPU overlap them (plain
+  // forwarding 3.5-5 % faster, docs/benchmarks.md).
+  ParsedPacket pps[kBurst];
   for (unsigned i = 0; i < n && i < 4; ++i) rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void*));
   for (unsigned i = 0; i < n; ++i) {
     if (i + 4 < n) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void*));
     bytes += pkts[i]->pkt_len;
-    handle_packet(port, pkts[i], now);
+    parse_packet(rte_pktmbuf_mtod(pkts[i], const uint8_t*), parse_length(pkts[i]), &pps[i]);
   }
+  for (unsigned i = 0; i < n; ++i) handle_parsed(port, pkts[i], pps[i], now);
   c.rx_packets.add(n);
   c.rx_bytes.add(bytes);
   return true;
 }
 
-void Worker::handle_packet(PortRuntime& in, rte_mbuf* m, uint64_t now) {
-  ParsedPacket pp;
-  parse_packet(rte_pktmbuf_mtod(m, const uint8_t*), parse_length(m), &pp);
+void Worker::handle_parsed(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now) {
   switch (pp.kind) {
     case PacketKind::kIpv4:
       forward(in, m, pp, now);

@@ -29,7 +29,7 @@ class Worker {
   unsigned receive(PortRuntime& port, uint64_t now, rte_mbuf** pkts);
   unsigned send(PortRuntime& port, uint64_t now, rte_mbuf** pkts, unsigned n);
   bool poll_port(PortRuntime& port, uint64_t now);
-  void handle_packet(PortRuntime& in, rte_mbuf* m, uint64_t now);
+  void handle_parsed(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now);
   void handle_arp(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now);
   void generate_pfc(PortRuntime& port, uint64_t now);
 
