@@ -93,7 +93,7 @@ uint16_t Worker::pfc_ingress_of(const PortRuntime& out, rte_mbuf* m) {
 // shim that names the queue the packet takes here. Returns the IP header.
 uint8_t* Worker::write_l2(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint16_t queue) {
   const uint8_t l3_offset = meta.l3_offset;
-  const uint32_t len = out.plan.data_shim ? kEthHeaderLen + kSluiceShimLen : kEthHeaderLen;
+  const uint32_t len = data_l3_offset(out);
   if (l3_offset > len) {
     rte_pktmbuf_adj(m, static_cast<uint16_t>(l3_offset - len));
   } else if (l3_offset < len) {

@@ -11,6 +11,7 @@
 
 #include "lib/common/emulated_clock.h"
 #include "lib/control/control_frame.h"
+#include "lib/net/ethertypes.h"
 #include "lib/net/packet_parser.h"
 #include "switch/mbuf_meta.h"
 #include "switch/runtime.h"
@@ -58,6 +59,11 @@ class Worker {
   void count_pfc_ingress(const PortRuntime& out, rte_mbuf* m, uint16_t ingress,
                          uint16_t class_queue, uint32_t bytes);
   uint8_t* write_l2(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint16_t queue);
+  // Where the IP header starts in a data frame write_l2 built for `out`:
+  // after the Ethernet header, and the 0x88B6 shim where the plan has one.
+  static uint32_t data_l3_offset(const PortRuntime& out) {
+    return out.plan.data_shim ? kEthHeaderLen + kSluiceShimLen : kEthHeaderLen;
+  }
   void mark_ce(PortCounters& c, uint8_t* ip);
   // Schedule (the traffic manager's dequeue, worker.cc), then departure
   // (stage_departure.cc), then the port sends.

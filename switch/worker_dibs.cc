@@ -53,8 +53,7 @@ void Worker::detour(PortRuntime& out, rte_mbuf* m, uint64_t now) {
   if (dec.port == kNoDetour) return drop_data(out, m, dec.reason, false, now);
   x->detours = dec.detours;
   PortRuntime& to = *ports_[sw.ports[dec.port]];
-  const uint8_t l3 =
-      static_cast<uint8_t>(out.plan.data_shim ? kEthHeaderLen + kSluiceShimLen : kEthHeaderLen);
+  const uint8_t l3 = static_cast<uint8_t>(data_l3_offset(out));
   const bool remote = to.owner_slot != w_.slot;
   const MbufMeta moved{to.index, l3, meta.queue, meta.ecn_capable, remote, true};
   mbuf_meta_set(m, moved);

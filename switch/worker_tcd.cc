@@ -27,7 +27,7 @@ void Worker::tcd_track_pauses(PortRuntime& port, uint64_t now) {
 // now, after the whole burst it left in).
 void Worker::tcd_departure(PortRuntime& port, const TmPacket& p, uint64_t now) {
   rte_mbuf* m = static_cast<rte_mbuf*>(p.handle);
-  const uint32_t l3 = port.plan.data_shim ? kEthHeaderLen + kSluiceShimLen : kEthHeaderLen;
+  const uint32_t l3 = data_l3_offset(port);
   uint8_t* ip = rte_pktmbuf_mtod(m, uint8_t*) + l3;
   const uint8_t ecn = ipv4_ecn(ip);
   const uint8_t out = port.tcd->mark(p.queue, now, port.tm->queue_bytes(p.queue), ecn);

@@ -33,8 +33,8 @@ class LinkTiming {
   uint64_t depart(uint64_t now_ns, uint32_t bytes) {
     const unsigned __int128 now_ps = static_cast<unsigned __int128>(now_ns) * 1000 << 10;
     if (wire_free_ps_x1024_ < now_ps) wire_free_ps_x1024_ = now_ps;
-    wire_free_ps_x1024_ += static_cast<unsigned __int128>(bytes + overhead_bytes_) *
-                           ps_per_byte_x1024_;
+    wire_free_ps_x1024_ +=
+        static_cast<unsigned __int128>(bytes + overhead_bytes_) * ps_per_byte_x1024_;
     return divide_by_1000(wire_free_ps_x1024_ >> 10) + delay_ns_;
   }
 

@@ -6,8 +6,7 @@ and a real run of both variants against build/switch/sluice and
 build/allocator/sluice-allocator (the first of up to 3 that passes the
 fidelity gate; when none passes, the timing is reported as NOT JUDGED with
 the gate's reasons and the rest is still asserted): with Flowtune every
-step (but at most
-one, for a machine stall) ends with each flow within 20 % of its fair share
+step (but at most one, for a machine stall) ends with each flow within 20 % of its fair share
 and the receiver's port drops nothing (the excess is dropped at the edge as
 pacer_full); without it the receiver's port drops."""
 

@@ -8,10 +8,11 @@ import os
 import time
 
 _HZ = os.sysconf("SC_CLK_TCK")
+MIN_SHARE = 0.02  # of one CPU: what busiest() and describe() report
 
 
 def _processes():
-    """{(pid, start time): (name, CPU ticks, user + system)} for every process."""
+    """{(pid, start time): (name, user + system CPU ticks)} for every process."""
     out = {}
     for d in os.listdir("/proc"):
         if not d.isdigit():
@@ -36,7 +37,7 @@ class Snapshot:
             self.loadavg = f.read().split()[0]
 
 
-def busiest(before, after, min_share=0.02, exclude=()):
+def busiest(before, after, min_share=MIN_SHARE, exclude=()):
     """[(share of one CPU, pid, name)], largest first, of the processes
     alive in both snapshots that used at least min_share of a CPU between
     them; pids in `exclude` are left out."""
@@ -55,5 +56,5 @@ def describe(before, after, exclude=()):
     """One line: the load average at the end and the busiest processes."""
     rows = busiest(before, after, exclude=exclude)
     who = ", ".join(f"{name} (pid {pid}) {share * 100:.0f}% of a cpu"
-                    for share, pid, name in rows[:5]) or "none above 2% of a cpu"
+                    for share, pid, name in rows[:5]) or f"none above {MIN_SHARE:.0%} of a cpu"
     return f"load average {after.loadavg}; other processes over the run: {who}"
