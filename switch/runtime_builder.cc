@@ -69,9 +69,9 @@ std::string pool_on_socket(Runtime& rt, unsigned socket, rte_mempool** out) {
 // Where the port's data carries the 6-byte 0x88B6 shim (StagePlan::data_shim:
 // between BFC switches, and DIBS switches counting detours), so does its
 // peer's: a full-size frame is `mtu` + 6 bytes past its Ethernet header,
-// which the device must receive. A
-// device that cannot (net_memif takes 1518-byte frames at most) keeps `mtu`,
-// with a warning: it may then drop full-size frames from a sluice peer.
+// which the device must receive. A device that cannot (net_memif takes
+// 1518-byte frames at most) keeps `mtu`, with a warning: it may then drop
+// full-size frames from a sluice peer.
 uint32_t receive_mtu(const SwitchConfig& sw, const PortConfig& pc, const rte_eth_dev_info& info) {
   if (!plan_stages(sw, pc).data_shim) return pc.mtu;
   // The L2 overhead DPDK adds to an MTU to check it against max_rx_pktlen.
