@@ -6,8 +6,8 @@
 
 namespace sluice {
 
-unsigned link_send(LinkDirection& d, uint64_t now_ns, rte_mbuf** pkts, unsigned n,
-                   uint64_t* lost) {
+unsigned link_send(LinkDirection& d, uint64_t now_ns, rte_mbuf** pkts, unsigned n, uint64_t* lost,
+                   uint64_t* first_due) {
   // Only this lcore produces into the ring, so its free count cannot shrink
   // under us: due times are given only to frames that will be enqueued.
   const unsigned room = rte_ring_free_count(d.ring);
@@ -23,6 +23,7 @@ unsigned link_send(LinkDirection& d, uint64_t now_ns, rte_mbuf** pkts, unsigned 
       continue;
     }
     mbuf_extra(m)->due_ns = due;
+    if (k == 0) *first_due = due;
     kept[k++] = m;
   }
   rte_ring_sp_enqueue_burst(d.ring, reinterpret_cast<void**>(kept), k, nullptr);
@@ -35,8 +36,8 @@ unsigned link_receive(LinkDirection& d, LinkRxStage& stage, uint64_t now_ns, rte
   while (out < n) {
     if (stage.head == stage.count) {
       stage.head = 0;
-      stage.count = rte_ring_sc_dequeue_burst(d.ring, reinterpret_cast<void**>(stage.pkts),
-                                              kBurst, nullptr);
+      stage.count =
+          rte_ring_sc_dequeue_burst(d.ring, reinterpret_cast<void**>(stage.pkts), kBurst, nullptr);
       if (stage.count == 0) break;
     }
     rte_mbuf* m = stage.pkts[stage.head];
@@ -47,6 +48,16 @@ unsigned link_receive(LinkDirection& d, LinkRxStage& stage, uint64_t now_ns, rte
     ++stage.head;
   }
   return out;
+}
+
+uint64_t link_next_due(LinkDirection& d, LinkRxStage& stage) {
+  if (stage.head == stage.count) {
+    stage.head = 0;
+    stage.count =
+        rte_ring_sc_dequeue_burst(d.ring, reinterpret_cast<void**>(stage.pkts), kBurst, nullptr);
+    if (stage.count == 0) return UINT64_MAX;
+  }
+  return mbuf_extra(stage.pkts[stage.head])->due_ns;
 }
 
 unsigned link_discard(LinkDirection& d, LinkRxStage& stage) {

@@ -15,13 +15,18 @@ namespace sluice {
 
 // Takes up to n frames (as many as the ring has room for) and returns how
 // many it took; the rest stay with the caller. Lost frames (loss probability)
-// are freed and counted in *lost; they count as taken.
-unsigned link_send(LinkDirection& d, uint64_t now_ns, rte_mbuf** pkts, unsigned n,
-                   uint64_t* lost);
+// are freed and counted in *lost; they count as taken. *first_due is when
+// the first frame that was not lost arrives (unchanged if none).
+unsigned link_send(LinkDirection& d, uint64_t now_ns, rte_mbuf** pkts, unsigned n, uint64_t* lost,
+                   uint64_t* first_due);
 
 // Frames whose due time has come, up to n, in order; records how late each is.
 unsigned link_receive(LinkDirection& d, LinkRxStage& stage, uint64_t now_ns, rte_mbuf** pkts,
                       unsigned n, LatencyHistogram& lateness);
+
+// Exact fabric time: when the next frame on the link arrives (UINT64_MAX:
+// none on it). Takes frames off the ring into the stage to look.
+uint64_t link_next_due(LinkDirection& d, LinkRxStage& stage);
 
 // Frees every frame still on the link (after the workers stopped); returns the count.
 unsigned link_discard(LinkDirection& d, LinkRxStage& stage);

@@ -29,10 +29,10 @@
 #include "lib/replay/capture_check.h"
 #include "switch/capture_writer.h"
 #include "switch/cli_options.h"
+#include "switch/flowtune_control.h"
 #include "switch/internal_link.h"
 #include "switch/mbuf_meta.h"
 #include "switch/memory_prefault.h"
-#include "switch/flowtune_control.h"
 #include "switch/metrics_exporter.h"
 #include "switch/report.h"
 #include "switch/runtime_builder.h"
@@ -69,6 +69,13 @@ bool load(const CliOptions& opt, Config* config) {
   return true;
 }
 
+bool all_finished(const Runtime& rt) {
+  for (const auto& w : rt.workers) {
+    if (!w->finished.load()) return false;
+  }
+  return true;
+}
+
 void run_main_lcore(Runtime& rt, const CliOptions& opt) {
   const TscClock clock(rt.tsc_hz);
   LiveTable table(rt);
@@ -76,10 +83,13 @@ void run_main_lcore(Runtime& rt, const CliOptions& opt) {
   const uint64_t stop_ns = opt.duration_seconds > 0
                                ? rt.start_ns + static_cast<uint64_t>(opt.duration_seconds * 1e9)
                                : UINT64_MAX;
-  uint64_t next_table = rt.start_ns + interval_ns;
+  uint64_t next_table = clock.now_ns() + interval_ns;
+  const bool exact = exact_time(rt);
   while (g_signal == 0) {
     const uint64_t now = clock.now_ns();
-    if (data_path_now_ns(rt, now) >= stop_ns) break;  // --duration is the fabric's time
+    // Exact time: the worker ends the run itself, at its --duration.
+    if (exact && all_finished(rt)) break;
+    if (!exact && now >= stop_ns) break;
     if (interval_ns > 0 && now >= next_table) {
       table.print(rt, now);
       next_table += interval_ns;
@@ -139,13 +149,19 @@ constexpr uint64_t kReplayLeadNs = 50'000'000;
 constexpr uint64_t kFarApartNs = 60'000'000'000;
 
 void start_replay(Runtime& rt, const TscClock& clock) {
-  rt.realtime_offset_ns = realtime_minus_clock_ns(clock);
   rt.replay_start_ns = rt.start_ns + kReplayLeadNs;
   uint64_t origin = UINT64_MAX;
   for (const auto& p : rt.ports) {
     if (p->pcap) origin = std::min(origin, p->pcap->first_timestamp_ns());
   }
   rt.replay_origin_ts_ns = origin == UINT64_MAX ? 0 : origin;
+  // Captures are stamped on CLOCK_REALTIME's scale. In exact time the
+  // machine's clock plays no part: the replay's start is the earliest
+  // capture's first timestamp, so a run's captures repeat to the byte
+  // (and line up with the workload's own timestamps).
+  rt.realtime_offset_ns = exact_time(rt)
+                              ? static_cast<int64_t>(rt.replay_origin_ts_ns - rt.replay_start_ns)
+                              : realtime_minus_clock_ns(clock);
   for (const auto& p : rt.ports) {
     if (!p->pcap) continue;
     const uint64_t first = p->pcap->first_timestamp_ns();
@@ -308,16 +324,19 @@ int run(int argc, char** argv) {
   std::fflush(stdout);
   std::vector<std::unique_ptr<Worker>> workers;
   const TscClock clock(rt->tsc_hz);
-  CaptureWriter capture_writer;
-  capture_writer.start(*rt);
+  CaptureWriter capture_writer;  // exact time: the worker writes its captures itself
+  if (!exact_time(*rt)) capture_writer.start(*rt);
   FlowtuneControl flowtune_control;
   flowtune_control.start(*rt);
   std::vector<std::optional<uint64_t>> steal_before;
   for (auto& w : rt->workers) steal_before.push_back(cpu_steal_ns(rte_lcore_to_cpu_id(w->lcore)));
   // The replay's time origin is taken last, right before the launch, so no
   // set-up time eats into its lead.
-  rt->start_ns = clock.now_ns();
+  rt->start_ns = exact_time(*rt) ? kExactEpochNs : clock.now_ns();
+  if (exact_time(*rt) && opt.duration_seconds > 0)
+    rt->end_ns = rt->start_ns + static_cast<uint64_t>(opt.duration_seconds * 1e9);
   start_replay(*rt, clock);
+  const uint64_t wall_start_ns = clock.now_ns();
   for (auto& w : rt->workers) {
     workers.push_back(std::make_unique<Worker>(*rt, *w));
     rte_eal_remote_launch(worker_main, workers.back().get(), w->lcore);
@@ -326,15 +345,19 @@ int run(int argc, char** argv) {
   rt->stop_ns = data_path_now_ns(*rt, clock.now_ns());
   rt->stop.store(true);
   rte_eal_mp_wait_lcore();
+  // Exact time: where the worker's clock ended (the --duration, or where a
+  // signal found it).
+  if (exact_time(*rt)) rt->stop_ns = data_path_now_ns(*rt, 0);
   capture_writer.stop();
   flowtune_control.stop();
   for (size_t i = 0; i < rt->workers.size(); ++i) {
     const auto after = cpu_steal_ns(rte_lcore_to_cpu_id(rt->workers[i]->lcore));
     if (steal_before[i] && after) rt->workers[i]->steal_ns = int64_t(*after - *steal_before[i]);
   }
-  // The fabric's duration: in virtual time, the wall time less what was frozen.
-  const double seconds =
-      (TscClock(rt->tsc_hz).now_ns() - clock_frozen_ns(*rt) - rt->start_ns) * 1e-9;
+  // The fabric's duration: in exact time, where the worker's clock ended.
+  const uint64_t end_ns = exact_time(*rt) ? rt->stop_ns : clock.now_ns();
+  const double seconds = (end_ns - rt->start_ns) * 1e-9;
+  rt->wall_seconds = (clock.now_ns() - wall_start_ns) * 1e-9;
   const std::vector<PortFinal> finals = drain_and_total(*rt);
   print_summary(*rt, finals, seconds);
   int rc = flush_captures(*rt) ? 0 : 1;

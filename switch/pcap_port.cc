@@ -105,12 +105,32 @@ void PcapPort::set_host_link(uint64_t rate_bps, uint32_t overhead_bytes) {
   set_host_nic(nic, NicQueueKey::kDestination, by_dscp);
 }
 
+void PcapPort::set_exact_link(uint64_t delay_ns, uint32_t mtu) {
+  exact_ = true;
+  link_delay_ns_ = delay_ns;
+  // Frames on the link at once: as many as the shortest frame's
+  // serialisation fits in the delay and the longest frame's, and a margin.
+  const HostNicConfig& nic = host_.config();
+  const double bytes_per_ns = nic.rate_bps / 8e9;
+  const double shortest = 60.0 + nic.overhead_bytes;
+  const double in_flight = (delay_ns * bytes_per_ns + mtu + 14 + nic.overhead_bytes) / shortest;
+  uint32_t size = 16;
+  while (size < in_flight + 4 && size < (1u << 24)) size <<= 1;
+  arrivals_.assign(size, Arrival{nullptr, 0});
+}
+
 uint16_t PcapPort::rx_burst(uint64_t now_ns, rte_mbuf** pkts, uint16_t n) {
   if (!host_.enabled()) return replay_direct(now_ns, pkts, n);
   host_.poll(now_ns);
   hand_over(now_ns);
   host_paused_ns_.set(host_.paused_ns(now_ns));
-  const uint16_t got = nic_send(now_ns, pkts, n);
+  uint16_t got;
+  if (exact_) {
+    launch(now_ns);
+    got = arrive(now_ns, pkts, n);
+  } else {
+    got = nic_send(now_ns, pkts, n);
+  }
   const uint32_t held = host_.queues().held();
   host_held_.set(held);
   if (held > host_peak_held_.get()) host_peak_held_.set(held);
@@ -155,6 +175,73 @@ uint16_t PcapPort::nic_send(uint64_t now_ns, rte_mbuf** pkts, uint16_t n) {
   }
   count_replayed(got, bytes, worst);
   return got;
+}
+
+// Exact fabric time: the NIC puts what it may on the host's link now; each
+// frame reaches the switch once its last bit has crossed the link.
+void PcapPort::launch(uint64_t now_ns) {
+  if (now_ns < starved_until_ns_) return;
+  const uint32_t mask = static_cast<uint32_t>(arrivals_.size()) - 1;
+  uint64_t worst = max_lateness_ns_.get();
+  HostNic::Pick p;
+  while (arrival_count_ <= mask && host_.pick(now_ns, &p)) {
+    const uint16_t shim_queue = shimmed(p.frame.id) ? static_cast<uint16_t>(p.queue) : kNoShim;
+    rte_mbuf* m = copy_frame(p.frame.id, shim_queue);
+    if (m == nullptr) {
+      // Asked again 1 us later (deterministically), not at every instant.
+      starved_until_ns_ = now_ns + 1'000;
+      break;
+    }
+    host_.sent(p);
+    note_lateness(now_ns - p.start_ns, &worst);
+    arrivals_[(arrival_head_ + arrival_count_++) & mask] = {m,
+                                                            host_.wire_free_ns() + link_delay_ns_};
+  }
+  max_lateness_ns_.set(worst);
+}
+
+uint16_t PcapPort::arrive(uint64_t now_ns, rte_mbuf** pkts, uint16_t n) {
+  const uint32_t mask = static_cast<uint32_t>(arrivals_.size()) - 1;
+  uint64_t bytes = 0;
+  uint16_t got = 0;
+  while (got < n && arrival_count_ != 0 && arrivals_[arrival_head_].due_ns <= now_ns) {
+    rte_mbuf* m = arrivals_[arrival_head_].m;
+    arrival_head_ = (arrival_head_ + 1) & mask;
+    --arrival_count_;
+    bytes += m->pkt_len;
+    pkts[got++] = m;
+  }
+  if (got != 0) {
+    rx_frames_.add(got);
+    rx_bytes_.add(bytes);
+  }
+  return got;
+}
+
+uint64_t PcapPort::next_rx_ns(uint64_t now_ns) const {
+  const uint32_t mask = static_cast<uint32_t>(arrivals_.size()) - 1;
+  uint64_t due = arrival_count_ != 0 ? arrivals_[arrival_head_].due_ns : UINT64_MAX;
+  if (!host_.enabled()) {
+    if (schedule_.started() && !schedule_.done())
+      due = std::min(due, cfg_.mode == PcapReplayMode::kFast ? now_ns : schedule_.due_ns());
+    return due;
+  }
+  // A full link waits for its next arrival; a dry pool for its retry.
+  if (arrival_count_ <= mask)
+    due = std::min(due, std::max(host_.next_due_ns(now_ns), starved_until_ns_));
+  if (!host_.full() && schedule_.started() && !schedule_.done())
+    due = std::min(due, cfg_.mode == PcapReplayMode::kFast ? now_ns : schedule_.due_ns());
+  return due;
+}
+
+uint32_t PcapPort::discard_link() {
+  const uint32_t mask = static_cast<uint32_t>(arrivals_.size()) - 1;
+  const uint32_t n = arrival_count_;
+  for (; arrival_count_ != 0; --arrival_count_) {
+    rte_pktmbuf_free(arrivals_[arrival_head_].m);
+    arrival_head_ = (arrival_head_ + 1) & mask;
+  }
+  return n;
 }
 
 uint16_t PcapPort::replay_direct(uint64_t now_ns, rte_mbuf** pkts, uint16_t n) {
@@ -237,6 +324,9 @@ void PcapPort::to_host(uint64_t time_ns, const rte_mbuf* m) {
 }
 
 void PcapPort::write(uint64_t realtime_ns, rte_mbuf* m) {
+  // Exact fabric time loses no record: no writer thread runs, the worker
+  // moves the ring into the file's buffer itself when it is full.
+  if (exact_ && !ring_->fits(m->pkt_len)) drain_capture();
   if (!ring_->begin_record(realtime_ns, m->pkt_len)) return;
   for (const rte_mbuf* seg = m; seg != nullptr; seg = seg->next) {
     ring_->append(rte_pktmbuf_mtod(seg, const void*), seg->data_len);

@@ -68,6 +68,17 @@ class PcapPort {
                     const std::array<uint8_t, 64>& dscp_priority);
   // A one-queue NIC at rate_bps, classes by DSCP / 8 (tests, simple hosts).
   void set_host_link(uint64_t rate_bps, uint32_t overhead_bytes);
+  // Exact fabric time (after set_host_nic): the host's link has a length. A
+  // frame the NIC starts at t reaches the switch when its last bit has
+  // crossed it, at t + serialisation + delay_ns, not at t; rx_burst() then
+  // hands out only frames that have arrived, and next_rx_ns() says when the
+  // port is next due.
+  void set_exact_link(uint64_t delay_ns, uint32_t mtu);
+  // Exact fabric time, after rx_burst(now_ns): when rx_burst() next has
+  // something to do (a frame arrives, the NIC may send, a frame sent to the
+  // host takes effect, the application hands over a frame); UINT64_MAX
+  // when nothing will without a frame sent toward the host.
+  uint64_t next_rx_ns(uint64_t now_ns) const;
 
   // Up to n frames that are due at now_ns (paced) or up to n frames (fast),
   // copied into fresh mbufs from the pool, as the host NIC sends them (if
@@ -97,7 +108,13 @@ class PcapPort {
   bool has_rx() const { return !cfg_.rx_path.empty(); }
   bool has_tx() const { return writer_.is_open(); }
   // Every frame replayed and none left in the NIC (also true without an rx file).
-  bool rx_done() const { return schedule_.done() && host_held_frames() == 0; }
+  bool rx_done() const {
+    return schedule_.done() && host_held_frames() == 0 && arrival_count_ == 0;
+  }
+  // Frames on the host's link when the run stopped (exact fabric time).
+  uint32_t frames_on_link() const { return arrival_count_; }
+  // Frees them (after the workers stopped); returns how many.
+  uint32_t discard_link();
   const PcapPortConfig& config() const { return cfg_; }
 
   uint64_t rx_frames() const { return rx_frames_.get(); }
@@ -142,7 +159,9 @@ class PcapPort {
   uint16_t replay_direct(uint64_t now_ns, rte_mbuf** pkts, uint16_t n);  // no NIC
   void hand_over(uint64_t now_ns);  // due frames into the NIC's queues
   uint16_t nic_send(uint64_t now_ns, rte_mbuf** pkts, uint16_t n);
-  rte_mbuf* copy_frame(uint32_t frame, uint16_t shim_queue);  // nullptr: pool empty
+  void launch(uint64_t now_ns);                                   // exact: NIC -> host link
+  uint16_t arrive(uint64_t now_ns, rte_mbuf** pkts, uint16_t n);  // exact: link -> switch
+  rte_mbuf* copy_frame(uint32_t frame, uint16_t shim_queue);      // nullptr: pool empty
   void count_pass();
   void count_replayed(uint16_t frames, uint64_t bytes, uint64_t worst_lateness_ns);
   bool shimmed(uint32_t frame) const;
@@ -166,6 +185,18 @@ class PcapPort {
   HostNic host_;
   std::vector<NicFrameInfo> nic_info_;
   PcapWriter writer_;
+  // Exact fabric time: frames on the host's link, in order, and when each
+  // reaches the switch (a ring of arrivals_.size(), a power of two).
+  struct Arrival {
+    rte_mbuf* m;
+    uint64_t due_ns;
+  };
+  bool exact_ = false;
+  uint64_t link_delay_ns_ = 0;
+  std::vector<Arrival> arrivals_;
+  uint32_t arrival_head_ = 0;
+  uint32_t arrival_count_ = 0;
+  uint64_t starved_until_ns_ = 0;      // the pool ran dry: try again then
   std::unique_ptr<CaptureRing> ring_;  // worker -> writer thread
   int64_t clock_offset_ns_ = 0;
   uint64_t oversize_skipped_ = 0;

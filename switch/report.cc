@@ -1,8 +1,11 @@
 #include "switch/report.h"
 
+#include <algorithm>
 #include <bit>
 #include <cinttypes>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include <rte_lcore.h>
 #include <rte_mempool.h>
@@ -81,16 +84,37 @@ double busy_fraction(const WorkerRuntime& w) {
   return total == 0 ? 0.0 : double(w.busy_cycles.get()) / double(total);
 }
 
-// Each worker loop's period and what the kernel did to its thread.
-// Virtual time: how much of the run the fabric was frozen for.
+// Exact fabric time: how much of it the run covered, in how much wall
+// time, and the work that took (elements handled, port transmissions).
+struct ExactFigures {
+  uint64_t events = 0, instants = 0, stuck = 0, transmissions = 0;
+  double wall_seconds = 0;
+};
+
+ExactFigures exact_figures(const Runtime& rt) {
+  ExactFigures f;
+  for (const auto& w : rt.workers) {
+    f.events += w->exact_events.get();
+    f.instants += w->exact_instants.get();
+    f.stuck += w->exact_stuck.get();
+    f.wall_seconds = std::max(f.wall_seconds, w->exact_wall_ns.get() * 1e-9);
+  }
+  for (const auto& p : rt.ports) f.transmissions += rt.port_totals(p->index).tx_packets;
+  return f;
+}
+
 void print_clock(const Runtime& rt, double seconds) {
-  if (rt.config.clock.mode != ClockMode::kVirtual) return;
-  const double frozen = clock_frozen_ns(rt) * 1e-9;
+  if (!exact_time(rt)) return;
+  const ExactFigures f = exact_figures(rt);
   std::printf(
-      "virtual time (max step %.1f us): %.3f s of fabric time took %.3f s, "
-      "%.3f s frozen (dilation %.2f)\n",
-      rt.config.clock.max_step_ns / 1e3, seconds, seconds + frozen, frozen,
-      seconds > 0 ? (seconds + frozen) / seconds : 1.0);
+      "exact fabric time: %.6f s of fabric time in %.3f s of wall time (%.2f wall s per fabric "
+      "s); %" PRIu64 " port transmissions (%.2f M per wall second), %" PRIu64
+      " elements handled at %" PRIu64 " instants\n",
+      seconds, f.wall_seconds, seconds > 0 ? f.wall_seconds / seconds : 0.0, f.transmissions,
+      f.wall_seconds > 0 ? f.transmissions / f.wall_seconds * 1e-6 : 0.0, f.events, f.instants);
+  if (f.stuck != 0)
+    std::printf("    STOPPED EARLY: an element was still due after %s handlings at one instant\n",
+                "50,000,000");
 }
 
 // `seconds` of wall time (loop gaps are the machine's).
@@ -111,34 +135,48 @@ void print_workers(const Runtime& rt, double seconds) {
 }
 
 // Emulation fidelity: how late shaped departures and link deliveries were.
+// In exact fabric time every sample is 0 by construction; the sum of all
+// of them says so in one line (any other figure is printed per port).
 void print_fidelity(const Runtime& rt) {
-  bool header = false;
+  std::vector<std::string> lines;
+  uint64_t samples = 0, late_ns = 0;
   for (const auto& p : rt.ports) {
     const uint64_t lost = p->tm->shaper_lost_ns();
+    char line[256];
     if (lost != 0) {
-      std::printf(
-          "    %-16s shaper lost %.3f ms of transmit time while backlogged (loop too late)\n",
-          port_name(rt, p->index).c_str(), lost * 1e-6);
+      std::snprintf(line, sizeof line,
+                    "    %-16s shaper lost %.3f ms of transmit time while backlogged (loop too "
+                    "late)\n",
+                    port_name(rt, p->index).c_str(), lost * 1e-6);
+      lines.push_back(line);
     }
     const LatencyHistogram* replay = p->pcap ? &p->pcap->lateness() : nullptr;
     const LatencyHistogram* shaper = &p->shaper_lateness;
     const LatencyHistogram* link = &p->link_lateness;
     for (const LatencyHistogram* h : {shaper, link, replay}) {
       if (h == nullptr || h->total() == 0) continue;
-      if (!header) {
-        std::printf("fidelity (lateness against due time; bucket upper bounds)\n");
-        header = true;
-      }
-      std::printf("    %-16s %-7s n=%-10" PRIu64 " p50 %-10s p99 %-10s p99.9 %-10s\n",
-                  port_name(rt, p->index).c_str(),
-                  h == shaper   ? "shaper"
-                  : h == replay ? "replay"
-                                : "link",
-                  h->total(), format_bound(quantile_upper_ns(*h, 0.5)).c_str(),
-                  format_bound(quantile_upper_ns(*h, 0.99)).c_str(),
-                  format_bound(quantile_upper_ns(*h, 0.999)).c_str());
+      samples += h->total();
+      late_ns += h->sum_ns();
+      if (exact_time(rt) && h->sum_ns() == 0) continue;
+      std::snprintf(line, sizeof line,
+                    "    %-16s %-7s n=%-10" PRIu64 " p50 %-10s p99 %-10s p99.9 %-10s\n",
+                    port_name(rt, p->index).c_str(),
+                    h == shaper   ? "shaper"
+                    : h == replay ? "replay"
+                                  : "link",
+                    h->total(), format_bound(quantile_upper_ns(*h, 0.5)).c_str(),
+                    format_bound(quantile_upper_ns(*h, 0.99)).c_str(),
+                    format_bound(quantile_upper_ns(*h, 0.999)).c_str());
+      lines.push_back(line);
     }
   }
+  if (exact_time(rt))
+    std::printf("fidelity: lateness against due time summed over %" PRIu64
+                " shaper, link and replay samples: %" PRIu64 " ns\n",
+                samples, late_ns);
+  if (lines.empty()) return;
+  std::printf("fidelity (lateness against due time; bucket upper bounds)\n");
+  for (const std::string& l : lines) std::fputs(l.c_str(), stdout);
 }
 
 // A Flowtune edge switch (docs/metrics.md): flowlets, what its pacer did
@@ -221,8 +259,8 @@ void print_summary(const Runtime& rt, const std::vector<PortFinal>& ports, doubl
   print_flowtune(rt);
   print_fidelity(rt);
   print_clock(rt, seconds);
-  const double wall = seconds + clock_frozen_ns(rt) * 1e-9;
-  print_workers(rt, wall > 0 ? wall : 1.0);
+  // Exact time has no loop gaps to read against the machine's floor.
+  if (!exact_time(rt)) print_workers(rt, seconds > 0 ? seconds : 1.0);
   std::fflush(stdout);
 }
 
@@ -341,11 +379,15 @@ std::string floodgate_switch_json(const Runtime& rt, const SwitchRuntime& sw) {
 // Each worker lcore's loop: how long its iterations took, against which the
 // machine's floor (tools/floor) is read.
 std::string clock_json(const Runtime& rt, double seconds) {
-  const bool virt = rt.config.clock.mode == ClockMode::kVirtual;
-  return std::string("{\"mode\": \"") + (virt ? "virtual" : "real") +
-         "\", \"max_step_ns\": " + std::to_string(virt ? rt.config.clock.max_step_ns : 0) +
-         ", \"frozen_ns\": " + std::to_string(clock_frozen_ns(rt)) +
-         ", \"wall_seconds\": " + std::to_string(seconds + clock_frozen_ns(rt) * 1e-9) + "}";
+  if (!exact_time(rt))
+    return "{\"mode\": \"real\", \"wall_seconds\": " + std::to_string(rt.wall_seconds) + "}";
+  const ExactFigures f = exact_figures(rt);
+  return "{\"mode\": \"exact\", \"fabric_seconds\": " + std::to_string(seconds) +
+         ", \"events\": " + std::to_string(f.events) +
+         ", \"instants\": " + std::to_string(f.instants) +
+         ", \"stopped_stuck\": " + std::to_string(f.stuck) +
+         ", \"transmissions\": " + std::to_string(f.transmissions) +
+         ", \"wall_seconds\": " + std::to_string(f.wall_seconds) + "}";
 }
 
 std::string workers_json(const Runtime& rt) {

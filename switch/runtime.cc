@@ -24,14 +24,8 @@ int find_port(const Runtime& rt, const PortRef& ref) {
   return -1;
 }
 
-uint64_t clock_frozen_ns(const Runtime& rt) {
-  uint64_t frozen = 0;
-  for (const auto& w : rt.workers) frozen = std::max(frozen, w->clock_frozen_ns.get());
-  return frozen;
-}
-
 uint64_t data_path_now_ns(const Runtime& rt, uint64_t real_ns) {
-  if (rt.config.clock.mode != ClockMode::kVirtual || rt.workers.empty()) return real_ns;
+  if (!exact_time(rt) || rt.workers.empty()) return real_ns;
   const uint64_t now = rt.workers.front()->clock_now_ns.get();
   return now != 0 ? now : rt.start_ns;
 }

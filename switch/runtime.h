@@ -59,6 +59,7 @@ struct LinkDirection {
   LinkDirection(uint64_t rate_bps, uint32_t overhead, uint64_t delay_ns, double loss, uint64_t seed)
       : timing(rate_bps, overhead, delay_ns), loss_p32(probability32(loss)), rng(seed) {}
   rte_ring* ring = nullptr;
+  uint16_t rx_port = 0;  // global index of the receiving port
   LinkTiming timing;     // sender-owned
   uint64_t fifo_ns = 0;  // most serialisation time the sender commits ahead (0: no limit)
   uint64_t loss_p32;     // loss probability as a 32-bit threshold
@@ -241,10 +242,18 @@ struct WorkerRuntime {
   // much, so many of them mean the machine is too slow for the load.
   RelaxedCounter busy_loop_gaps_over_25us;
   RelaxedCounter iterations;
-  // Virtual time (clock.mode virtual): how far this lcore's clock is behind
-  // the machine's, i.e. the stalls it froze the fabric for.
-  RelaxedCounter clock_frozen_ns;
-  RelaxedCounter clock_now_ns;  // virtual time: this lcore's `now` (0 before it starts)
+  // Exact fabric time (clock.mode exact): this lcore's `now` (0 before it
+  // starts), the elements it handled and the distinct instants it visited,
+  // its wall time, and whether its loop has ended (the main lcore waits).
+  RelaxedCounter clock_now_ns;
+  RelaxedCounter exact_events;
+  RelaxedCounter exact_instants;
+  RelaxedCounter exact_wall_ns;
+  // Elements still due at one instant after kMaxEventsPerInstant handlings
+  // (a rule that asks to run at once and does nothing); each one stopped
+  // the run, which the summary says.
+  RelaxedCounter exact_stuck;
+  std::atomic<bool> finished{false};
   // What the kernel did to this lcore's thread while it ran (getrusage):
   // page faults, and how often it was preempted or gave up the core.
   RelaxedCounter minor_faults, major_faults, involuntary_switches, voluntary_switches;
@@ -267,7 +276,11 @@ struct Runtime {
   std::vector<std::unique_ptr<WorkerRuntime>> workers;
   uint64_t tsc_hz = 0;
   uint64_t start_ns = 0;
-  uint64_t stop_ns = 0;              // when the workers were told to stop (data-path clock)
+  uint64_t stop_ns = 0;  // when the workers were told to stop (data-path clock)
+  // Exact fabric time: the instant the run ends (start_ns + --duration;
+  // UINT64_MAX without one), and the instant the worker's loop ended.
+  uint64_t end_ns = UINT64_MAX;
+  double wall_seconds = 0;           // the workers' run, on the machine's clock
   uint64_t replay_start_ns = 0;      // when capture time replay_origin_ts_ns is due
   uint64_t replay_origin_ts_ns = 0;  // earliest first timestamp of the replayed captures
   int64_t realtime_offset_ns = 0;    // CLOCK_REALTIME minus the data-path clock
@@ -291,14 +304,15 @@ void set_peer_mac(PortRuntime& p, const MacAddr& peer);
 // Global index of the port "sw/port" (after the ports are created), or -1.
 int find_port(const Runtime& rt, const PortRef& ref);
 
-// How far the data path's clock is behind the machine's: the stalls virtual
-// time froze the fabric for (0 in real time).
-uint64_t clock_frozen_ns(const Runtime& rt);
-
 // The data path's instant for the machine's `real_ns`: the machine's in real
-// time; in virtual time the worker's own `now`, which stands still while the
-// worker is stalled (the main lcore may run meanwhile).
+// time; in exact fabric time the worker's own `now`.
 uint64_t data_path_now_ns(const Runtime& rt, uint64_t real_ns);
+
+// Exact fabric time: the fixed instant fabric time starts at (1 s, so that
+// no time is 0, which some state takes as "never"), whatever the machine's
+// clock says; and whether the run is in exact time.
+constexpr uint64_t kExactEpochNs = 1'000'000'000;
+inline bool exact_time(const Runtime& rt) { return rt.config.clock.mode == ClockMode::kExact; }
 
 // The MAC of PortRuntime::peer_mac's packed form (low 48 bits).
 MacAddr unpack_mac(uint64_t packed);

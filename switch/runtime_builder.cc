@@ -17,8 +17,8 @@
 #include "lib/tm/class_map.h"
 #include "switch/bfc_builder.h"
 #include "switch/dibs_builder.h"
-#include "switch/flowtune_builder.h"
 #include "switch/floodgate_builder.h"
+#include "switch/flowtune_builder.h"
 
 namespace sluice {
 namespace {
@@ -54,8 +54,8 @@ std::string pool_on_socket(Runtime& rt, unsigned socket, rte_mempool** out) {
     static_assert(kMaxMbufSize + RTE_PKTMBUF_HEADROOM <= UINT16_MAX);
     const auto room = static_cast<uint16_t>(rt.config.mbuf_size + RTE_PKTMBUF_HEADROOM);
     const std::string name = "sluice_mbufs_s" + std::to_string(socket);
-    rt.pools[socket] = rte_pktmbuf_pool_create(name.c_str(), rt.config.mbufs, kMbufCache, 0,
-                                               room, static_cast<int>(socket));
+    rt.pools[socket] = rte_pktmbuf_pool_create(name.c_str(), rt.config.mbufs, kMbufCache, 0, room,
+                                               static_cast<int>(socket));
     if (rt.pools[socket] == nullptr)
       return "cannot create the mbuf pool on NUMA socket " + std::to_string(socket) + ": " +
              rte_strerror(rte_errno) +
@@ -186,7 +186,12 @@ std::string create_ports(Runtime& rt) {
         p->pcap = PcapPort::open(*pc.pcap, rt.pool, &err);
         if (!p->pcap) return port_ref(sc, pc) + ": " + err;
         set_host_nic(*p->pcap, sc, pc);
-        p->pcap_wire = std::make_unique<LinkTiming>(pc.rate_bps, pc.wire_overhead_bytes, 0);
+        // What leaves toward the host is stamped when its last bit reaches
+        // the host: after the host link's delay (exact time only; else 0).
+        p->pcap_wire =
+            std::make_unique<LinkTiming>(pc.rate_bps, pc.wire_overhead_bytes, pc.link_delay_ns);
+        if (rt.config.clock.mode == ClockMode::kExact)
+          p->pcap->set_exact_link(pc.link_delay_ns, pc.mtu);
       } else {
         std::string err = start_ethdev(rt, *p);
         if (!err.empty()) return port_ref(sc, pc) + ": " + err;
@@ -290,6 +295,7 @@ std::string create_links(Runtime& rt) {
     auto d = std::make_unique<LinkDirection>(pc.rate_bps, pc.wire_overhead_bytes, pc.link_delay_ns,
                                              pc.link_loss, 0x11c0000u + p->index);
     d->fifo_ns = pc.link_fifo_ns;
+    d->rx_port = q.index;
     const std::string name = "sluice_l" + std::to_string(p->index) + "_" + std::to_string(peer);
     d->ring = rte_ring_create(name.c_str(), link_ring_size(pc.rate_bps, pc.link_delay_ns),
                               static_cast<int>(rte_socket_id()), RING_F_SP_ENQ | RING_F_SC_DEQ);
@@ -390,8 +396,11 @@ void create_traffic_managers(Runtime& rt) {
     // An internal link paces itself (LinkTiming, and its FIFO bounds what it
     // takes): a shaper too would only add a second, burstier clock.
     ec.rate_bps = p->kind == PortKind::kLink ? 0 : p->cfg->rate_bps;
-    ec.burst_bytes = p->cfg->shaper_burst_bytes != 0 ? p->cfg->shaper_burst_bytes
-                                                     : default_burst(p->cfg->rate_bps);
+    // Exact time is never late, so it needs no catch-up: one frame at a
+    // time, as a real port sends (1 byte: "strictly one frame").
+    const uint64_t burst =
+        rt.config.clock.mode == ClockMode::kExact ? 1 : default_burst(p->cfg->rate_bps);
+    ec.burst_bytes = p->cfg->shaper_burst_bytes != 0 ? p->cfg->shaper_burst_bytes : burst;
     ec.wire_overhead_bytes = p->cfg->wire_overhead_bytes;
     ec.ecn = enqueue_ecn_config(sc);  // none on a TCD switch: TCD marks at departure
     ec.rng_seed = 0x5eed0000u + p->index;
@@ -470,12 +479,12 @@ std::string create_control_rings(Runtime& rt) {
 
 }  // namespace
 
-// Virtual time is one worker's clock: lcores that freeze the fabric at
-// different moments would hand each other packets from different instants.
-std::string check_virtual_clock(const Runtime& rt) {
-  if (rt.config.clock.mode != ClockMode::kVirtual || rt.workers.size() <= 1) return "";
-  return "clock.mode virtual needs one worker lcore, but " + std::to_string(rt.workers.size()) +
-         " have ports (give EAL two lcores, e.g. -l 0,1, or use clock.mode real)";
+// Exact fabric time runs on one worker lcore: several would each need the
+// others' instants (docs/testbed.md, "Several lcores", is the plan).
+std::string check_exact_clock(const Runtime& rt) {
+  if (rt.config.clock.mode != ClockMode::kExact || rt.workers.size() <= 1) return "";
+  return "clock.mode exact runs on one worker lcore, but " + std::to_string(rt.workers.size()) +
+         " have ports (give EAL two lcores, e.g. -l 0,1)";
 }
 
 std::string build_runtime(Runtime& rt) {
@@ -490,7 +499,7 @@ std::string build_runtime(Runtime& rt) {
   err = create_ports(rt);
   if (err.empty()) err = create_links(rt);
   if (err.empty()) err = assign_workers(rt);
-  if (err.empty()) err = check_virtual_clock(rt);
+  if (err.empty()) err = check_exact_clock(rt);
   if (err.empty()) err = create_rings(rt);
   for (SwitchRuntime& sw : rt.switches) {
     if (err.empty()) err = create_routes(sw);

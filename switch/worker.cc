@@ -44,11 +44,22 @@ Worker::Worker(Runtime& rt, WorkerRuntime& w)
     : rt_(rt),
       w_(w),
       clock_(rt.tsc_hz),
-      emulated_(rt.config.clock.mode == ClockMode::kVirtual ? rt.config.clock.max_step_ns : 0),
-      staged_(rt.workers.size()) {
-  // From the run's start, so a late launch is frozen too in virtual time.
-  emulated_.start(rt.start_ns);
+      staged_(rt.workers.size()),
+      fg_drain_due_(rt.switches.size(), 0) {
   for (const auto& p : rt.ports) ports_.push_back(p.get());
+  if (exact_time(rt)) {
+    const uint32_t switches = static_cast<uint32_t>(rt.switches.size());
+    exact_ = std::make_unique<Exact>(static_cast<uint32_t>(rt.ports.size()) + 2 * switches + 1);
+    exact_->bfc_base = static_cast<uint32_t>(rt.ports.size());
+    exact_->fg_base = exact_->bfc_base + switches;
+    exact_->trace_id = exact_->fg_base + switches;
+  }
+  pfc_dynamic_.resize(rt.switches.size());
+  for (uint16_t p : w.ports) {
+    const PortRuntime& port = *ports_[p];
+    if (port.pfc_ingress && rt.switches[port.switch_index].cfg->pfc.dynamic)
+      pfc_dynamic_[port.switch_index].push_back(p);
+  }
   for (uint16_t p : w.ports) {
     if (ports_[p]->tcd) ports_[p]->tcd->start(rt.start_ns);
   }
@@ -101,7 +112,11 @@ ThreadUsage thread_usage() {
 
 void Worker::run() {
   const ThreadUsage before = thread_usage();
-  loop();
+  if (exact_) {
+    loop_exact();
+  } else {
+    loop();
+  }
   const ThreadUsage after = thread_usage();
   w_.minor_faults.set(after.minflt - before.minflt);
   w_.major_faults.set(after.majflt - before.majflt);
@@ -121,8 +136,7 @@ void Worker::loop() {
     const uint64_t start = rte_rdtsc();
     record_loop_gap(clock_.to_ns(start - last), last_busy);
     last = start;
-    const uint64_t now = emulated_.advance(clock_.to_ns(start));
-    if (emulated_.is_virtual()) publish_clock(now);
+    const uint64_t now = clock_.to_ns(start);
     const bool busy = iterate(now, ++iteration % kTimerEveryIterations == 0);
     const uint64_t end = rte_rdtsc();
     w_.total_cycles.add(end - start);
@@ -136,21 +150,18 @@ void Worker::loop() {
       idle = 0;
     }
   }
-  const uint64_t end_ns = emulated_.advance(clock_.to_ns(rte_rdtsc()));
+  finish(clock_.to_ns(rte_rdtsc()));
+}
+
+// The loop ended at end_ns: what waits in pacers goes on, what is staged
+// for other lcores goes over, pause and TCD time is settled.
+void Worker::finish(uint64_t end_ns) {
   if (!ft_edges_.empty()) flowtune_release_all(end_ns);
   flush_staged(end_ns);
   for (uint16_t p : w_.ports) {
     if (ports_[p]->pfc_reaction) ports_[p]->pfc_reaction->settle(end_ns);
     if (ports_[p]->tcd) tcd_timer(*ports_[p], end_ns);
   }
-}
-
-// Virtual time: the main lcore ends the run and the summary reports the
-// dilation from these.
-void Worker::publish_clock(uint64_t now) {
-  w_.clock_now_ns.set(now);
-  if (emulated_.frozen_ns() != w_.clock_frozen_ns.get())
-    w_.clock_frozen_ns.set(emulated_.frozen_ns());
 }
 
 // One pass over this lcore's ports; true if it moved any packet.
@@ -219,8 +230,12 @@ unsigned Worker::send(PortRuntime& port, uint64_t now, rte_mbuf** pkts, unsigned
       return rte_eth_tx_burst(port.eth_port, 0, pkts, static_cast<uint16_t>(n));
     case PortKind::kLink: {
       uint64_t lost = 0;
-      const unsigned taken = link_send(*port.link_out, port.link_tx_ns, pkts, n, &lost);
+      uint64_t first_due = UINT64_MAX;
+      const unsigned taken = link_send(*port.link_out, port.link_tx_ns, pkts, n, &lost, &first_due);
       if (lost != 0) counters(port.index).link_lost.add(lost);
+      // The far end is due when the first frame arrives.
+      if (exact_ && first_due != UINT64_MAX)
+        exact_->cal.at_least(port.link_out->rx_port, first_due);
       return taken;
     }
     case PortKind::kPcap: {
@@ -352,7 +367,8 @@ unsigned link_room(const LinkDirection& d, uint64_t now, uint64_t start, uint32_
 bool Worker::transmit(PortRuntime& port, uint64_t now) {
   PortCounters& c = counters(port.index);
   if (port.plan.tcd) tcd_track_pauses(port, now);
-  if (port.link_out) port.link_tx_ns = link_start_ns(port, now);
+  // Exact time never comes back late: frames start now.
+  if (port.link_out) port.link_tx_ns = exact_ ? now : link_start_ns(port, now);
   port.tx_burst_full = false;
   if (port.tx_pending_count == 0) {
     const unsigned n = schedule(port, now);
@@ -383,8 +399,11 @@ bool Worker::transmit(PortRuntime& port, uint64_t now) {
 // within the shaper; residence is recorded there), into dequeued_ and
 // tx_pending. Returns how many.
 unsigned Worker::schedule(PortRuntime& port, uint64_t now) {
-  const unsigned room =
-      port.link_out ? link_room(*port.link_out, now, port.link_tx_ns, port.mtu) : kBurst;
+  // Exact time: a link takes one frame once its wire is free, as a real
+  // port does; the TM holds the rest (its queue is what a switch sees).
+  const unsigned room = !port.link_out ? kBurst
+                        : exact_       ? (port.link_out->timing.wire_free_ns() <= now ? 1 : 0)
+                                       : link_room(*port.link_out, now, port.link_tx_ns, port.mtu);
   if (room == 0) return 0;
   TmPacket* out = dequeued_;
   const uint64_t ready_ns = port.tm->shaper().next_ready_ns();
@@ -478,7 +497,10 @@ bool Worker::send_control(PortRuntime& port, uint64_t now, rte_mbuf* m) {
   tp.handle = m;
   tp.bytes = m->pkt_len;
   tp.aux = kTmAuxGenerated;
-  if (port.tm->enqueue_control(now, tp)) return true;
+  if (port.tm->enqueue_control(now, tp)) {
+    touch(port.index);
+    return true;
+  }
   rte_pktmbuf_free(m);
   return false;
 }

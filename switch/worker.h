@@ -9,8 +9,8 @@
 
 #include <cstdint>
 
-#include "lib/common/emulated_clock.h"
 #include "lib/control/control_frame.h"
+#include "lib/fabric/event_calendar.h"
 #include "lib/net/ethertypes.h"
 #include "lib/net/packet_parser.h"
 #include "switch/mbuf_meta.h"
@@ -27,6 +27,45 @@ class Worker {
  private:
   void loop();
   bool iterate(uint64_t now, bool timers);
+
+  // Exact fabric time (exact_loop.cc; docs/testbed.md, "Exact fabric
+  // time"): the calendar's elements are this lcore's ports (id = global
+  // port index), then per switch its BFC bitmaps and its Floodgate timers,
+  // then the queue trace. Each is handled only when it is due.
+  struct Exact {
+    explicit Exact(uint32_t elements) : cal(elements), dirty(elements, 0) {}
+    EventCalendar cal;
+    uint64_t now = 0;
+    // Elements whose due time something else changed at this instant:
+    // asked again once the element being handled is done.
+    std::vector<uint8_t> dirty;
+    std::vector<uint32_t> touched;
+    uint32_t bfc_base = 0;    // first BFC bitmap element (switch 0)
+    uint32_t fg_base = 0;     // first Floodgate element (switch 0)
+    uint32_t trace_id = 0;    // the queue trace
+    uint64_t at_instant = 0;  // elements handled at `now` so far
+  };
+  void loop_exact();
+  void exact_handle(uint32_t id, uint64_t now);
+  uint64_t exact_due(uint32_t id, uint64_t now);
+  uint64_t port_due(PortRuntime& port, uint64_t now);
+  uint64_t fg_due(uint16_t sw, uint64_t now);
+  void exact_touch(uint32_t id) {
+    Exact& x = *exact_;
+    if (x.cal.due(id) <= x.now || x.dirty[id]) return;
+    x.dirty[id] = 1;
+    x.touched.push_back(id);
+  }
+  // Something changed what element `id` will do next (a packet queued at a
+  // port, a frame for it, credit to send): exact time asks it again.
+  void touch(uint32_t id) {
+    if (exact_) [[unlikely]]
+      exact_touch(id);
+  }
+  void fg_touch(uint16_t sw) {
+    if (exact_) [[unlikely]]
+      exact_touch(exact_->fg_base + sw);
+  }
   unsigned receive(PortRuntime& port, uint64_t now, rte_mbuf** pkts);
   unsigned send(PortRuntime& port, uint64_t now, rte_mbuf** pkts, unsigned n);
   bool poll_port(PortRuntime& port, uint64_t now);
@@ -75,6 +114,7 @@ class Worker {
   void bfc_departure(PortRuntime& port, const TmPacket& p, uint64_t now);
   void send_bfc(uint16_t port, ControlType type, uint16_t queue, uint64_t now);
   void send_bfc_bitmaps(uint64_t now);
+  void send_bfc_bitmaps_of(uint16_t sw, uint64_t now);
   // DIBS (worker_dibs.cc): the detour count at forward, the detour instead
   // of a drop, its admission at the chosen port's owner, the exit count,
   // and the snapshots published for other lcores.
@@ -114,6 +154,7 @@ class Worker {
   void send_fg_sync(FloodgateRuntime& fg, uint64_t now);
   void fg_drain(FloodgateRuntime& fg, uint64_t now);
   bool fg_timers(uint64_t now);
+  bool fg_timers_of(uint16_t sw, uint64_t now);
   void fg_count_credit_sent(PortRuntime& port, const rte_mbuf* m, uint64_t now);
   rte_mbuf* credit_frame(PortRuntime& port, const CreditEntry* entries, uint32_t n);
 
@@ -136,13 +177,13 @@ class Worker {
   bool send_control(PortRuntime& port, uint64_t now, rte_mbuf* m);
   void drop(uint16_t port, rte_mbuf* m, DropReason why);
   void record_loop_gap(uint64_t ns, bool busy);
-  void publish_clock(uint64_t now);
+  void finish(uint64_t end_ns);
   PortCounters& counters(uint16_t port) { return w_.counters[port]; }
 
   Runtime& rt_;
   WorkerRuntime& w_;
   TscClock clock_;
-  EmulatedClock emulated_;  // the data path's `now`: real, or virtual time
+  std::unique_ptr<Exact> exact_;  // exact fabric time; nullptr in real time
   struct RingBatch {
     rte_mbuf* pkts[kBurst];
     unsigned count = 0;
@@ -153,13 +194,18 @@ class Worker {
   bool control_ring_ = false;            // other lcores may send frames out of our ports
   std::vector<uint16_t> fg_switches_;    // Floodgate switches this lcore earns credit for
   std::vector<FlowtuneEdge*> ft_edges_;  // Flowtune edges of the host ports this lcore owns
+  // Per switch: this lcore's ports whose XOFF threshold follows the free
+  // buffer (pfc.dynamic), which exact time asks again after any of the
+  // switch's ports moved packets.
+  std::vector<std::vector<uint16_t>> pfc_dynamic_;
   // Time this lcore was not watching its ports: the part of each loop
   // period beyond kWatchedGapNs (a stall). Flowlet gaps are measured on
   // `now - unwatched_ns_`, so a stall of the switch never looks like a
   // pause of the host (the packets wait in the rx ring meanwhile).
   static constexpr uint64_t kWatchedGapNs = 20'000;
   uint64_t unwatched_ns_ = 0;
-  bool fg_drain_due_ = false;     // a window this lcore writes rose outside credit intake
+  // Per switch: a window this lcore writes rose outside credit intake.
+  std::vector<uint8_t> fg_drain_due_;
   bool yield_when_idle_ = false;  // another lcore shares this one's core
   TmPacket dequeued_[kBurst];     // scratch for transmit(), not re-initialised per call
   std::vector<DetourCandidate> detour_scratch_;  // detour(): one per candidate port

@@ -43,23 +43,26 @@ void Worker::send_bfc(uint16_t port_index, ControlType type, uint16_t queue, uin
 // Every shard re-sends, per switch-facing port, the upstream queues it holds
 // paused there, so that a lost pause or resume heals within one interval.
 void Worker::send_bfc_bitmaps(uint64_t now) {
-  for (size_t s = 0; s < w_.bfc_bitmaps.size(); ++s) {
-    BitmapSchedule* sched = w_.bfc_bitmaps[s].get();
-    if (sched == nullptr || now < sched->next_due_ns()) continue;
-    const PauseCounters& held = w_.bfc[s]->counters();
-    sched->poll(now, [&](uint16_t p) {
-      PortRuntime& port = *ports_[p];
-      uint8_t* frame;
-      MacAddr dst;
-      rte_mbuf* m = new_frame_to_peer(port, &frame, &dst);
-      if (m == nullptr) return;
-      const uint64_t words[1] = {held.paused_mask(p)};
-      build_bfc_bitmap(frame, kEthMinFrameLen, dst, port.mac, static_cast<uint8_t>(w_.slot), words,
-                       kMaxUpstreamQueues);
-      counters(p).bfc_sent[bfc_frame_index(ControlType::kBfcBitmap)].add();
-      send_from(port, m, now);
-    });
-  }
+  for (size_t s = 0; s < w_.bfc_bitmaps.size(); ++s)
+    send_bfc_bitmaps_of(static_cast<uint16_t>(s), now);
+}
+
+void Worker::send_bfc_bitmaps_of(uint16_t s, uint64_t now) {
+  BitmapSchedule* sched = w_.bfc_bitmaps[s].get();
+  if (sched == nullptr || now < sched->next_due_ns()) return;
+  const PauseCounters& held = w_.bfc[s]->counters();
+  sched->poll(now, [&](uint16_t p) {
+    PortRuntime& port = *ports_[p];
+    uint8_t* frame;
+    MacAddr dst;
+    rte_mbuf* m = new_frame_to_peer(port, &frame, &dst);
+    if (m == nullptr) return;
+    const uint64_t words[1] = {held.paused_mask(p)};
+    build_bfc_bitmap(frame, kEthMinFrameLen, dst, port.mac, static_cast<uint8_t>(w_.slot), words,
+                     kMaxUpstreamQueues);
+    counters(p).bfc_sent[bfc_frame_index(ControlType::kBfcBitmap)].add();
+    send_from(port, m, now);
+  });
 }
 
 }  // namespace sluice

@@ -81,6 +81,7 @@ void Worker::admit_detour(PortRuntime& to, rte_mbuf* m, MbufMeta meta, uint64_t 
   const EnqueueResult r = to.tm->enqueue(now, meta.queue, tp, meta.ecn_capable);
   if (r.verdict == EnqueueVerdict::kDropped)
     return drop_data(to, m, rules.on_detour_refused(), false, now);
+  touch(to.index);
   rules.on_detoured(rt_.switches[to.switch_index].dibs->local[to.index]);
   if (meta.ecn_capable) mark_ce(counters(to.index), ip);
 }

@@ -143,7 +143,8 @@ void Worker::fg_dropped(PortRuntime& out, rte_mbuf* m, bool debited, uint64_t no
   if (in != kNoFgIndex) fg_earn_credit(out.switch_index, in, x->fg.dst, x->fg.bytes, now);
   if (!debited) return;
   fg.state->refund(x->fg.dst, x->fg.bytes);
-  fg_drain_due_ = true;
+  fg_drain_due_[out.switch_index] = 1;
+  fg_touch(out.switch_index);
   fg_left(fg, *x, now);
 }
 
@@ -210,6 +211,7 @@ void Worker::fg_earn_credit(uint16_t sw, uint32_t ingress, uint32_t dst, uint64_
     }
     bytes -= part;
   }
+  fg_touch(sw);
 }
 
 // An FG_CREDIT frame of entries[0..n) for the port's peer, or nullptr (no
@@ -335,20 +337,42 @@ void Worker::send_fg_sync(FloodgateRuntime& fg, uint64_t now) {
 // opened and the sync interval.
 bool Worker::fg_timers(uint64_t now) {
   bool busy = false;
-  for (uint16_t s : fg_switches_) {
-    CreditAggregator& a = *w_.fg_credits[s];
-    for (uint32_t i = 0; i < a.ingress_count(); ++i) {
-      if (!a.due(i, now)) continue;
-      send_fg_credit(s, i, now);
-      busy = true;
-    }
-    FloodgateRuntime& fg = *rt_.switches[s].fg;
-    if (fg.owner_slot != w_.slot) continue;
-    if (fg_drain_due_) fg_drain(fg, now);
-    if (fg.sync_interval_ns != 0 && now >= fg.next_sync_ns) send_fg_sync(fg, now);
-  }
-  fg_drain_due_ = false;
+  for (uint16_t s : fg_switches_) busy |= fg_timers_of(s, now);
   return busy;
+}
+
+// One switch's: credit due at its ingresses, VOQs to drain after a refund,
+// loss recovery's sync.
+bool Worker::fg_timers_of(uint16_t s, uint64_t now) {
+  bool busy = false;
+  CreditAggregator& a = *w_.fg_credits[s];
+  for (uint32_t i = 0; i < a.ingress_count(); ++i) {
+    if (!a.due(i, now)) continue;
+    send_fg_credit(s, i, now);
+    busy = true;
+  }
+  FloodgateRuntime& fg = *rt_.switches[s].fg;
+  if (fg.owner_slot != w_.slot) return busy;
+  if (fg_drain_due_[s]) {
+    fg_drain_due_[s] = 0;
+    fg_drain(fg, now);
+  }
+  if (fg.sync_interval_ns != 0 && now >= fg.next_sync_ns) send_fg_sync(fg, now);
+  return busy;
+}
+
+// Exact fabric time: when fg_timers_of(sw) next has something to do.
+uint64_t Worker::fg_due(uint16_t sw, uint64_t now) {
+  const CreditAggregator* a = w_.fg_credits[sw].get();
+  if (a == nullptr) return UINT64_MAX;
+  uint64_t due = UINT64_MAX;
+  for (uint32_t i = 0; i < a->ingress_count(); ++i) due = std::min(due, a->next_due_ns(i));
+  const FloodgateRuntime& fg = *rt_.switches[sw].fg;
+  if (fg.owner_slot == w_.slot) {
+    if (fg_drain_due_[sw]) due = now;
+    if (fg.sync_interval_ns != 0) due = std::min(due, fg.next_sync_ns);
+  }
+  return std::max(due, now);
 }
 
 }  // namespace sluice

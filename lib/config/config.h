@@ -70,11 +70,12 @@ struct NicConfig {
 };
 
 struct PortConfig {
-  std::string name;            // unique within its switch
-  std::string device;          // DPDK device: "net_null0", "0000:01:00.0", "net_pcap0,rx_pcap=x"
-  std::string link_peer;       // internal link: "switch/port" (device is empty then)
-  uint64_t link_delay_ns = 0;  // internal link one-way propagation delay
-  double link_loss = 0.0;      // internal link: probability a frame is lost (fault tests)
+  std::string name;       // unique within its switch
+  std::string device;     // DPDK device: "net_null0", "0000:01:00.0", "net_pcap0,rx_pcap=x"
+  std::string link_peer;  // internal link: "switch/port" (device is empty then)
+  uint64_t link_delay_ns =
+      0;                   // one-way propagation delay: internal link, or host link (exact time)
+  double link_loss = 0.0;  // internal link: probability a frame is lost (fault tests)
   uint64_t link_fifo_ns = 10'000;      // internal link: transmit time queued past the scheduler
   std::optional<PcapPortConfig> pcap;  // capture-file port (device and link empty then)
   PortRole role = PortRole::kHost;
@@ -183,7 +184,7 @@ struct DibsConfig {
 // returns.
 struct FlowtuneConfig {
   bool enabled = false;
-  uint32_t allocator_ip = 0x7F000001;     // host order; 127.0.0.1
+  uint32_t allocator_ip = 0x7F000001;  // host order; 127.0.0.1
   uint16_t allocator_port = 9750;
   uint64_t idle_gap_ns = 100'000;         // a flowlet ends after this long idle
   uint64_t lease_ns = 10'000'000;         // a rate holds this long (sluice-allocator --lease)
@@ -234,13 +235,13 @@ struct MetricsConfig {
   std::string address = "127.0.0.1:9100";
 };
 
-enum class ClockMode { kReal, kVirtual };
+enum class ClockMode { kReal, kExact };
 
-// The data path's clock (lib/common/emulated_clock.h; docs/testbed.md,
-// "Virtual time").
+// The data path's clock (docs/testbed.md, "Exact fabric time"): the
+// machine's (real), or the fabric's own, which jumps from one due instant
+// to the next and never reads the machine's (exact).
 struct ClockConfig {
   ClockMode mode = ClockMode::kReal;
-  uint64_t max_step_ns = 5'000;  // virtual time: most it advances per loop iteration
   int line = 0;
 };
 
@@ -259,6 +260,10 @@ struct Config {
   // Bytes of frame one mbuf holds (its data room, headroom not included):
   // the largest frame a device or capture port can receive.
   uint32_t mbuf_size = kDefaultMbufSize;
+  // Every random choice of the data path (ECMP salt, BFC's hash, DIBS
+  // detours, RED, loss on links) is seeded from this and the element's
+  // index, so a run repeats for a given seed (docs/configuration.md).
+  uint64_t seed = 1;
 };
 
 }  // namespace sluice

@@ -54,9 +54,12 @@ class Loader {
 
   void load(const YAML::Node& root, Config* c) {
     const Field top{root, ""};
-    if (!r_.expect_map(top, {"clock", "metrics", "mbufs", "mbuf_size", "switches", "workers"}))
+    if (!r_.expect_map(top,
+                       {"clock", "seed", "metrics", "mbufs", "mbuf_size", "switches", "workers"}))
       return;
     if (auto f = r_.field(top, "clock", Need::kOptional)) load_clock(*f, &c->clock);
+    if (auto f = r_.field(top, "seed", Need::kOptional))
+      set(r_.integer(*f, 0, UINT32_MAX), &c->seed);
     if (auto f = r_.field(top, "metrics", Need::kOptional)) load_metrics(*f, &c->metrics);
     if (auto f = r_.field(top, "mbufs", Need::kOptional))
       set(r_.integer(*f, 1024, 1u << 26), &c->mbufs);
@@ -80,13 +83,18 @@ class Loader {
     out->line = YamlReader::line_of(k.node);
     if (!r_.expect_map(k, {"mode", "max_step"})) return;
     if (auto f = r_.field(k, "mode", Need::kOptional)) {
-      set(r_.choice<ClockMode>(*f, {{"real", ClockMode::kReal}, {"virtual", ClockMode::kVirtual}}),
-          &out->mode);
+      if (f->node.IsScalar() && f->node.Scalar() == "virtual") {
+        r_.error(f->node, f->path,
+                 "virtual time was replaced by exact fabric time: give \"exact\" "
+                 "(docs/testbed.md, \"Exact fabric time\")");
+      } else {
+        set(r_.choice<ClockMode>(*f, {{"real", ClockMode::kReal}, {"exact", ClockMode::kExact}}),
+            &out->mode);
+      }
     }
-    // Below 1 us the loop itself would dilate every run; above 1 ms a frame
-    // could be that late, which no mechanism here tolerates.
+    // Virtual time's step; exact time has none.
     if (auto f = r_.field(k, "max_step", Need::kOptional))
-      set(r_.duration(*f, 1'000, 1'000'000), &out->max_step_ns);
+      r_.error(f->node, f->path, "no longer used: exact fabric time has no step (remove it)");
   }
 
   void load_metrics(const Field& m, MetricsConfig* out) {
@@ -362,8 +370,8 @@ class Loader {
   // enabled: false. The idle gap must exceed the hosts' RTT (docs); the
   // lease must match sluice-allocator's --lease.
   void load_flowtune(const Field& e, FlowtuneConfig* out) {
-    if (!r_.expect_map(e, {"enabled", "allocator", "idle_gap", "lease", "flows",
-                           "max_held_packets", "ecn_threshold", "weight"})) {
+    if (!r_.expect_map(e, {"enabled", "allocator", "idle_gap", "lease", "flows", "max_held_packets",
+                           "ecn_threshold", "weight"})) {
       return;
     }
     out->enabled = true;
@@ -502,10 +510,11 @@ class Loader {
       r_.error(YAML::Node(), second.path, "give only one of device, link or pcap");
     }
     if (auto delay = r_.field(p, "delay", Need::kOptional)) {
-      if (link)
+      if (link || pcap)
         set(r_.duration(*delay, 0, UINT64_MAX), &out->link_delay_ns);
       else
-        r_.error(delay->node, delay->path, "\"delay\" applies only to internal links (link:)");
+        r_.error(delay->node, delay->path,
+                 "\"delay\" applies only to internal links (link:) and capture-file hosts (pcap:)");
     }
     if (auto loss = r_.field(p, "loss", Need::kOptional)) {
       if (link)

@@ -165,8 +165,7 @@ class Validator {
   // link with Floodgate at one end only would stall the windows toward the
   // other end after one window of data (or waste credit on a switch that
   // ignores it): the whole fabric runs it or none of it does.
-  void check_floodgate_link(const std::string& key, const SwitchConfig& a,
-                            const SwitchConfig& b) {
+  void check_floodgate_link(const std::string& key, const SwitchConfig& a, const SwitchConfig& b) {
     if (a.floodgate.enabled == b.floodgate.enabled) return;
     const SwitchConfig& on = a.floodgate.enabled ? a : b;
     const SwitchConfig& off = a.floodgate.enabled ? b : a;
@@ -375,10 +374,10 @@ class Validator {
       error(fpath, "flowtune paces what hosts send into an edge switch, and switch \"" + sw.name +
                        "\" has no host-facing port (role: host)");
     }
-    if (c_.clock.mode == ClockMode::kVirtual) {
+    if (c_.clock.mode == ClockMode::kExact) {
       error(fpath,
             "flowtune needs clock.mode real: the allocator is another process on the machine's "
-            "clock, so its rates and leases would not follow virtual time");
+            "clock, so its rates and leases would not follow the fabric's time");
     }
   }
 
@@ -515,22 +514,36 @@ class Validator {
     }
   }
 
-  // Virtual time freezes the fabric while the machine stalls, which only
-  // the fabric's own ports can follow: a device or host outside the process
-  // keeps the machine's time.
+  // Exact fabric time never reads the machine's clock, which only the
+  // fabric's own ports can follow: a device or host outside the process
+  // keeps the machine's time. A port without a rate would take any number
+  // of frames in one instant. A host link's delay is modelled only there.
   void check_clock() {
-    if (c_.clock.mode != ClockMode::kVirtual) return;
     for (size_t s = 0; s < c_.switches.size(); ++s) {
       const SwitchConfig& sw = c_.switches[s];
       for (size_t p = 0; p < sw.ports.size(); ++p) {
         const PortConfig& port = sw.ports[p];
-        if (port.pcap || !port.link_peer.empty()) continue;
         const std::string name = sw.name + "/" + port.name;
-        error("clock.mode",
-              "virtual time needs every port to be a capture-file port or an "
-              "internal link, but " +
-                  name + " is device \"" + port.device + "\", which keeps the machine's time");
-        return;
+        const std::string path = at(at("", "switches", s), "ports", p);
+        if (c_.clock.mode != ClockMode::kExact) {
+          if (port.pcap && port.link_delay_ns != 0)
+            error(path + ".delay",
+                  "a capture-file host's link delay is modelled in exact fabric time only "
+                  "(clock.mode exact)");
+          continue;
+        }
+        if (!port.pcap && port.link_peer.empty()) {
+          error("clock.mode",
+                "exact fabric time needs every port to be a capture-file port or an internal "
+                "link, but " +
+                    name + " is device \"" + port.device + "\", which keeps the machine's time");
+          return;
+        }
+        if (port.rate_bps == 0) {
+          error(path + ".rate",
+                "exact fabric time needs a rate on every port (" + name +
+                    " has none, so it would take any number of frames in one instant)");
+        }
       }
     }
   }

@@ -47,6 +47,14 @@ class CreditAggregator {
     const Ingress& g = ingress_[i];
     return g.fresh >= threshold_ || (g.total != 0 && now_ns >= g.last_ns + interval_);
   }
+  // When ingress i is next due (due() turns true), not before its last
+  // take(); UINT64_MAX with nothing pending. Exact fabric time asks this
+  // instead of polling.
+  uint64_t next_due_ns(uint32_t i) const {
+    const Ingress& g = ingress_[i];
+    if (g.fresh >= threshold_) return g.last_ns;
+    return g.total != 0 ? g.last_ns + interval_ : UINT64_MAX;
+  }
   // Moves up to `max` entries of ingress i whose destination withhold(dst)
   // does not hold back into out[] and restarts its interval. Returns how many.
   template <class Withhold>

@@ -18,6 +18,12 @@ CaptureRing::CaptureRing(size_t capacity_bytes, uint32_t snaplen)
   std::memset(bytes_.get(), 0, mask_ + 1);
 }
 
+bool CaptureRing::fits(uint32_t frame_len) const {
+  const uint32_t caplen = std::min(frame_len, snaplen_);
+  const uint64_t used = write_pos_ - tail_.load(std::memory_order_acquire);
+  return used + kRecordHeaderBytes + caplen <= capacity();
+}
+
 bool CaptureRing::begin_record(uint64_t ts_ns, uint32_t frame_len) {
   const uint32_t caplen = std::min(frame_len, snaplen_);
   const uint64_t used = write_pos_ - tail_.load(std::memory_order_acquire);
@@ -47,7 +53,8 @@ void CaptureRing::put(const void* data, size_t len) {
   const size_t at = static_cast<size_t>(write_pos_ & mask_);
   const size_t first = std::min(len, capacity() - at);
   std::memcpy(bytes_.get() + at, data, first);
-  if (first < len) std::memcpy(bytes_.get(), static_cast<const uint8_t*>(data) + first, len - first);
+  if (first < len)
+    std::memcpy(bytes_.get(), static_cast<const uint8_t*>(data) + first, len - first);
   write_pos_ += len;
 }
 

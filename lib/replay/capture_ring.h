@@ -27,6 +27,10 @@ class CaptureRing {
   // since the Unix epoch); false (and counted in dropped()) if it does not
   // fit, and then the append() calls of this record do nothing.
   bool begin_record(uint64_t ts_ns, uint32_t frame_len);
+  // Whether a record of a frame of frame_len bytes fits now (a producer
+  // that must not lose records drains the ring itself when not: exact
+  // fabric time, where no writer thread runs).
+  bool fits(uint32_t frame_len) const;
   // The frame's bytes, in one or more pieces; the record is published once
   // its last kept byte is appended.
   void append(const void* data, uint32_t len);

@@ -235,6 +235,27 @@ void HostNic::sent(const Pick& p) {
   round_robin_ = (p.queue + 1) % queues_->num_queues();
 }
 
+uint64_t HostNic::next_due_ns(uint64_t now_ns) const {
+  uint64_t due = UINT64_MAX;
+  if (count_ != 0) due = pending_[head_].at_ns;
+  if (dst_count_ != 0) due = std::min(due, dst_pending_[dst_head_].at_ns);
+  const uint64_t candidates = queues_ ? queues_->nonempty_mask() & ~bfc_paused_mask() : 0;
+  if (candidates == 0) return due;
+  const uint64_t wire = std::max(wire_free_ns(), now_ns);
+  const PauseTimer& port = timers_[kPauseSlot];
+  for (uint64_t m = candidates; m != 0; m &= m - 1) {
+    const NicFrame& f = queues_->head(static_cast<uint32_t>(__builtin_ctzll(m)));
+    if (dst_held(f.dst_ip)) continue;  // until a resume, which is a pending event
+    uint64_t ready = wire;
+    if (port.paused_at(now_ns)) ready = std::max(ready, port.end_ns());
+    const PauseTimer& cls = timers_[f.priority & 7];
+    if (cls.paused_at(now_ns)) ready = std::max(ready, cls.end_ns());
+    due = std::min(due, ready);
+    if (due == wire) break;  // nothing goes before the wire is free
+  }
+  return due;
+}
+
 uint64_t HostNic::class_paused_ns(uint32_t slot, uint64_t now_ns) const {
   return slot < kSlots ? timers_[slot].paused_ns(now_ns) : 0;
 }

@@ -103,6 +103,16 @@ class HostNic {
   // is busy or no queue may send.
   bool pick(uint64_t now_ns, Pick* out) const;
   void sent(const Pick& p);  // it went: leaves its queue, occupies the wire
+  // When the wire finishes the last frame sent (ns, rounded up).
+  uint64_t wire_free_ns() const;
+
+  // Exact fabric time (after poll(now_ns) and the sends at now_ns): the
+  // earliest instant something could change here without a new frame from
+  // the application: a received frame takes effect, or a held frame may go
+  // (the wire falls free, a PAUSE/PFC pause runs out). UINT64_MAX when
+  // nothing will, e.g. every queue is empty or held by BFC or dstPause
+  // until a frame releases it.
+  uint64_t next_due_ns(uint64_t now_ns) const;
 
   // Time each priority (kPauseSlot: the whole port) was paused up to now_ns.
   uint64_t class_paused_ns(uint32_t slot, uint64_t now_ns) const;
@@ -156,7 +166,6 @@ class HostNic {
   void push_dst(DstEvent e);
   void apply_oldest_dst();
   bool dst_held(uint32_t dst) const { return dst_ && dst_->paused(dst); }
-  uint64_t wire_free_ns() const;  // rounded up
   uint64_t ready_ns(uint32_t q, uint8_t priority) const;
 
   HostNicConfig cfg_;

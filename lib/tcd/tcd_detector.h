@@ -104,6 +104,14 @@ class TcdDetector {
     return state_;
   }
 
+  // When the state machine next changes with no packet or pause: an
+  // undetermined queue that is ON leaves undetermined once T_on exceeds
+  // max_T_on (UINT64_MAX otherwise). Exact fabric time evaluates it then.
+  uint64_t next_due_ns() const {
+    if (state_ != TcdState::kUndetermined || off_ || !ever_off_) return UINT64_MAX;
+    return undetermined_end_ns() + 1;
+  }
+
   // The state as last evaluated (no time passes).
   TcdState last_state() const { return state_; }
   bool off() const { return off_; }

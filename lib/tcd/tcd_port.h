@@ -11,6 +11,7 @@
 //
 // Single writer (the lcore owning the port); the scraper reads the sums.
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -71,6 +72,14 @@ class TcdPort {
       queues_[q]->state(now_ns, queue_bytes(q));
       queues_[q]->settle(now_ns);
     }
+  }
+
+  // The earliest of the detectors' next_due_ns(): when tick() next changes
+  // a state with no packet or pause (exact fabric time calls it then).
+  uint64_t next_due_ns() const {
+    uint64_t due = UINT64_MAX;
+    for (const auto& d : queues_) due = std::min(due, d->next_due_ns());
+    return due;
   }
 
   // Sums over the port's queues, for the report and the scraper.

@@ -28,19 +28,19 @@ TEST(ClockConfig, RealTimeByDefault) {
   const ConfigResult r = load_config_string(kReplayFabric, "t.yaml");
   ASSERT_TRUE(r.ok()) << errors_of(r)[0];
   EXPECT_EQ(r.config.clock.mode, ClockMode::kReal);
-  EXPECT_EQ(r.config.clock.max_step_ns, 5'000u);
+  EXPECT_EQ(r.config.seed, 1u);
 }
 
-TEST(ClockConfig, VirtualTimeOnAFabricOfCaptureFilesAndLinks) {
-  const ConfigResult r = load_config_string(
-      std::string("clock: {mode: virtual, max_step: 2us}") + kReplayFabric, "t.yaml");
+TEST(ClockConfig, ExactTimeOnAFabricOfCaptureFilesAndLinks) {
+  const ConfigResult r =
+      load_config_string(std::string("clock: {mode: exact}\nseed: 42") + kReplayFabric, "t.yaml");
   ASSERT_TRUE(r.ok()) << errors_of(r)[0];
-  EXPECT_EQ(r.config.clock.mode, ClockMode::kVirtual);
-  EXPECT_EQ(r.config.clock.max_step_ns, 2'000u);
+  EXPECT_EQ(r.config.clock.mode, ClockMode::kExact);
+  EXPECT_EQ(r.config.seed, 42u);
 }
 
-TEST(ClockConfig, VirtualTimeRefusesADevicePort) {
-  const ConfigResult r = load_config_string(R"(clock: {mode: virtual}
+TEST(ClockConfig, ExactTimeRefusesADevicePortByName) {
+  const ConfigResult r = load_config_string(R"(clock: {mode: exact}
 switches:
   - name: s1
     ports:
@@ -50,19 +50,69 @@ switches:
                                             "t.yaml");
   EXPECT_EQ(errors_of(r),
             (std::vector<std::string>{
-                "t.yaml:1: clock.mode: virtual time needs every port to be a capture-file port "
-                "or an internal link, but s1/eth is device \"net_af_packet0,iface=veth0\", which "
-                "keeps the machine's time"}));
+                "t.yaml:1: clock.mode: exact fabric time needs every port to be a capture-file "
+                "port or an internal link, but s1/eth is device \"net_af_packet0,iface=veth0\", "
+                "which keeps the machine's time"}));
+}
+
+TEST(ClockConfig, ExactTimeNeedsARateOnEveryPort) {
+  const ConfigResult r = load_config_string(R"(clock: {mode: exact}
+switches:
+  - name: s1
+    ports:
+      - {name: h0, role: host, rate: 10Gbps, pcap: {rx: h0.pcap}}
+      - {name: up, role: switch, rate: 0, link: s2/down}
+  - name: s2
+    ports:
+      - {name: down, role: switch, rate: 0, link: s1/up}
+)",
+                                            "t.yaml");
+  ASSERT_EQ(errors_of(r).size(), 2u) << errors_of(r)[0];
+  EXPECT_NE(errors_of(r)[0].find("switches[0].ports[1].rate: exact fabric time needs a rate on "
+                                 "every port (s1/up has none"),
+            std::string::npos)
+      << errors_of(r)[0];
+}
+
+// A host link's delay is exact time's alone; in real time a replaying
+// host's frame enters the switch as its NIC starts it.
+TEST(ClockConfig, HostLinkDelayOnlyInExactTime) {
+  const std::string fabric = R"(
+switches:
+  - name: s1
+    ports:
+      - {name: h0, role: host, rate: 10Gbps, delay: 1us, pcap: {rx: h0.pcap}}
+      - {name: h1, role: host, rate: 10Gbps, pcap: {tx: h1.pcap}}
+)";
+  const ConfigResult exact = load_config_string("clock: {mode: exact}" + fabric, "t.yaml");
+  ASSERT_TRUE(exact.ok()) << errors_of(exact)[0];
+  EXPECT_EQ(exact.config.switches[0].ports[0].link_delay_ns, 1'000u);
+  const ConfigResult real = load_config_string(fabric, "t.yaml");
+  ASSERT_EQ(errors_of(real).size(), 1u);
+  EXPECT_NE(errors_of(real)[0].find("is modelled in exact fabric time only"), std::string::npos)
+      << errors_of(real)[0];
 }
 
 TEST(ClockConfig, BadValuesAreNamed) {
   const ConfigResult r = load_config_string(
-      std::string("clock: {mode: warp, max_step: 2ms, tick: 1}") + kReplayFabric, "t.yaml");
+      std::string("clock: {mode: warp, tick: 1}\nseed: -3") + kReplayFabric, "t.yaml");
   EXPECT_EQ(errors_of(r),
             (std::vector<std::string>{
                 "t.yaml:1: clock.tick: unknown key \"tick\"; allowed keys: mode, max_step",
-                "t.yaml:1: clock.mode: expected one of real, virtual, got \"warp\"",
-                "t.yaml:1: clock.max_step: expected a value between 1us and 1ms, got \"2ms\""}));
+                "t.yaml:1: clock.mode: expected one of real, exact, got \"warp\"",
+                "t.yaml:2: seed: expected an integer between 0 and 4294967295, got \"-3\""}));
+}
+
+// Virtual time is gone; its configurations are told what replaces it.
+TEST(ClockConfig, VirtualTimeSaysWhatReplacedIt) {
+  const ConfigResult r = load_config_string(
+      std::string("clock: {mode: virtual, max_step: 5us}") + kReplayFabric, "t.yaml");
+  EXPECT_EQ(errors_of(r),
+            (std::vector<std::string>{
+                "t.yaml:1: clock.mode: virtual time was replaced by exact fabric time: give "
+                "\"exact\" (docs/testbed.md, \"Exact fabric time\")",
+                "t.yaml:1: clock.max_step: no longer used: exact fabric time has no step (remove "
+                "it)"}));
 }
 
 }  // namespace

@@ -348,7 +348,7 @@ TEST(ConfigErrors, DeviceAndLinkExclusive) {
                 "t.yaml:9: switches[0].ports[1].link: link peer \"s1/p0\" does not link back: it "
                 "should say link: s1/p1",
                 "t.yaml:14: switches[0].ports[2].delay: \"delay\" applies only to internal links "
-                "(link:)",
+                "(link:) and capture-file hosts (pcap:)",
             }));
 }
 

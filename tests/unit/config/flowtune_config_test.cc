@@ -86,7 +86,7 @@ TEST(FlowtuneConfig, BadValuesAreReportedWithTheirLineAndKey) {
       << e[3];
 }
 
-TEST(FlowtuneConfig, RefusedWithoutAHostPortWithFloodgateAndInVirtualTime) {
+TEST(FlowtuneConfig, RefusedWithoutAHostPortWithFloodgateAndInExactTime) {
   EXPECT_EQ(errors_of(with_flowtune("    flowtune: {}\n", "switch")),
             (std::vector<std::string>{
                 "t.yaml:3: switches[0].flowtune: flowtune paces what hosts send into an edge "
@@ -100,7 +100,7 @@ TEST(FlowtuneConfig, RefusedWithoutAHostPortWithFloodgateAndInVirtualTime) {
             std::string::npos)
       << ::testing::PrintToString(fg);
   const std::vector<std::string> vt =
-      errors_of(with_flowtune("    flowtune: {}\n", "host", "clock: {mode: virtual}\n"));
+      errors_of(with_flowtune("    flowtune: {}\n", "host", "clock: {mode: exact}\n"));
   bool found = false;
   for (const std::string& s : vt)
     found |= s.find("flowtune needs clock.mode real") != std::string::npos;

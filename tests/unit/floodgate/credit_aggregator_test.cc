@@ -48,6 +48,21 @@ TEST(FgCredit, DueAtTheThresholdOrAfterTheInterval) {
   EXPECT_FALSE(a.due(0, 1'010'000));
 }
 
+// Exact fabric time asks when an ingress is next due instead of polling:
+// the first instant due() turns true.
+TEST(FgCredit, NextDueIsTheFirstInstantDueTurnsTrue) {
+  CreditAggregator a(1, 10240, 10'000);
+  EXPECT_EQ(a.next_due_ns(0), UINT64_MAX);  // nothing pending
+  take(a, 0, 1'000'000);
+  a.add(0, 1, 100);
+  EXPECT_EQ(a.next_due_ns(0), 1'010'000u);
+  EXPECT_FALSE(a.due(0, a.next_due_ns(0) - 1));
+  EXPECT_TRUE(a.due(0, a.next_due_ns(0)));
+  a.add(0, 1, 10'140);  // the threshold: due at once (since the last frame)
+  EXPECT_EQ(a.next_due_ns(0), 1'000'000u);
+  EXPECT_TRUE(a.due(0, a.next_due_ns(0)));
+}
+
 TEST(FgCredit, DelayCreditWithholdsWithoutLosingAndWaitsForTheInterval) {
   CreditAggregator a(1, 1000, 10'000);
   a.add(0, 1, 2000);

@@ -57,6 +57,23 @@ TEST(TcdDetector, NeverPausedIsNonCongestionAtOrBelowQthAndCongestionAbove) {
   EXPECT_EQ(d.stats().pauses.get(), 0u);
 }
 
+// Exact fabric time evaluates an idle detector only when next_due_ns()
+// says: the instant T_on passes max_T_on after a resume, and never when
+// nothing can change without a packet or a pause.
+TEST(TcdDetector, NextDueIsWhenUndeterminedRunsOut) {
+  TcdDetector d(params(), 0);
+  EXPECT_EQ(d.next_due_ns(), UINT64_MAX);  // never paused
+  d.on_pause(1'000);
+  d.state(1'000, kQth + 1);
+  EXPECT_EQ(d.next_due_ns(), UINT64_MAX);  // OFF: only a resume changes it
+  d.on_resume(2'000);
+  d.state(2'000, kQth + 1);
+  EXPECT_EQ(d.next_due_ns(), 2'000 + kMaxTon + 1);
+  EXPECT_EQ(d.state(2'000 + kMaxTon, kQth + 1), TcdState::kUndetermined);
+  EXPECT_EQ(d.state(d.next_due_ns(), kQth + 1), kC);
+  EXPECT_EQ(d.next_due_ns(), UINT64_MAX);
+}
+
 TEST(TcdDetector, EveryPauseMakesItUndeterminedWhateverItWas) {
   TcdDetector d(params(), 0);
   d.on_pause(100);  // from non-congestion
