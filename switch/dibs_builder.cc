@@ -3,6 +3,8 @@
 #include <memory>
 #include <string>
 
+#include "lib/common/seeds.h"
+
 namespace sluice {
 namespace {
 
@@ -39,7 +41,8 @@ void create_switch(Runtime& rt, SwitchRuntime& sw) {
     for (uint16_t g : sw.ports) owns |= rt.ports[g]->owner_slot == w->slot;
     if (!owns) continue;
     w->dibs[sw.index] = std::make_unique<DibsRules>(
-        sw.cfg->dibs, static_cast<uint32_t>(sw.ports.size()), 0xd1b5000u + sw.index * 64 + w->slot);
+        sw.cfg->dibs, static_cast<uint32_t>(sw.ports.size()),
+        derive_seed(rt.config.seed, SeedStream::kDibs, sw.index * 64 + w->slot));
     for (uint32_t c = 0; c < d->candidates.size() && d->cross_lcore; ++c) {
       if (rt.ports[d->candidates[c]]->owner_slot == w->slot)
         w->dibs_publish.push_back({sw.index, c});

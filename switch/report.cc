@@ -87,7 +87,8 @@ double busy_fraction(const WorkerRuntime& w) {
 // Exact fabric time: how much of it the run covered, in how much wall
 // time, and the work that took (elements handled, port transmissions).
 struct ExactFigures {
-  uint64_t events = 0, instants = 0, stuck = 0, transmissions = 0;
+  uint64_t events = 0, instants = 0, stuck = 0, missed = 0, transmissions = 0;
+  uint64_t late_samples = 0, late_ns = 0;  // every shaper, link and replay sample, summed
   double wall_seconds = 0;
 };
 
@@ -97,9 +98,20 @@ ExactFigures exact_figures(const Runtime& rt) {
     f.events += w->exact_events.get();
     f.instants += w->exact_instants.get();
     f.stuck += w->exact_stuck.get();
+    f.missed += w->exact_missed.get();
     f.wall_seconds = std::max(f.wall_seconds, w->exact_wall_ns.get() * 1e-9);
   }
-  for (const auto& p : rt.ports) f.transmissions += rt.port_totals(p->index).tx_packets;
+  for (const auto& p : rt.ports) {
+    f.transmissions += rt.port_totals(p->index).tx_packets;
+    const LatencyHistogram* replay = p->pcap ? &p->pcap->lateness() : nullptr;
+    const LatencyHistogram* shaper = &p->shaper_lateness;
+    const LatencyHistogram* link = &p->link_lateness;
+    for (const LatencyHistogram* h : {shaper, link, replay}) {
+      if (h == nullptr) continue;
+      f.late_samples += h->total();
+      f.late_ns += h->sum_ns();
+    }
+  }
   return f;
 }
 
@@ -112,6 +124,10 @@ void print_clock(const Runtime& rt, double seconds) {
       " elements handled at %" PRIu64 " instants\n",
       seconds, f.wall_seconds, seconds > 0 ? f.wall_seconds / seconds : 0.0, f.transmissions,
       f.wall_seconds > 0 ? f.transmissions / f.wall_seconds * 1e-6 : 0.0, f.events, f.instants);
+  if (f.missed != 0)
+    std::printf("    CALENDAR MISSES: %" PRIu64
+                " times an element had work and no calendar entry for it (a bug; it ran late)\n",
+                f.missed);
   if (f.stuck != 0)
     std::printf("    STOPPED EARLY: an element was still due after %s handlings at one instant\n",
                 "50,000,000");
@@ -386,6 +402,9 @@ std::string clock_json(const Runtime& rt, double seconds) {
          ", \"events\": " + std::to_string(f.events) +
          ", \"instants\": " + std::to_string(f.instants) +
          ", \"stopped_stuck\": " + std::to_string(f.stuck) +
+         ", \"calendar_misses\": " + std::to_string(f.missed) +
+         ", \"lateness_samples\": " + std::to_string(f.late_samples) +
+         ", \"lateness_sum_ns\": " + std::to_string(f.late_ns) +
          ", \"transmissions\": " + std::to_string(f.transmissions) +
          ", \"wall_seconds\": " + std::to_string(f.wall_seconds) + "}";
 }

@@ -185,6 +185,7 @@ struct SwitchRuntime {
   // (rte_lpm has no depth 0); kNoDefaultRoute: no such route.
   uint32_t default_group = kNoDefaultRoute;
   std::vector<uint16_t> ports;           // global indices, in configuration order
+  uint64_t ecmp_salt = 0;                // salted_flow_hash's, from the configuration's seed
   bool pfc_on = false;                   // PFC or PAUSE generation configured
   bool bfc_on = false;                   // BFC configured
   std::unique_ptr<FloodgateRuntime> fg;  // Floodgate configured
@@ -253,6 +254,9 @@ struct WorkerRuntime {
   // (a rule that asks to run at once and does nothing); each one stopped
   // the run, which the summary says.
   RelaxedCounter exact_stuck;
+  // Elements found at the end with work and no calendar entry for it (a
+  // rule that changed something without asking it again): a bug, counted.
+  RelaxedCounter exact_missed;
   std::atomic<bool> finished{false};
   // What the kernel did to this lcore's thread while it ran (getrusage):
   // page faults, and how often it was preempted or gave up the core.

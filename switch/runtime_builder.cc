@@ -10,6 +10,7 @@
 #include <map>
 
 #include "lib/bfc/hop_rtt.h"
+#include "lib/common/seeds.h"
 #include "lib/config/default_workers.h"
 #include "lib/net/ethertypes.h"
 #include "lib/pfc/pfc_classes.h"
@@ -292,8 +293,9 @@ std::string create_links(Runtime& rt) {
       return rt.switch_label(p->index) + "/" + pc.name + ": no link peer " + pc.link_peer;
     PortRuntime& q = *rt.ports[peer];
     set_peer_mac(*p, q.mac);
-    auto d = std::make_unique<LinkDirection>(pc.rate_bps, pc.wire_overhead_bytes, pc.link_delay_ns,
-                                             pc.link_loss, 0x11c0000u + p->index);
+    auto d = std::make_unique<LinkDirection>(
+        pc.rate_bps, pc.wire_overhead_bytes, pc.link_delay_ns, pc.link_loss,
+        derive_seed(rt.config.seed, SeedStream::kLinkLoss, p->index));
     d->fifo_ns = pc.link_fifo_ns;
     d->rx_port = q.index;
     const std::string name = "sluice_l" + std::to_string(p->index) + "_" + std::to_string(peer);
@@ -403,7 +405,7 @@ void create_traffic_managers(Runtime& rt) {
     ec.burst_bytes = p->cfg->shaper_burst_bytes != 0 ? p->cfg->shaper_burst_bytes : burst;
     ec.wire_overhead_bytes = p->cfg->wire_overhead_bytes;
     ec.ecn = enqueue_ecn_config(sc);  // none on a TCD switch: TCD marks at departure
-    ec.rng_seed = 0x5eed0000u + p->index;
+    ec.rng_seed = derive_seed(rt.config.seed, SeedStream::kRed, p->index);
     SharedBuffer* buf = rt.workers[p->owner_slot]->buffers[p->switch_index].get();
     p->tm = std::make_unique<EgressPort>(ec, buf);
     // Its clock starts with the worker's (TcdPort::start).
@@ -495,6 +497,7 @@ std::string build_runtime(Runtime& rt) {
     rt.switches[i].cfg = &rt.config.switches[i];
     rt.switches[i].index = static_cast<uint16_t>(i);
     rt.switches[i].pfc_on = rt.config.switches[i].pfc.mode != PfcGenerationMode::kOff;
+    rt.switches[i].ecmp_salt = derive_seed(rt.config.seed, SeedStream::kEcmp, i);
   }
   err = create_ports(rt);
   if (err.empty()) err = create_links(rt);

@@ -10,6 +10,7 @@
 
 #include <rte_lpm.h>
 
+#include "lib/common/seeds.h"
 #include "lib/control/data_shim.h"
 #include "lib/net/flow_hash.h"
 #include "lib/net/ipv4_rewrite.h"
@@ -28,10 +29,13 @@ void Worker::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint6
   if (nh == kLocalNextHop) return drop(in.index, m, DropReason::kLocalDelivery);
   const NextHopGroup16& g = sw.groups[nh];
   uint16_t egress = g.ports[0];
-  uint32_t h = 0;
+  uint32_t h = 0;  // BFC's flow hash
   if (g.size > 1 || sw.bfc_on) {
-    h = flow_hash(pp.src_ip, pp.dst_ip, pp.proto, pp.src_port, pp.dst_port);
-    if (g.size > 1) egress = g.ports[ecmp_pick(h, g.size)];
+    // Salted per switch from the configuration's seed (lib/common/seeds.h).
+    const uint64_t salted = salted_flow_hash(
+        flow_hash(pp.src_ip, pp.dst_ip, pp.proto, pp.src_port, pp.dst_port), sw.ecmp_salt);
+    h = static_cast<uint32_t>(salted);
+    if (g.size > 1) egress = g.ports[ecmp_pick(static_cast<uint32_t>(salted >> 32), g.size)];
   }
   const PortRuntime& out = *ports_[egress];
   // BFC's flow entry is cold more often than not (L2): start its load now

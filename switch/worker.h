@@ -46,6 +46,7 @@ class Worker {
     uint64_t at_instant = 0;  // elements handled at `now` so far
   };
   void loop_exact();
+  void audit_calendar(uint64_t now);
   void exact_handle(uint32_t id, uint64_t now);
   uint64_t exact_due(uint32_t id, uint64_t now);
   uint64_t port_due(PortRuntime& port, uint64_t now);

@@ -115,9 +115,11 @@ void Worker::fg_departure(PortRuntime& port, const TmPacket& p, uint64_t now) {
   const uint32_t in = fg.switch_index[x->ingress];
   // The aggregator takes the credit unless the ingress's list is full; then
   // the frame goes first (out of line: rare).
-  if (in != kNoFgIndex && !w_.fg_credits[port.switch_index]->add(in, x->fg.dst, x->fg.bytes))
-      [[unlikely]]
-    fg_earn_credit(port.switch_index, in, x->fg.dst, x->fg.bytes, now);
+  if (in != kNoFgIndex) {
+    if (!w_.fg_credits[port.switch_index]->add(in, x->fg.dst, x->fg.bytes)) [[unlikely]]
+      fg_earn_credit(port.switch_index, in, x->fg.dst, x->fg.bytes, now);
+    fg_touch(port.switch_index);  // exact time: its credit falls due
+  }
   if (!port.plan.fg_window) return;
   if (SyncSender* s = fg.state->sync_sender())
     s->on_sent(fg.switch_index[port.index], x->fg.dst, x->fg.bytes);

@@ -54,7 +54,10 @@ SRC_MAC, DST_MAC = PEER["p0"], MAC["p0"]  # every input frame arrives on p0
 # docs/packet-processing.md, "Flow hash":
 #   a = src_ip << 32 | dst_ip;  b = proto << 32 | src_port << 16 | dst_port
 #   h = fmix64(a ^ (b * 0x9E3779B97F4A7C15 mod 2^64)) >> 32
-#   member = (h * n) >> 32, the i-th smallest port index of the group
+#   salt = derive_seed(seed, 1, switch index), the switch's ECMP salt, with
+#   derive_seed(s, stream, i) = fmix64(fmix64(s ^ (stream << 56)) + i)
+#   member = ((fmix64(h ^ salt) >> 32) * n) >> 32, the i-th smallest port
+#   index of the group (the configuration's seed is 1, the switch index 0)
 # Ports are 0 for fragments and for protocols other than TCP and UDP.
 M64 = (1 << 64) - 1
 
@@ -79,9 +82,17 @@ def flow_hash(src, dst, proto, sport, dport):
     return fmix64(a ^ ((b * 0x9E3779B97F4A7C15) & M64)) >> 32
 
 
+def derive_seed(seed, stream, index):
+    return fmix64((fmix64(seed ^ (stream << 56)) + index) & M64)
+
+
+ECMP_SALT = derive_seed(1, 1, 0)
+
+
 def ecmp_member(ports, src, dst, proto, sport, dport):
     ordered = sorted(ports, key=lambda p: PORT_INDEX[p])
-    return ordered[(flow_hash(src, dst, proto, sport, dport) * len(ordered)) >> 32]
+    salted = fmix64(flow_hash(src, dst, proto, sport, dport) ^ ECMP_SALT) >> 32
+    return ordered[(salted * len(ordered)) >> 32]
 
 
 # ---------------------------------------------------------------- crafting

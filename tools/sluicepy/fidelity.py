@@ -44,31 +44,30 @@ DEFAULT_EAL = "--no-huge -m 2048 --no-pci -l 0,1"
 
 # ---------------------------------------------------------------- options
 
-CLOCKS = ("virtual", "real")
-DEFAULT_MAX_STEP = "5us"
+CLOCKS = ("exact", "real")
 
 
 def add_arguments(parser, floor=True):
     g = parser.add_argument_group("fidelity gate (docs/testbed.md)")
-    g.add_argument("--clock", choices=CLOCKS, default="virtual",
-                   help="the fabric's clock: virtual freezes the fabric while the machine "
-                        "stalls, so runs cost wall time instead of fidelity; real is the "
-                        "machine's time (docs/testbed.md, \"Virtual time\"; default %(default)s)")
-    g.add_argument("--max-step", default=DEFAULT_MAX_STEP,
-                   help="virtual time: most the fabric's clock advances per loop iteration "
-                        "(default %(default)s)")
+    g.add_argument("--clock", choices=CLOCKS, default="exact",
+                   help="the fabric's clock: exact never reads the machine's clock (every "
+                        "frame on time, idle time free, the same bytes for the same seed); "
+                        "real is the machine's time (docs/testbed.md, \"Exact fabric time\"; "
+                        "default %(default)s)")
     g.add_argument("--max-lost-ms", type=float, default=DEFAULT_MAX_LOST_MS,
                    help="most transmit time any port may lose in a run (default %(default)s)")
     g.add_argument("--max-lateness-us", type=float, default=DEFAULT_MAX_LATENESS_US,
                    help="largest shaper, link or replay lateness p99 (a histogram bucket "
-                        "bound) a port may show (default %(default)s)")
+                        "bound) a port may show; in exact time every lateness is 0 "
+                        "(default %(default)s)")
     g.add_argument("--allow-unfaithful", action="store_true",
                    help="present results of runs over the limits anyway, marked NOT VALID, "
                         "and exit 0")
     if floor:
         g.add_argument("--floor-seconds", type=float, default=2.0,
                        help="measure the machine's own floor with a busy loop on the worker's "
-                            "cpu this long before the runs (0 = skip; default %(default)s)")
+                            "cpu this long before the runs (0 = skip; real time only: exact "
+                            "time does not depend on it; default %(default)s)")
         g.add_argument("--sluice-floor", default=default_floor_binary(),
                        help="the floor program (default %(default)s)")
 
@@ -94,14 +93,12 @@ def child_arguments(a):
     no verdict and no floor of its own (the caller judges every run and
     measures the floor once)."""
     return ["--max-lost-ms", repr(a.max_lost_ms), "--max-lateness-us", repr(a.max_lateness_us),
-            "--clock", a.clock, "--max-step", a.max_step,
-            "--allow-unfaithful", "--floor-seconds", "0"]
+            "--clock", a.clock, "--allow-unfaithful", "--floor-seconds", "0"]
 
 
 def apply_clock(conf, a):
-    """Sets the configuration's clock section from --clock/--max-step."""
-    conf["clock"] = ({"mode": "virtual", "max_step": a.max_step} if a.clock == "virtual"
-                     else {"mode": "real"})
+    """Sets the configuration's clock section from --clock."""
+    conf["clock"] = {"mode": a.clock}
     return conf
 
 
@@ -158,6 +155,12 @@ class Violation:
         if self.kind == "capture":
             return "%s/%s: %s (the capture writer fell behind; flows would read as lost)" % (
                 self.switch, self.port, self.figure)
+        if self.kind == "missed":
+            return ("exact time: %d times an element had work and no calendar entry (a sluice "
+                    "bug: something ran late; sluice.log names the first)" % self.figure)
+        if self.kind == "stuck":
+            return ("exact time stopped early: an element could not make progress "
+                    "(sluice.log names it); the run did not cover its duration")
         limit = ("%.2f ms" % (self.limit_ns / 1e6) if self.kind in ("lost", "allocator")
                  else fmt_time(self.limit_ns))
         return "%s/%s: %s exceeds %s" % (self.switch, self.port, self.figure, limit)
@@ -181,6 +184,13 @@ def violations(summary, limits):
         dropped = p.get("capture_dropped_records", 0)
         if dropped:
             out.append(Violation(sw, p.get("name", "?"), "capture", dropped, 0))
+    # Exact time: a run the loop stopped early (an element that could not
+    # make progress) did not cover its duration.
+    clock = summary.get("clock") or {}
+    if clock.get("stopped_stuck"):
+        out.append(Violation("-", "-", "stuck", clock["stopped_stuck"], 0))
+    if clock.get("calendar_misses"):
+        out.append(Violation("-", "-", "missed", clock["calendar_misses"], 0))
     return out
 
 
@@ -234,17 +244,20 @@ def format_figures(fig):
     clock = fig.get("clock") or {}
     wall = clock.get("wall_seconds", fig["duration_seconds"])
     lines = ["fidelity: %s, %s" % (lost, late)]
-    if clock.get("mode") == "virtual":
-        lines.append(format_virtual_time(clock, fig["duration_seconds"]))
+    if clock.get("mode") == "exact":
+        # No loop gaps to read against a floor: the run's cost instead.
+        return lines + [format_exact_time(clock)]
     return lines + [format_worker(w, wall) for w in fig["workers"]]
 
 
-def format_virtual_time(clock, seconds):
-    """'virtual time (max step 5 us): fabric frozen 12.3 ms of 1.40 s, dilation 1.01'."""
+def format_exact_time(clock):
+    """'exact time: 0.100 s of fabric time in 0.42 s wall, 1.23 M port transmissions
+    per wall second'."""
     wall = clock.get("wall_seconds") or 0.0
-    return "virtual time (max step %s): fabric frozen %s of %.2f s wall, dilation %.2f" % (
-        fmt_time(clock.get("max_step_ns", 0)), fmt_time(clock.get("frozen_ns", 0)), wall,
-        wall / seconds if seconds else 1.0)
+    fabric = clock.get("fabric_seconds") or 0.0
+    sent = clock.get("transmissions") or 0
+    return "exact time: %.3f s of fabric time in %.2f s wall, %.2f M port transmissions per " \
+        "wall second" % (fabric, wall, sent / wall * 1e-6 if wall else 0.0)
 
 
 def format_worker(w, seconds):
@@ -363,9 +376,10 @@ def format_floor(d):
 
 def floor_step(a, eal, out_dir, prog, prefix=()):
     """Measures the floor once before a tool's runs (unless --floor-seconds
-    0), prints it and writes OUT/floor.json; returns the line to print
+    0, or the runs are in exact time, which the machine's floor cannot
+    touch), prints it and writes OUT/floor.json; returns the line to print
     beside each run, or None when skipped."""
-    if a.floor_seconds <= 0:
+    if a.floor_seconds <= 0 or getattr(a, "clock", "real") == "exact":
         return None
     cpu = worker_cpu(eal)
     if cpu is None:

@@ -1,0 +1,213 @@
+#!/usr/bin/python3
+"""Exact fabric time repeats byte for byte (docs/testbed.md, "Exact fabric
+time"). The leaf-spine replays 20 ms of web-search traffic at load 0.3 with
+a 4-to-1 incast, under three fabrics that each combine mechanisms and
+random choices:
+
+- bfc+tcd: BFC between the switches with BFC NICs at the hosts, TCD marking,
+  one lossy uplink (1 % loss);
+- floodgate: Floodgate with dstPause toward the hosts and loss recovery
+  (FG_SYNC), one lossy uplink;
+- dibs: DIBS detours with RED ECN marking (RED draws a coin per packet).
+
+Each fabric runs three times: alone; beside two CPU hogs (one per core)
+with the whole sluice process stopped by SIGSTOP for 150 ms in the middle;
+and alone with another seed. Asserted for each:
+
+- the first two runs give identical captures, identical FCT tables
+  (tools/fct) and identical summaries once the fields that report wall
+  time are left out;
+- the run with another seed gives different captures (the seed reaches
+  the fabric's random choices: ECMP salt, link loss, RED, detours);
+- every lateness sample is 0, the calendar was never missed (checked after
+  every element: SLUICE_EXACT_AUDIT=1) and the run covered its duration.
+"""
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import yaml
+
+import harness
+from harness import check
+
+DURATION = "0.02"
+RUN_SECONDS = 0.2  # --duration: the replay's 50 ms lead, the traffic, its drain
+# Fields of the summary that report the machine's time, not the fabric's.
+WALL_FIELDS = ("wall_seconds",)
+
+
+def make_workload(srcdir, out):
+    subprocess.run(["/usr/bin/python3", os.path.join(srcdir, "tools", "workload"),
+                    "--cdf", os.path.join(srcdir, "conf", "workloads", "websearch.cdf"),
+                    "--load", "0.3", "--link-rate", "10Gbps", "--hosts-from-config",
+                    os.path.join(srcdir, "conf", "leafspine.yaml"), "--duration", DURATION,
+                    "--seed", "7", "--out", out, "--incast-degree", "4", "--incast-receiver",
+                    "h2", "--incast-size", "256KB", "--incast-period", "0.005"],
+                   check=True, stdout=subprocess.DEVNULL)
+
+
+def lossy_uplink(conf, loss=0.01):
+    """leaf0/u0 and its spine end lose frames."""
+    for sw in conf["switches"]:
+        for p in sw["ports"]:
+            if (sw["name"], p["name"]) in (("leaf0", "u0"), ("spine0", "d0")):
+                p["loss"] = loss
+
+
+def fabric(srcdir, kind):
+    with open(os.path.join(srcdir, "conf", "leafspine.yaml")) as f:
+        conf = yaml.safe_load(f)
+    conf["clock"] = {"mode": "exact"}
+    conf["metrics"] = {"enabled": False}
+    for sw in conf["switches"]:
+        hosts = [p for p in sw["ports"] if p["role"] == "host"]
+        if kind == "bfc+tcd":
+            sw.setdefault("bfc", {})["enabled"] = True
+            sw["ecn"] = {"mode": "step", "k": "100KB"}
+            sw["tcd"] = {"enabled": True}
+            for p in hosts:
+                p["nic"] = {"mode": "bfc", "queue_by": "flow"}
+        elif kind == "floodgate":
+            sw["floodgate"] = {"enabled": True, "dst_pause": True, "sync": True,
+                               "sync_interval": "100us"}
+            for p in hosts:
+                p["nic"] = {"mode": "floodgate"}
+        elif kind == "dibs":
+            sw["dibs"] = {"enabled": True}
+            sw["ecn"] = {"mode": "red", "min": "20KB", "max": "200KB", "pmax": 0.2}
+    if kind in ("bfc+tcd", "floodgate"):
+        lossy_uplink(conf)
+    return conf
+
+
+def run(binary, tmp, workload, conf, label, seed=1, disturb=False):
+    d = os.path.join(tmp, label)
+    os.makedirs(os.path.join(d, "capture"))
+    os.symlink(workload, os.path.join(d, "workload"))
+    conf = dict(conf, seed=seed)
+    with open(os.path.join(d, "sluice.yaml"), "w") as f:
+        yaml.safe_dump(conf, f)
+    cmd = [binary, "--no-huge", "-m", "1024", "--no-pci", "-l", "0,1",
+           "--file-prefix", "sluice-it-exact-%d" % os.getpid(), "--log-level",
+           "lib.eal:warning", "--", "--config", "sluice.yaml", "--duration", str(RUN_SECONDS),
+           "--stats-interval", "0", "--summary-json", "summary.json"]
+    env = dict(os.environ, SLUICE_EXACT_AUDIT="1")
+    hogs = []
+    if disturb:
+        # One busy process per core, beside the worker and the main lcore.
+        hogs = [subprocess.Popen(["/usr/bin/python3", "-c", "while True: pass"])
+                for _ in range(os.cpu_count() or 2)]
+    proc = subprocess.Popen(cmd, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, env=env)
+    try:
+        if disturb:
+            time.sleep(0.05)
+            for line in proc.stdout:
+                if "worker lcore(s)" in line:
+                    break
+            os.kill(proc.pid, signal.SIGSTOP)
+            time.sleep(0.15)
+            os.kill(proc.pid, signal.SIGCONT)
+        out, _ = proc.communicate(timeout=300)
+    finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGCONT)
+            proc.kill()
+            proc.wait()
+    check(proc.returncode == 0, "%s: sluice exited %s:\n%s" % (label, proc.returncode, out))
+    with open(os.path.join(d, "summary.json")) as f:
+        summary = json.load(f)
+    return d, summary, out
+
+
+def captures_digest(d):
+    h = hashlib.sha256()
+    names = sorted(os.listdir(os.path.join(d, "capture")))
+    for name in names:
+        with open(os.path.join(d, "capture", name), "rb") as f:
+            h.update(name.encode() + b"\0" + f.read())
+    return h.hexdigest(), len(names)
+
+
+def fabric_figures(summary):
+    """The summary without what reports the machine's time."""
+    s = json.loads(json.dumps(summary))
+    s.pop("workers", None)
+    for key in WALL_FIELDS:
+        s.get("clock", {}).pop(key, None)
+    return s
+
+
+def fct_table(srcdir, d):
+    """tools/fct's per-flow table, as tools/experiment runs it."""
+    out = os.path.join(d, "fct")
+    rx = sorted(os.path.join(d, "capture", n) for n in os.listdir(os.path.join(d, "capture")))
+    subprocess.run(["/usr/bin/python3", os.path.join(srcdir, "tools", "fct"), "--flows",
+                    os.path.join(d, "workload", "flows.csv"), "--rx"] + rx +
+                   ["--link-rate", "10Gbps", "--rx-stamp", "last-bit", "--start-offset-file",
+                    os.path.join(d, "summary.json"), "--out", out],
+                   check=True, stdout=subprocess.DEVNULL)
+    with open(os.path.join(out, "fct.csv"), "rb") as f:
+        return f.read()
+
+
+def check_exact(label, summary, out):
+    clock = summary["clock"]
+    check(clock["mode"] == "exact", "%s: clock %s" % (label, clock))
+    check(clock["calendar_misses"] == 0 and clock["stopped_stuck"] == 0,
+          "%s: calendar misses %d, stopped early %d:\n%s"
+          % (label, clock["calendar_misses"], clock["stopped_stuck"], out))
+    check(abs(clock["fabric_seconds"] - RUN_SECONDS) < 1e-9,
+          "%s: covered %s s of fabric time, not %s" % (label, clock["fabric_seconds"], RUN_SECONDS))
+    check(clock["lateness_samples"] > 10000 and clock["lateness_sum_ns"] == 0,
+          "%s: %d ns of lateness summed over %d samples in exact time"
+          % (label, clock["lateness_sum_ns"], clock["lateness_samples"]))
+    check(" samples: 0 ns" in out, "%s: the summary does not show zero lateness:\n%s" % (label, out))
+    check(clock["transmissions"] > 10000, "%s: only %d transmissions" % (label,
+                                                                          clock["transmissions"]))
+
+
+def test(binary, srcdir):
+    with harness.TempDir("exact-time") as tmp:
+        workload = os.path.join(tmp, "workload")
+        make_workload(srcdir, workload)
+        for kind in ("bfc+tcd", "floodgate", "dibs"):
+            conf = fabric(srcdir, kind)
+            d1, s1, o1 = run(binary, tmp, workload, conf, kind + "-1")
+            d2, s2, o2 = run(binary, tmp, workload, conf, kind + "-disturbed", disturb=True)
+            d3, s3, o3 = run(binary, tmp, workload, conf, kind + "-seed2", seed=2)
+            for label, s, o in ((kind + "-1", s1, o1), (kind + "-disturbed", s2, o2),
+                                (kind + "-seed2", s3, o3)):
+                check_exact(label, s, o)
+            c1, n1 = captures_digest(d1)
+            c2, _ = captures_digest(d2)
+            c3, _ = captures_digest(d3)
+            print("%s: %d captures %s..., %d transmissions in %.2f s / %.2f s (disturbed) of "
+                  "wall time; seed 2: %s..." % (kind, n1, c1[:12], s1["clock"]["transmissions"],
+                                                s1["clock"]["wall_seconds"],
+                                                s2["clock"]["wall_seconds"], c3[:12]))
+            check(c1 == c2, "%s: captures differ between the run alone and the disturbed run"
+                  % kind)
+            f1, f2 = fabric_figures(s1), fabric_figures(s2)
+            if f1 != f2:
+                diff = [k for k in f1 if f1.get(k) != f2.get(k)]
+                check(False, "%s: summaries differ in %s" % (kind, diff))
+            check(c1 != c3, "%s: seed 2 gave the same captures as seed 1" % kind)
+            if kind == "dibs":
+                check(fct_table(srcdir, d1) == fct_table(srcdir, d2),
+                      "%s: FCT tables differ between the two runs" % kind)
+            drops = harness.all_drops(s1)
+            print("%s: drops %s" % (kind, drops))
+
+
+if __name__ == "__main__":
+    harness.main(test)
