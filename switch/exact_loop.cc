@@ -177,7 +177,8 @@ uint64_t Worker::port_due(PortRuntime& port, uint64_t now) {
   if (tx != UINT64_MAX && port.link_out) tx = std::max(tx, port.link_out->timing.wire_free_ns());
   due = std::min(due, tx);
   if (port.pfc_ingress) due = std::min(due, port.pfc_ingress->next_refresh_ns());
-  if (port.tcd) due = std::min(due, port.tcd->next_due_ns());
+  // TCD must see a pause end when it does, whether or not frames wait.
+  if (port.tcd) due = std::min({due, port.tcd->next_due_ns(), port.tm->next_pause_end_ns(now)});
   if (!port.eth_header_ready && port.cfg->peer_ipv4 && port.cfg->ipv4)
     due = std::min(due, port.next_arp_request_ns);
   return due == EventCalendar::kNever ? due : std::max(due, now);

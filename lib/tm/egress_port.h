@@ -284,6 +284,18 @@ class EgressPort {
   // until resumed.
   uint64_t next_event_ns(uint64_t now_ns) const;
 
+  // The earliest instant after now_ns at which a pause (a queue's or the
+  // port's) runs out by itself; UINT64_MAX when none will. Exact fabric
+  // time asks it for TCD, which must see a queue turn ON when it does.
+  uint64_t next_pause_end_ns(uint64_t now_ns) const {
+    uint64_t t = port_pause_until_ns_ > now_ns ? port_pause_until_ns_ : UINT64_MAX;
+    for (uint64_t m = sched_.paused_mask(); m != 0; m &= m - 1) {
+      const uint64_t until = pause_until_ns_[std::countr_zero(m)];
+      if (until > now_ns && until < t) t = until;
+    }
+    return t;
+  }
+
   // A pause lasts until until_ns (UINT64_MAX: until resumed); a new pause
   // replaces the previous end time.
   void pause_queue(uint16_t q, uint64_t until_ns) {
@@ -310,7 +322,8 @@ class EgressPort {
       const unsigned q = static_cast<unsigned>(std::countr_zero(p));
       if (now_ns < pause_until_ns_[q]) m |= uint64_t{1} << q;
     }
-    if (port_paused(now_ns)) m |= num_queues_ == 64 ? ~uint64_t{0} : (uint64_t{1} << num_queues_) - 1;
+    if (port_paused(now_ns))
+      m |= num_queues_ == 64 ? ~uint64_t{0} : (uint64_t{1} << num_queues_) - 1;
     return m;
   }
   // When queue q, seen paused at since_ns and not at now_ns, stopped being

@@ -121,7 +121,7 @@ def switch(name, ports, routes, **extra):
 def write_config(path, switches, workers=None, mbufs=None, metrics_address=None, clock=None,
                  mbuf_size=None):
     """Writes a sluice YAML configuration (schema: docs/configuration.md);
-    clock: e.g. {"mode": "virtual"}; mbuf_size: e.g. "9KiB"."""
+    clock: e.g. {"mode": "exact"}; mbuf_size: e.g. "9KiB"."""
     doc = {}
     if clock:
         doc["clock"] = clock

@@ -273,7 +273,7 @@ def test(binary, srcdir):
         # fabric during such stalls (docs/testbed.md), so this run judges the
         # rule itself.
         run(binary, tmp, "one-worker", None, None, backlog_moves=True,
-            clock={"mode": "virtual"})
+            clock={"mode": "exact"})
         # Where the backlog waits is not asserted here: packets crossing from
         # the ingress lcore wait in the ring, unseen by B's admission, for as
         # long as the egress lcore is descheduled, so a loaded machine can let

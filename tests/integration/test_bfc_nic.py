@@ -61,7 +61,7 @@ def config(tmp, name, nic):
     ], [], queues_per_port=8, buffer={"size": "1MB", "alpha": 8.0},
         bfc={"assignment": "dynamic"})
     return harness.write_config(os.path.join(tmp, name + ".yaml"), [s], mbufs=16384,
-                                clock={"mode": "virtual"})
+                                clock={"mode": "exact"})
 
 
 def run(binary, tmp, name, nic):

@@ -70,7 +70,7 @@ def config(tmp, name, dibs=None, split=False):
         return harness.write_config(os.path.join(tmp, name + ".yaml"), switches, mbufs=16384,
                                     workers=workers)
     return harness.write_config(os.path.join(tmp, name + ".yaml"), switches, mbufs=16384,
-                                clock={"mode": "virtual"})
+                                clock={"mode": "exact"})
 
 
 def run(binary, tmp, name, **kw):

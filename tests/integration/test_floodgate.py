@@ -73,7 +73,7 @@ def config(tmp, name, floodgate=None, loss=0.0, nic=None, split=False):
         return harness.write_config(os.path.join(tmp, name + ".yaml"), [a, s, b], mbufs=16384,
                                     workers=workers)
     return harness.write_config(os.path.join(tmp, name + ".yaml"), [a, s, b], mbufs=16384,
-                                clock={"mode": "virtual"})
+                                clock={"mode": "exact"})
 
 
 def run(binary, tmp, name, **kw):

@@ -142,7 +142,7 @@ class Schemes(unittest.TestCase):
 
     def test_flowtune_section_kept_and_off_in_other_schemes(self):
         """A flowtune section in the configuration keeps its keys; every other
-        scheme turns it off (sluice refuses it in virtual time and beside
+        scheme turns it off (sluice refuses it in exact time and beside
         floodgate), flowtune sets the allocator and lease over it."""
         conf = json.loads(json.dumps(self.conf))
         for sw in conf["switches"]:
@@ -164,11 +164,11 @@ class Schemes(unittest.TestCase):
             self.assertIn("flowtune scheme runs in real time only", err.getvalue())
             self.assertIn("--clock real", err.getvalue())
             with contextlib.redirect_stderr(err), self.assertRaises(SystemExit):
-                self.args("--schemes", schemes, "--clock", "virtual")
+                self.args("--schemes", schemes, "--clock", "exact")
             self.assertEqual(self.args("--schemes", schemes, "--clock", "real").schemes,
                              schemes.split(","))
         # Without flowtune the clock stays the user's choice.
-        self.assertEqual(self.args("--schemes", "droptail").clock, "virtual")
+        self.assertEqual(self.args("--schemes", "droptail").clock, "exact")
 
     def test_allocator_host_rate(self):
         self.assertEqual(self.exp.allocator_host_rate(self.conf), "10Gbps")

@@ -265,8 +265,15 @@ class ExperimentGate(common.FakeExperimentCase):
         with open(os.path.join(*path)) as f:
             return f.read()
 
+    def test_exact_time_measures_no_floor(self):
+        proc, out = self.experiment("exact-clean")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertFalse(os.path.exists(os.path.join(out, "floor.json")))
+        self.assertNotIn("machine floor", proc.stdout)
+
     def test_faithful_runs_pass(self):
-        proc, out = self.experiment("clean")
+        # Real time: the machine's floor is measured and printed beside each run.
+        proc, out = self.experiment("clean", "--clock", "real")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn("experiment: fidelity limits held in every run", proc.stdout)
         floor_line = ("machine floor on cpu 1 (2.0 s busy loop): gaps >50 us 12.0/s, "
@@ -314,10 +321,9 @@ class ExperimentGate(common.FakeExperimentCase):
             "NOT VALID: fidelity limits exceeded\n"))
 
     def test_clock_reaches_every_scheme_config(self):
-        _, out = self.experiment("virtual")
+        _, out = self.experiment("exact")
         for scheme in ("droptail", "ecn"):
-            self.assertIn("clock:\n  mode: virtual\n  max_step: 5us\n",
-                          self.read(out, scheme, "sluice.yaml"))
+            self.assertIn("clock:\n  mode: exact\n", self.read(out, scheme, "sluice.yaml"))
         _, out = self.experiment("real", "--clock", "real")
         self.assertIn("clock:\n  mode: real\n", self.read(out, "droptail", "sluice.yaml"))
 
@@ -327,17 +333,32 @@ class ExperimentGate(common.FakeExperimentCase):
         self.assertEqual(proc.returncode, 0, proc.stderr)
 
 
-class VirtualTimeFigures(unittest.TestCase):
-    def test_line_beside_the_run(self):
+class ClockFigures(unittest.TestCase):
+    def test_exact_time_line_beside_the_run(self):
         doc = summary(("s", [port("p", shaper_lost_ns=0)]), duration=1.0)
-        doc["clock"] = {"mode": "virtual", "max_step_ns": 5000, "frozen_ns": 250_000_000,
-                        "wall_seconds": 1.25}
+        doc["clock"] = {"mode": "exact", "fabric_seconds": 0.25, "wall_seconds": 2.0,
+                        "transmissions": 3_000_000, "stopped_stuck": 0, "calendar_misses": 0}
+        doc["workers"] = [{"lcore": 1, "cpu": 1, "loop_gaps_over_50us": 0}]
+        lines = fidelity.format_figures(fidelity.figures(doc))
+        self.assertEqual(lines[1], "exact time: 0.250 s of fabric time in 2.00 s wall, "
+                                   "1.50 M port transmissions per wall second")
+        # No loop gaps to read: exact time has no real-time loop.
+        self.assertEqual(len(lines), 2)
+
+    def test_exact_time_stuck_or_missed_is_a_violation(self):
+        doc = summary(("s", [port("p", shaper_lost_ns=0)]))
+        doc["clock"] = {"mode": "exact", "stopped_stuck": 1, "calendar_misses": 3}
+        found = fidelity.violations(doc, fidelity.Limits(1_000_000, 25_600))
+        self.assertEqual([v.kind for v in found], ["stuck", "missed"])
+        self.assertIn("did not cover its duration", str(found[0]))
+
+    def test_real_time_worker_line(self):
+        doc = summary(("s", [port("p", shaper_lost_ns=0)]), duration=1.0)
+        doc["clock"] = {"mode": "real", "wall_seconds": 1.25}
         doc["workers"] = [{"lcore": 1, "cpu": 1, "loop_gaps_over_50us": 125}]
         lines = fidelity.format_figures(fidelity.figures(doc))
-        self.assertEqual(lines[1], "virtual time (max step 5 us): fabric frozen 250 ms of "
-                                   "1.25 s wall, dilation 1.25")
         # Loop gaps are the machine's: per wall second.
-        self.assertIn("gaps >50 us 125 (100.0/s)", lines[2])
+        self.assertIn("gaps >50 us 125 (100.0/s)", lines[1])
 
     def test_idle_pass_gaps_are_per_idle_second(self):
         doc = summary(("s", [port("p", shaper_lost_ns=0)]), duration=1.0)
@@ -348,12 +369,12 @@ class VirtualTimeFigures(unittest.TestCase):
 
     def test_real_time_prints_no_clock_line(self):
         doc = summary(("s", [port("p", shaper_lost_ns=0)]))
-        doc["clock"] = {"mode": "real", "max_step_ns": 0, "frozen_ns": 0, "wall_seconds": 1.0}
+        doc["clock"] = {"mode": "real", "wall_seconds": 1.0}
         self.assertEqual(len(fidelity.format_figures(fidelity.figures(doc))), 1)
 
     def test_apply_clock(self):
-        a = argparse.Namespace(clock="virtual", max_step="2us")
-        self.assertEqual(fidelity.apply_clock({}, a)["clock"], {"mode": "virtual", "max_step": "2us"})
+        a = argparse.Namespace(clock="exact")
+        self.assertEqual(fidelity.apply_clock({}, a)["clock"], {"mode": "exact"})
         a.clock = "real"
         self.assertEqual(fidelity.apply_clock({}, a)["clock"], {"mode": "real"})
 
@@ -382,7 +403,7 @@ class ParentToolsGate(unittest.TestCase):
         out = os.path.join(self.tmp.name, "incast")
         proc = self.run_tool("bfc-incast", "--out", out, "--seeds", "1", "--schemes",
                              "droptail,pfc", "--duration", "0.002", "--lock", "",
-                             unfaithful="pfc")
+                             "--clock", "real", unfaithful="pfc")
         self.assertEqual(proc.returncode, fidelity.EXIT_UNFAITHFUL, proc.stderr)
         self.assertIn("bfc-incast: seed 1 pfc: leaf0/u0: lost 3.62 ms of transmit time exceeds "
                       "1.00 ms", proc.stdout)

@@ -327,7 +327,7 @@ class TcdVictimFake(unittest.TestCase):
 
 class TcdVictimReal(unittest.TestCase):
     def test_real_tcd_pfc_run(self):
-        """tcd+pfc alone, default scenario (16 ms of virtual time, about 3 s of
+        """tcd+pfc alone, default scenario (30 ms of exact fabric time, about 3 s of
         sluice) against build/switch/sluice: exit 0, victims UE, never CE."""
         self.assertTrue(os.access(SLUICE, os.X_OK), "no sluice binary at " + SLUICE)
         with tempfile.TemporaryDirectory(prefix="tcd-victim-real-") as out:
