@@ -18,6 +18,7 @@
 // repeats byte for byte.
 
 #include <rte_cycles.h>
+#include <rte_mempool.h>
 
 #include <cinttypes>
 #include <cstdio>
@@ -46,7 +47,7 @@ void Worker::loop_exact() {
   x.now = now;
   for (uint32_t id = 0; id < x.cal.elements(); ++id) {
     if (id < x.bfc_base && ports_[id]->owner_slot != w_.slot) continue;
-    x.cal.set(id, exact_due(id, now));
+    exact_settle(id, kDueAll, now);
   }
   uint64_t events = 0, instants = 0;
   bool stuck = false;
@@ -55,39 +56,52 @@ void Worker::loop_exact() {
   const char* audit_env = std::getenv("SLUICE_EXACT_AUDIT");
   const bool audit = audit_env != nullptr && audit_env[0] == '1';
   for (;;) {
-    const uint64_t t = x.cal.next_time();
-    if (t >= rt_.end_ns) {  // nothing more before the end: the fabric idles to it
-      if (rt_.end_ns != UINT64_MAX) now = rt_.end_ns;
+    uint32_t id;
+    if (x.ready_head < x.ready.size()) {
+      id = x.ready[x.ready_head++];
+      x.in_ready[id] = 0;
+    } else {
+      x.ready.clear();
+      x.ready_head = 0;
+      const uint64_t t = x.cal.next_time();
+      if (t >= rt_.end_ns) {  // nothing more before the end: the fabric idles to it
+        if (rt_.end_ns != UINT64_MAX) now = rt_.end_ns;
+        break;
+      }
+      // Left in place: handling files it again (exact_settle), and moving
+      // the top down once is cheaper than a pop and a push.
+      id = x.cal.next_element();
+      if (t != now) {
+        now = t;
+        x.now = now;
+        ++instants;
+        x.at_instant = 0;
+      }
+    }
+    if (++x.at_instant > kMaxEventsPerInstant) {
+      std::fprintf(stderr,
+                   "sluice: exact time: element %" PRIu32 " (%s) was still due at %" PRIu64
+                   " ns after %" PRIu64 " handlings at that instant; stopping the run\n",
+                   id, id < x.bfc_base ? ports_[id]->cfg->name.c_str() : "timer", now,
+                   kMaxEventsPerInstant);
+      if (id < x.bfc_base) {
+        const PortDue& d = x.port[id];
+        std::fprintf(stderr,
+                     "sluice: exact time: its sides were due rx %" PRIu64 " tx %" PRIu64
+                     " misc %" PRIu64 "; %u frames pending\n",
+                     d.rx, d.tx, d.misc, ports_[id]->tx_pending_count);
+      }
+      stuck = true;
       break;
     }
     if (events % kPublishEvery == 0) {
       w_.clock_now_ns.set(now);
       if (rt_.stop.load(std::memory_order_relaxed)) break;
+      // The pool's high-water mark, sampled (within kPublishEvery mbufs).
+      const uint64_t used = rte_mempool_in_use_count(rt_.pool);
+      if (used > w_.mbuf_peak_in_use.get()) w_.mbuf_peak_in_use.set(used);
     }
-    if (t != now) {
-      now = t;
-      ++instants;
-      x.at_instant = 0;
-    } else if (++x.at_instant > kMaxEventsPerInstant) {
-      const uint32_t id = x.cal.next_element();
-      std::fprintf(stderr,
-                   "sluice: exact time: element %" PRIu32 " (%s) was still due at %" PRIu64
-                   " ns after %" PRIu64 " handlings at that instant; stopping the run\n",
-                   id, id < x.bfc_base ? ports_[id]->cfg->name.c_str() : "timer", t,
-                   kMaxEventsPerInstant);
-      stuck = true;
-      break;
-    }
-    x.now = now;
-    const uint32_t id = x.cal.pop();
     exact_handle(id, now);
-    x.cal.set(id, exact_due(id, now));
-    for (size_t i = 0; i < x.touched.size(); ++i) {
-      const uint32_t other = x.touched[i];
-      x.dirty[other] = 0;
-      x.cal.set(other, exact_due(other, now));
-    }
-    x.touched.clear();
     ++events;
     if (audit) audit_calendar(now);
   }
@@ -101,54 +115,150 @@ void Worker::loop_exact() {
   w_.finished.store(true);
 }
 
-// The calendar's invariant: an element with something to do has an entry
-// no later than when it is due. Checked once at the end of every run (and
-// after every element under SLUICE_EXACT_AUDIT); a breach is a rule that
-// changed what an element will do without asking it again: counted,
-// reported, and repaired so the run goes on.
+// The calendar's invariant: an element with something to do is due no
+// later than it should be (an entry, or in the ready list at `now`).
+// Checked once at the end of every run (and after every element under
+// SLUICE_EXACT_AUDIT); a breach is a rule that changed what an element will
+// do without asking it again: counted, reported, and repaired so the run
+// goes on.
 void Worker::audit_calendar(uint64_t now) {
   Exact& x = *exact_;
   for (uint32_t id = 0; id < x.cal.elements(); ++id) {
     if (id < x.bfc_base && ports_[id]->owner_slot != w_.slot) continue;
     const uint64_t due = exact_due(id, now);
-    if (due >= x.cal.due(id) || due >= rt_.end_ns) continue;
+    const uint64_t scheduled = x.in_ready[id] ? now : x.cal.due(id);
+    if (due >= scheduled || due >= rt_.end_ns) continue;
     if (w_.exact_missed.get() < 10) {
       std::fprintf(stderr,
                    "sluice: exact time: element %" PRIu32 " (%s) was due at %" PRIu64
-                   " ns but its calendar entry said %" PRIu64 " (at %" PRIu64 " ns)\n",
-                   id, id < x.bfc_base ? ports_[id]->cfg->name.c_str() : "timer", due,
-                   x.cal.due(id), now);
+                   " ns but was scheduled for %" PRIu64 " (at %" PRIu64 " ns)\n",
+                   id, id < x.bfc_base ? ports_[id]->cfg->name.c_str() : "timer", due, scheduled,
+                   now);
+      if (id < x.bfc_base)
+        std::fprintf(stderr, "sluice: exact time: its sides were due rx %" PRIu64 " tx %" PRIu64
+                     " misc %" PRIu64 "\n", x.port[id].rx, x.port[id].tx, x.port[id].misc);
     }
     w_.exact_missed.add();
-    x.cal.set(id, due);
+    exact_settle(id, kDueAll, now);
   }
 }
 
+// Handles element `id` at `now`, then asks it and every element it
+// touched when each is next due.
 void Worker::exact_handle(uint32_t id, uint64_t now) {
   Exact& x = *exact_;
   if (id < x.bfc_base) {
-    PortRuntime& port = *ports_[id];
+    exact_handle_port(*ports_[id], now);
+  } else {
+    if (id < x.fg_base) {
+      send_bfc_bitmaps_of(static_cast<uint16_t>(id - x.bfc_base), now);
+    } else if (id < x.trace_id) {
+      fg_timers_of(static_cast<uint16_t>(id - x.fg_base), now);
+    } else {
+      w_.queue_trace->sample(rt_, w_, now);
+    }
+    exact_touch(id, kDueAll);
+  }
+  for (size_t i = 0; i < x.touched.size(); ++i) {
+    const uint32_t other = x.touched[i];
+    const uint8_t what = x.dirty[other];
+    x.dirty[other] = 0;
+    exact_settle(other, what, now);
+  }
+  x.touched.clear();
+}
+
+// Each side of the port that is due: its arrivals, its wire, its timers.
+// A side that ran is asked again, and so is what it reaches on this port:
+// a frame sent to a capture host acts on its NIC (PAUSE, BFC, dstPause); a
+// departure moves TCD's detectors. What a side does to other sides by rule
+// (a PAUSE received holds this port's wire, PFC bytes counted against it,
+// an ARP reply) touches them where it happens (touch, touch_misc).
+void Worker::exact_handle_port(PortRuntime& port, uint64_t now) {
+  const PortDue& d = exact_->port[port.index];
+  uint8_t again = 0;
+  if (d.rx <= now) {
     poll_port(port, now);
+    again |= kDueRx;
+    // TCD sees a pause or resume the instant it is received.
+    if (port.tcd) {
+      tcd_track_pauses(port, now);
+      again |= kDueMisc;
+    }
+  }
+  if (d.tx <= now) {
     transmit(port, now);
+    again |= kDueTx;
+    if (port.kind == PortKind::kPcap) again |= kDueRx;
+    if (port.tcd) again |= kDueMisc;
+  }
+  if (d.misc <= now) {
     if (port.pfc_ingress) generate_pfc(port, now);
     if (port.tcd && port.tcd->next_due_ns() <= now) tcd_timer(port, now);
     send_arp_requests(port, now);
-    // A dynamic XOFF threshold follows the switch's free buffer, which
-    // this port's packets just changed.
-    for (uint16_t p : pfc_dynamic_[port.switch_index]) exact_touch(p);
-    return;
+    again |= kDueMisc;
   }
-  if (id < x.fg_base) return send_bfc_bitmaps_of(static_cast<uint16_t>(id - x.bfc_base), now);
-  if (id < x.trace_id) {
-    fg_timers_of(static_cast<uint16_t>(id - x.fg_base), now);
-    return;
+  // A dynamic XOFF threshold follows the switch's free buffer, which this
+  // port's packets just changed.
+  if (again & (kDueRx | kDueTx)) {
+    for (uint16_t p : pfc_dynamic_[port.switch_index]) exact_touch(p, kDueMisc);
   }
-  w_.queue_trace->sample(rt_, w_, now);
+  exact_touch(port.index, again);
 }
 
+void Worker::exact_admitted(PortRuntime& out, uint64_t now) {
+  // Already due now (it sends at this instant anyway), or busy until later.
+  if (exact_->port[out.index].tx != EventCalendar::kNever || out.tx_pending_count != 0) {
+    exact_touch(out.index, kDueTx);
+    return;
+  }
+  const bool wire_free = out.link_out ? out.link_out->timing.wire_free_ns() <= now
+                                      : out.tm->shaper().next_ready_ns() <= now;
+  if (wire_free) {
+    transmit(out, now);
+    if (out.tcd) exact_touch(out.index, kDueMisc);
+    if (out.kind == PortKind::kPcap) exact_touch(out.index, kDueRx);
+  }
+  exact_touch(out.index, kDueTx);
+}
+
+// Asks element `id` again for the sides in `what` and files it: in the
+// ready list when it is due now, else in the calendar.
+void Worker::exact_settle(uint32_t id, uint8_t what, uint64_t now) {
+  Exact& x = *exact_;
+  uint64_t due;
+  if (id < x.bfc_base) {
+    PortRuntime& port = *ports_[id];
+    PortDue& d = x.port[id];
+    if (what & kDueRx) d.rx = port_rx_due(port, now);
+    if (what & kDueTx) d.tx = port_tx_due(port, now);
+    if (what & kDueMisc) d.misc = port_misc_due(port, now);
+    due = d.min();
+  } else {
+    due = exact_due(id, now);
+  }
+  exact_schedule(id, due);
+}
+
+void Worker::exact_schedule(uint32_t id, uint64_t due) {
+  Exact& x = *exact_;
+  if (due > x.now) {
+    x.cal.set(id, due);
+    return;
+  }
+  if (x.in_ready[id]) return;
+  x.in_ready[id] = 1;
+  x.ready.push_back(id);
+  x.cal.remove(id);
+}
+
+// When element `id` is next due, every side of it asked afresh.
 uint64_t Worker::exact_due(uint32_t id, uint64_t now) {
   const Exact& x = *exact_;
-  if (id < x.bfc_base) return port_due(*ports_[id], now);
+  if (id < x.bfc_base) {
+    PortRuntime& port = *ports_[id];
+    return std::min({port_rx_due(port, now), port_tx_due(port, now), port_misc_due(port, now)});
+  }
   if (id < x.fg_base) {
     const BitmapSchedule* s =
         w_.bfc_bitmaps.empty() ? nullptr : w_.bfc_bitmaps[id - x.bfc_base].get();
@@ -158,9 +268,9 @@ uint64_t Worker::exact_due(uint32_t id, uint64_t now) {
   return w_.queue_trace ? std::max(w_.queue_trace->next_ns(), now) : EventCalendar::kNever;
 }
 
-// The earliest instant the port has something to do. Never before now: a
-// rule that says "at once" is handled at this instant again.
-uint64_t Worker::port_due(PortRuntime& port, uint64_t now) {
+// A port's three sides. Never before now: a rule that says "at once" is
+// handled at this instant again.
+uint64_t Worker::port_rx_due(PortRuntime& port, uint64_t now) {
   uint64_t due = EventCalendar::kNever;
   switch (port.kind) {
     case PortKind::kLink:
@@ -172,13 +282,22 @@ uint64_t Worker::port_due(PortRuntime& port, uint64_t now) {
     case PortKind::kEthdev:  // refused in exact time (config_validate.cc)
       break;
   }
+  return due == EventCalendar::kNever ? due : std::max(due, now);
+}
+
+uint64_t Worker::port_tx_due(const PortRuntime& port, uint64_t now) const {
   if (port.tx_pending_count != 0) return now;
-  uint64_t tx = port.tm->next_event_ns(now);
-  if (tx != UINT64_MAX && port.link_out) tx = std::max(tx, port.link_out->timing.wire_free_ns());
-  due = std::min(due, tx);
-  if (port.pfc_ingress) due = std::min(due, port.pfc_ingress->next_refresh_ns());
+  uint64_t due = port.tm->next_event_ns(now);
+  if (due != UINT64_MAX && port.link_out) due = std::max(due, port.link_out->timing.wire_free_ns());
+  return due;
+}
+
+uint64_t Worker::port_misc_due(const PortRuntime& port, uint64_t now) const {
+  uint64_t due = EventCalendar::kNever;
+  if (port.pfc_ingress) due = port.pfc_ingress->next_refresh_ns();
   // TCD must see a pause end when it does, whether or not frames wait.
-  if (port.tcd) due = std::min({due, port.tcd->next_due_ns(), port.tm->next_pause_end_ns(now)});
+  if (port.tcd)
+    due = std::min({due, port.tcd->next_due_ns(), port.tm->next_pause_end_ns(now)});
   if (!port.eth_header_ready && port.cfg->peer_ipv4 && port.cfg->ipv4)
     due = std::min(due, port.next_arp_request_ns);
   return due == EventCalendar::kNever ? due : std::max(due, now);

@@ -105,8 +105,9 @@ void PcapPort::set_host_link(uint64_t rate_bps, uint32_t overhead_bytes) {
   set_host_nic(nic, NicQueueKey::kDestination, by_dscp);
 }
 
-void PcapPort::set_exact_link(uint64_t delay_ns, uint32_t mtu) {
+void PcapPort::set_exact_link(uint64_t delay_ns, uint32_t mtu, uint32_t copy_bytes) {
   exact_ = true;
+  copy_bytes_ = copy_bytes == 0 ? UINT32_MAX : copy_bytes;
   link_delay_ns_ = delay_ns;
   // Frames on the link at once: as many as the shortest frame's
   // serialisation fits in the delay and the longest frame's, and a margin.
@@ -123,7 +124,8 @@ uint16_t PcapPort::rx_burst(uint64_t now_ns, rte_mbuf** pkts, uint16_t n) {
   if (!host_.enabled()) return replay_direct(now_ns, pkts, n);
   host_.poll(now_ns);
   hand_over(now_ns);
-  host_paused_ns_.set(host_.paused_ns(now_ns));
+  // (Exact time sets this gauge once, at the end: settle_gauges.)
+  if (!exact_) host_paused_ns_.set(host_.paused_ns(now_ns));
   uint16_t got;
   if (exact_) {
     launch(now_ns);
@@ -234,6 +236,10 @@ uint64_t PcapPort::next_rx_ns(uint64_t now_ns) const {
   return due;
 }
 
+void PcapPort::settle_gauges(uint64_t now_ns) {
+  if (host_.enabled()) host_paused_ns_.set(host_.paused_ns(now_ns));
+}
+
 uint32_t PcapPort::discard_link() {
   const uint32_t mask = static_cast<uint32_t>(arrivals_.size()) - 1;
   const uint32_t n = arrival_count_;
@@ -282,7 +288,10 @@ rte_mbuf* PcapPort::copy_frame(uint32_t frame, uint16_t shim_queue) {
     return nullptr;
   }
   const PcapRecord& r = capture_.records[replayed_[frame]];
-  std::memcpy(rte_pktmbuf_mtod(m, void*), capture_.bytes.data() + r.offset, r.caplen);
+  // Bytes nobody can see need no copy (set_exact_link); the frame keeps
+  // its length, which is what its wire time and every rule read.
+  std::memcpy(rte_pktmbuf_mtod(m, void*), capture_.bytes.data() + r.offset,
+              std::min(r.caplen, copy_bytes_));
   m->data_len = static_cast<uint16_t>(r.caplen);
   m->pkt_len = r.caplen;
   if (shim_queue != kNoShim) {

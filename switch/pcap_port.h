@@ -73,7 +73,11 @@ class PcapPort {
   // crossed it, at t + serialisation + delay_ns, not at t; rx_burst() then
   // hands out only frames that have arrived, and next_rx_ns() says when the
   // port is next due.
-  void set_exact_link(uint64_t delay_ns, uint32_t mtu);
+  // copy_bytes: how much of each replayed frame to copy into its mbuf (the
+  // rest of the frame keeps its length but not its bytes), when no capture
+  // in the process keeps more than copy_bytes - 64 of a frame and nothing
+  // else reads payload (exact time has no device port); 0: all of it.
+  void set_exact_link(uint64_t delay_ns, uint32_t mtu, uint32_t copy_bytes = 0);
   // Exact fabric time, after rx_burst(now_ns): when rx_burst() next has
   // something to do (a frame arrives, the NIC may send, a frame sent to the
   // host takes effect, the application hands over a frame); UINT64_MAX
@@ -115,6 +119,8 @@ class PcapPort {
   uint32_t frames_on_link() const { return arrival_count_; }
   // Frees them (after the workers stopped); returns how many.
   uint32_t discard_link();
+  // Gauges the data path keeps only at the end in exact time.
+  void settle_gauges(uint64_t now_ns);
   const PcapPortConfig& config() const { return cfg_; }
 
   uint64_t rx_frames() const { return rx_frames_.get(); }
@@ -197,6 +203,7 @@ class PcapPort {
   uint32_t arrival_head_ = 0;
   uint32_t arrival_count_ = 0;
   uint64_t starved_until_ns_ = 0;      // the pool ran dry: try again then
+  uint32_t copy_bytes_ = UINT32_MAX;   // bytes of a replayed frame copied (set_exact_link)
   std::unique_ptr<CaptureRing> ring_;  // worker -> writer thread
   int64_t clock_offset_ns_ = 0;
   uint64_t oversize_skipped_ = 0;

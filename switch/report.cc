@@ -445,8 +445,13 @@ std::string mbuf_pools_json(const Runtime& rt) {
     const rte_mempool* pool = rt.pools[socket];
     if (pool == nullptr) continue;
     if (j.size() > 1) j += ", ";
+    uint64_t peak = 0;
+    for (const auto& w : rt.workers) peak = std::max(peak, w->mbuf_peak_in_use.get());
     j += "{\"socket\": " + std::to_string(socket) + ", \"size\": " + std::to_string(pool->size) +
-         ", \"in_use_after_drain\": " + std::to_string(rte_mempool_in_use_count(pool)) + "}";
+         ", \"in_use_after_drain\": " + std::to_string(rte_mempool_in_use_count(pool));
+    // Exact time samples the high-water mark of the pool its worker uses.
+    if (exact_time(rt) && pool == rt.pool) j += ", \"peak_in_use\": " + std::to_string(peak);
+    j += "}";
   }
   return j + "]";
 }

@@ -257,6 +257,9 @@ struct WorkerRuntime {
   // Elements found at the end with work and no calendar entry for it (a
   // rule that changed something without asking it again): a bug, counted.
   RelaxedCounter exact_missed;
+  // The mbuf pool's most mbufs in use at once (exact time samples it every
+  // 256 elements handled): what sizing `mbufs` must cover.
+  RelaxedCounter mbuf_peak_in_use;
   std::atomic<bool> finished{false};
   // What the kernel did to this lcore's thread while it ran (getrusage):
   // page faults, and how often it was preempted or gave up the core.

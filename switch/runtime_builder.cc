@@ -167,6 +167,22 @@ void set_host_nic(PcapPort& pcap, const SwitchConfig& sc, const PortConfig& pc) 
   pcap.set_host_nic(nic, pc.nic.queue_by, by_dscp);
 }
 
+// Exact time: how much of a replayed frame is ever seen. Only the captures
+// read payload (every rule reads headers, and exact time has no device
+// port), so a frame needs no more copied than the longest capture keeps,
+// with room for the headers a hop may add or strip; 0 (all of it) when a
+// capture keeps whole frames.
+uint32_t replay_copy_bytes(const Config& c) {
+  constexpr uint32_t kHeaderRoom = 64;
+  uint32_t most = 0;
+  for (const SwitchConfig& sw : c.switches) {
+    for (const PortConfig& p : sw.ports) {
+      if (p.pcap && !p.pcap->tx_path.empty()) most = std::max(most, p.pcap->snaplen);
+    }
+  }
+  return most >= kPcapWriteSnaplen - kHeaderRoom ? 0 : most + kHeaderRoom;
+}
+
 std::string create_ports(Runtime& rt) {
   for (size_t si = 0; si < rt.config.switches.size(); ++si) {
     const SwitchConfig& sc = rt.config.switches[si];
@@ -192,7 +208,7 @@ std::string create_ports(Runtime& rt) {
         p->pcap_wire =
             std::make_unique<LinkTiming>(pc.rate_bps, pc.wire_overhead_bytes, pc.link_delay_ns);
         if (rt.config.clock.mode == ClockMode::kExact)
-          p->pcap->set_exact_link(pc.link_delay_ns, pc.mtu);
+          p->pcap->set_exact_link(pc.link_delay_ns, pc.mtu, replay_copy_bytes(rt.config));
       } else {
         std::string err = start_ethdev(rt, *p);
         if (!err.empty()) return port_ref(sc, pc) + ": " + err;

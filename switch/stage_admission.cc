@@ -62,10 +62,11 @@ void Worker::admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uin
   const EnqueueResult r = held ? out.tm->enqueue_held(now, q, tp, meta.ecn_capable)
                                : out.tm->enqueue(now, q, tp, meta.ecn_capable);
   if (r.verdict == EnqueueVerdict::kDropped) return refuse(out, m, r.reason, now);
-  touch(out.index);
   if (pfc_in != kNoIngress) count_pfc_ingress(out, m, pfc_in, meta.queue, tp.bytes);
   queues.on_enqueued(*this, out, q, tp.bytes, now);
   if (r.verdict == EnqueueVerdict::kEnqueuedMarked) mark_ce(counters(out.index), ip);
+  if (exact_) [[unlikely]]
+    exact_admitted(out, now);
 }
 
 // Buffer admission refused the packet: DIBS detours it to another
@@ -120,7 +121,7 @@ void Worker::count_pfc_ingress(const PortRuntime& out, rte_mbuf* m, uint16_t ing
   const uint8_t prio = priority_of_queue(class_queue, out.tm->num_queues());
   mbuf_extra(m)->pfc_priority = prio;
   w_.pfc_bytes[ingress].on_enqueue(prio, bytes);
-  touch(ingress);  // its XOFF may be due
+  touch_misc(ingress);  // its XOFF may be due
 }
 
 void Worker::mark_ce(PortCounters& c, uint8_t* ip) {

@@ -29,7 +29,7 @@ void Worker::depart(PortRuntime& port, const TmPacket* pkts, unsigned n, uint64_
     if (aux != 0) {
       rte_mbuf* m = static_cast<rte_mbuf*>(p.handle);
       w_.pfc_bytes[aux - 1].on_dequeue(mbuf_extra(m)->pfc_priority, p.bytes);
-      touch(static_cast<uint32_t>(aux - 1));  // its XON may be due
+      touch_misc(static_cast<uint32_t>(aux - 1));  // its XON may be due
     }
   }
 }

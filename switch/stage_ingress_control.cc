@@ -35,6 +35,7 @@ void Worker::handle_mac_control(PortRuntime& in, rte_mbuf* m, const ParsedPacket
   if (!in.pfc_reaction || !mac_control_dst_ok(frame, in.mac))
     return drop(in.index, m, DropReason::kControlUnsupported);
   in.pfc_reaction->receive(frame + pp.l3_offset, m->data_len - pp.l3_offset, now, in.tm.get());
+  touch(in.index);  // the port's own wire: paused or resumed
   counters(in.index).rx_consumed_packets.add();
   rte_pktmbuf_free(m);
 }
@@ -49,6 +50,7 @@ void Worker::handle_sluice_control(PortRuntime& in, rte_mbuf* m, const ParsedPac
   if (!in.bfc_upstream || !is_bfc(msg.type))
     return drop(in.index, m, DropReason::kControlUnsupported);
   if (!in.bfc_upstream->on_message(msg)) return drop(in.index, m, DropReason::kControlInvalid);
+  touch(in.index);  // the port's own queues: paused or resumed
   PortCounters& c = counters(in.index);
   c.bfc_received[bfc_frame_index(msg.type)].add();
   c.rx_consumed_packets.add();

@@ -49,7 +49,8 @@ Worker::Worker(Runtime& rt, WorkerRuntime& w)
   for (const auto& p : rt.ports) ports_.push_back(p.get());
   if (exact_time(rt)) {
     const uint32_t switches = static_cast<uint32_t>(rt.switches.size());
-    exact_ = std::make_unique<Exact>(static_cast<uint32_t>(rt.ports.size()) + 2 * switches + 1);
+    exact_ = std::make_unique<Exact>(static_cast<uint32_t>(rt.ports.size()) + 2 * switches + 1,
+                                     static_cast<uint32_t>(rt.ports.size()));
     exact_->bfc_base = static_cast<uint32_t>(rt.ports.size());
     exact_->fg_base = exact_->bfc_base + switches;
     exact_->trace_id = exact_->fg_base + switches;
@@ -161,6 +162,7 @@ void Worker::finish(uint64_t end_ns) {
   for (uint16_t p : w_.ports) {
     if (ports_[p]->pfc_reaction) ports_[p]->pfc_reaction->settle(end_ns);
     if (ports_[p]->tcd) tcd_timer(*ports_[p], end_ns);
+    if (ports_[p]->pcap) ports_[p]->pcap->settle_gauges(end_ns);
   }
 }
 
@@ -234,8 +236,7 @@ unsigned Worker::send(PortRuntime& port, uint64_t now, rte_mbuf** pkts, unsigned
       const unsigned taken = link_send(*port.link_out, port.link_tx_ns, pkts, n, &lost, &first_due);
       if (lost != 0) counters(port.index).link_lost.add(lost);
       // The far end is due when the first frame arrives.
-      if (exact_ && first_due != UINT64_MAX)
-        exact_->cal.at_least(port.link_out->rx_port, first_due);
+      if (exact_ && first_due != UINT64_MAX) exact_link_arrival(port.link_out->rx_port, first_due);
       return taken;
     }
     case PortKind::kPcap: {
@@ -433,6 +434,7 @@ void Worker::handle_arp(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, ui
   const bool from_peer = !pc.peer_ipv4 || a.spa == *pc.peer_ipv4;
   if (!pc.peer_mac && from_peer && a.spa != 0) {
     set_peer_mac(in, a.sha);
+    touch_misc(in.index);  // no more ARP requests due
   }
   counters(in.index).rx_consumed_packets.add();
   const bool for_us = pc.ipv4 && a.tpa == pc.ipv4->addr;

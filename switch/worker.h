@@ -7,6 +7,7 @@
 
 #include <rte_mbuf.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "lib/control/control_frame.h"
@@ -31,15 +32,35 @@ class Worker {
   // Exact fabric time (exact_loop.cc; docs/testbed.md, "Exact fabric
   // time"): the calendar's elements are this lcore's ports (id = global
   // port index), then per switch its BFC bitmaps and its Floodgate timers,
-  // then the queue trace. Each is handled only when it is due.
+  // then the queue trace. Each is handled only when it is due. A port keeps
+  // three due times, so that what touches one side of it (a packet queued
+  // for its wire, PFC bytes counted against it) asks only that side again.
+  static constexpr uint8_t kDueRx = 1;    // a frame arrives; its host NIC acts
+  static constexpr uint8_t kDueTx = 2;    // its traffic manager may send
+  static constexpr uint8_t kDueMisc = 4;  // PFC refresh, TCD expiry, ARP retry
+  static constexpr uint8_t kDueAll = 7;
+  struct PortDue {
+    uint64_t rx = EventCalendar::kNever;
+    uint64_t tx = EventCalendar::kNever;
+    uint64_t misc = EventCalendar::kNever;
+    uint64_t min() const { return std::min({rx, tx, misc}); }
+  };
   struct Exact {
-    explicit Exact(uint32_t elements) : cal(elements), dirty(elements, 0) {}
+    explicit Exact(uint32_t elements, uint32_t ports)
+        : cal(elements), port(ports), dirty(elements, 0), in_ready(elements, 0) {}
     EventCalendar cal;
     uint64_t now = 0;
-    // Elements whose due time something else changed at this instant:
-    // asked again once the element being handled is done.
+    std::vector<PortDue> port;  // per global port
+    // Elements whose due time something changed while another was handled
+    // (bits kDue*): asked again once that element is done.
     std::vector<uint8_t> dirty;
     std::vector<uint32_t> touched;
+    // Elements due at `now` that became due while it was handled: taken in
+    // the order they became due, before the calendar's next entry. (A
+    // packet queued at an idle port makes it due at once: no heap visit.)
+    std::vector<uint32_t> ready;
+    size_t ready_head = 0;
+    std::vector<uint8_t> in_ready;
     uint32_t bfc_base = 0;    // first BFC bitmap element (switch 0)
     uint32_t fg_base = 0;     // first Floodgate element (switch 0)
     uint32_t trace_id = 0;    // the queue trace
@@ -48,24 +69,44 @@ class Worker {
   void loop_exact();
   void audit_calendar(uint64_t now);
   void exact_handle(uint32_t id, uint64_t now);
+  void exact_handle_port(PortRuntime& port, uint64_t now);
+  void exact_schedule(uint32_t id, uint64_t due);
+  // A packet was queued at `out`: an idle port whose wire is free starts
+  // sending it at once (what the calendar would do at this instant, less
+  // a visit); either way its wire's side is asked again.
+  void exact_admitted(PortRuntime& out, uint64_t now);
+  // A frame put on a link reaches port `rx` at `due`.
+  void exact_link_arrival(uint16_t rx, uint64_t due) {
+    PortDue& d = exact_->port[rx];
+    if (due >= d.rx) return;
+    d.rx = due;
+    if (!exact_->in_ready[rx]) exact_->cal.at_least(rx, due);
+  }
+  void exact_settle(uint32_t id, uint8_t what, uint64_t now);
   uint64_t exact_due(uint32_t id, uint64_t now);
-  uint64_t port_due(PortRuntime& port, uint64_t now);
+  uint64_t port_rx_due(PortRuntime& port, uint64_t now);
+  uint64_t port_tx_due(const PortRuntime& port, uint64_t now) const;
+  uint64_t port_misc_due(const PortRuntime& port, uint64_t now) const;
   uint64_t fg_due(uint16_t sw, uint64_t now);
-  void exact_touch(uint32_t id) {
+  void exact_touch(uint32_t id, uint8_t what) {
     Exact& x = *exact_;
-    if (x.cal.due(id) <= x.now || x.dirty[id]) return;
-    x.dirty[id] = 1;
-    x.touched.push_back(id);
+    if (x.dirty[id] == 0) x.touched.push_back(id);
+    x.dirty[id] |= what;
   }
   // Something changed what element `id` will do next (a packet queued at a
-  // port, a frame for it, credit to send): exact time asks it again.
+  // port, a frame for it, credit to send): exact time asks it again. For a
+  // port, touch() is its wire's side, touch_misc() its PFC side.
   void touch(uint32_t id) {
     if (exact_) [[unlikely]]
-      exact_touch(id);
+      exact_touch(id, kDueTx);
+  }
+  void touch_misc(uint32_t port) {
+    if (exact_) [[unlikely]]
+      exact_touch(port, kDueMisc);
   }
   void fg_touch(uint16_t sw) {
     if (exact_) [[unlikely]]
-      exact_touch(exact_->fg_base + sw);
+      exact_touch(exact_->fg_base + sw, kDueAll);
   }
   unsigned receive(PortRuntime& port, uint64_t now, rte_mbuf** pkts);
   unsigned send(PortRuntime& port, uint64_t now, rte_mbuf** pkts, unsigned n);

@@ -195,9 +195,7 @@ void HostNic::enqueue(uint64_t key, const NicFrame& f, uint64_t now_ns) {
   queues_->push(q, f, now_ns);
 }
 
-uint64_t HostNic::wire_free_ns() const {
-  return static_cast<uint64_t>((wire_free_ + cfg_.rate_bps - 1) / cfg_.rate_bps);
-}
+uint64_t HostNic::wire_free_ns() const { return wire_free_ns_; }
 
 // When what last held queue q or its head's priority let go (end_ns() stays
 // the last pause's end after it closes; 0 before any).
@@ -207,14 +205,20 @@ uint64_t HostNic::ready_ns(uint32_t q, uint8_t priority) const {
 }
 
 bool HostNic::pick(uint64_t now_ns, Pick* out) const {
-  const uint64_t wire = wire_free_ns();
+  const uint64_t wire = wire_free_ns_;
   if (wire > now_ns) return false;
   const uint64_t candidates = queues_->nonempty_mask() & ~bfc_paused_mask();
   if (candidates == 0) return false;
+  // Round robin from round_robin_: the candidates rotated so that queue
+  // round_robin_ is bit 0, then taken lowest first (a bit scan per queue
+  // looked at, not a step per queue).
   const uint32_t n = queues_->num_queues();
-  for (uint32_t i = 0; i < n; ++i) {
-    const uint32_t q = (round_robin_ + i) % n;
-    if (((candidates >> q) & 1) == 0) continue;
+  const uint32_t rr = round_robin_;
+  const uint64_t all = n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
+  uint64_t rotated = rr == 0 ? candidates : ((candidates >> rr) | (candidates << (n - rr))) & all;
+  for (; rotated != 0; rotated &= rotated - 1) {
+    uint32_t q = rr + static_cast<uint32_t>(__builtin_ctzll(rotated));
+    if (q >= n) q -= n;
     const NicFrame& f = queues_->head(q);
     if ((paused_classes_ >> (f.priority & 7)) & 1) continue;
     if (dst_held(f.dst_ip)) continue;
@@ -231,6 +235,7 @@ void HostNic::sent(const Pick& p) {
     wire_free_ = static_cast<unsigned __int128>(p.start_ns) * cfg_.rate_bps;
   wire_free_ += static_cast<unsigned __int128>(uint64_t{p.frame.bytes} + cfg_.overhead_bytes) * 8 *
                 1'000'000'000ull;
+  wire_free_ns_ = static_cast<uint64_t>((wire_free_ + cfg_.rate_bps - 1) / cfg_.rate_bps);
   queues_->pop(p.queue, p.start_ns);
   round_robin_ = (p.queue + 1) % queues_->num_queues();
 }

@@ -172,6 +172,7 @@ class HostNic {
   std::unique_ptr<NicQueues> queues_;
   std::unique_ptr<UpstreamPauseState> bfc_;
   unsigned __int128 wire_free_ = 0;  // ns x bps: when the wire finishes its last frame
+  uint64_t wire_free_ns_ = 0;        // the same, rounded up to the ns (kept: asked often)
   std::array<PauseTimer, kSlots> timers_{};
   uint8_t paused_classes_ = 0;  // at the last poll (bit c; all 8 under PAUSE)
   std::array<uint64_t, NicQueues::kMaxQueues> bfc_resumed_ns_{};
