@@ -11,6 +11,7 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
+#include <rte_memory.h>
 #include <rte_pdump.h>
 #include <rte_ring.h>
 
@@ -26,6 +27,7 @@
 
 #include "lib/common/cpu_steal.h"
 #include "lib/config/config_loader.h"
+#include "lib/config/memory_estimate.h"
 #include "lib/replay/capture_check.h"
 #include "switch/capture_writer.h"
 #include "switch/cli_options.h"
@@ -277,6 +279,10 @@ int run(int argc, char** argv) {
     size_t ports = 0;
     for (const auto& s : rt->config.switches) ports += s.ports.size();
     std::printf("config OK: %zu switches, %zu ports\n", rt->config.switches.size(), ports);
+    const MemoryEstimate mem = estimate_dpdk_memory(rt->config);
+    std::printf("DPDK memory: about %" PRIu64 " MiB (%s); with --no-huge give EAL -m %" PRIu64
+                " or more\n",
+                mib_up(mem.total()), mem.parts().c_str(), mib_up(mem.total()));
     return 0;
   }
   if (rte_eal_init(eal_argc, argv) < 0) {
@@ -291,10 +297,28 @@ int run(int argc, char** argv) {
     rte_eal_cleanup();
     return 1;
   }
+  // Without hugepages EAL has all its memory now: a configuration that needs
+  // more is told so before anything is built (with hugepages memory grows
+  // on demand, and only a failure below can say it ran out).
+  const MemoryEstimate mem =
+      estimate_dpdk_memory(rt->config, rte_lcore_count() > 1 ? rte_lcore_count() - 1 : 1);
+  if (!rte_eal_has_hugepages() && rte_eal_get_physmem_size() < mem.total()) {
+    std::fprintf(stderr,
+                 "sluice: this configuration needs about %" PRIu64
+                 " MiB of DPDK memory (%s), but EAL has %" PRIu64 " MiB: give -m %" PRIu64
+                 " or more (or lower 'mbufs')\n",
+                 mib_up(mem.total()), mem.parts().c_str(), rte_eal_get_physmem_size() >> 20,
+                 mib_up(mem.total()));
+    rte_eal_cleanup();
+    return 1;
+  }
   err = build_runtime(*rt);
   if (err.empty()) setup_queue_trace(*rt, opt, &err);
   if (!err.empty()) {
     std::fprintf(stderr, "sluice: %s\n", err.c_str());
+    std::fprintf(stderr,
+                 "sluice: (this configuration needs about %" PRIu64 " MiB of DPDK memory: %s)\n",
+                 mib_up(mem.total()), mem.parts().c_str());
     release_runtime(*rt);
     rte_eal_cleanup();
     return 1;

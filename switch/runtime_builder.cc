@@ -12,6 +12,8 @@
 #include "lib/bfc/hop_rtt.h"
 #include "lib/common/seeds.h"
 #include "lib/config/default_workers.h"
+#include "lib/config/memory_estimate.h"
+#include "lib/link/link_ring.h"
 #include "lib/net/ethertypes.h"
 #include "lib/pfc/pfc_classes.h"
 #include "lib/tcd/tcd_params.h"
@@ -286,16 +288,6 @@ std::string create_rings(Runtime& rt) {
   return "";
 }
 
-unsigned link_ring_size(uint64_t rate_bps, uint64_t delay_ns) {
-  // Room for twice the frames of minimum size in flight over the delay plus
-  // 50 us of slack; a full ring holds frames back at the sender, never drops.
-  const double frames =
-      2.0 * (rate_bps == 0 ? 100e9 : double(rate_bps)) * ((delay_ns + 50'000) * 1e-9) / (84 * 8);
-  unsigned size = 1024;
-  while (size < frames && size < (1u << 20)) size <<= 1;
-  return size;
-}
-
 // Each internal link gets one ring per direction, produced by the sender's
 // owner lcore and consumed by the receiver's.
 std::string create_links(Runtime& rt) {
@@ -332,8 +324,8 @@ std::string create_links(Runtime& rt) {
 std::string create_routes(SwitchRuntime& sw) {
   const SwitchConfig& sc = *sw.cfg;
   rte_lpm_config lc{};
-  lc.max_rules = static_cast<uint32_t>(sc.routes.size() + 2 * sc.ports.size() + 16);
-  lc.number_tbl8s = 256;
+  lc.max_rules = lpm_max_rules(sc);
+  lc.number_tbl8s = kLpmTbl8Groups;
   const std::string name = "sluice_lpm" + std::to_string(sw.index);
   sw.lpm = rte_lpm_create(name.c_str(), static_cast<int>(rte_socket_id()), &lc);
   if (sw.lpm == nullptr)

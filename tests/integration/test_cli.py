@@ -2,7 +2,11 @@
 """Operator commands. `sluice --version` (with or without EAL's "--") prints
 "sluice VERSION" (git describe of the source, or the project version) and exits
 0 without starting EAL. `sluice --help` exits 0 and lists every option that
-switch/cli_options.cc parses, each value-taking one with its default."""
+switch/cli_options.cc parses, each value-taking one with its default.
+`--check` says how much DPDK memory a configuration needs, and without
+hugepages sluice refuses to start with less, saying what it needs and of
+what (instead of failing halfway through start-up); with that much it
+starts."""
 
 import os
 import re
@@ -67,6 +71,37 @@ def test(binary, srcdir):
     r = run(binary, "--", "--no-such-option")
     check_eq(r.returncode, 2, "exit status for an unknown option")
     check("--config" in r.stderr, f"usage not printed for an unknown option:\n{r.stderr}")
+    check_memory(binary)
+
+
+def check_memory(binary):
+    """Four switches of one port each, 20,000 mbufs: about 50 MiB of pool
+    and 4 x 64 MiB of routing tables."""
+    with harness.TempDir("cli-memory") as tmp:
+        switches = [harness.switch("s%d" % i, [harness.port(
+            "p0", "net_null%d" % i, "02:00:00:00:00:%02x" % i, "02:00:00:00:01:%02x" % i,
+            "10.%d.0.1/24" % i)], []) for i in range(4)]
+        cfg = harness.write_config(os.path.join(tmp, "mem.yaml"), switches, mbufs=20000)
+        r = run(binary, "--", "--config", cfg, "--check")
+        check_eq(r.returncode, 0, f"--check:\n{r.stdout}{r.stderr}")
+        m = re.search(r"DPDK memory: about (\d+) MiB \(mbuf pool (\d+) MiB, routing tables "
+                      r"(\d+) MiB \(4 switches x 64 MiB\)", r.stdout)
+        check(m, f"--check does not state the memory needed:\n{r.stdout}")
+        need, pool, routing = (int(g) for g in m.groups())
+        # 20,000 mbufs of 2048 + ~320 bytes; 4 x (64 MiB + 256 KiB + rules).
+        check(45 <= pool <= 50 and 256 <= routing <= 260 and need > pool + routing,
+              f"memory needed: {m.group(0)}")
+        too_little = run(binary, "--no-huge", "-m", str(need - 60), "--no-pci", "-l", "0,1",
+                         "--file-prefix", "sluice-it-mem-%d" % os.getpid(), "--",
+                         "--config", cfg, "--duration", "0.1")
+        check_eq(too_little.returncode, 1, "exit status with too little memory")
+        check(f"needs about {need} MiB of DPDK memory" in too_little.stderr and
+              f"give -m {need} or more" in too_little.stderr,
+              f"too little memory is not explained:\n{too_little.stderr}")
+        enough = run(binary, "--no-huge", "-m", str(need), "--no-pci", "-l", "0,1",
+                     "--file-prefix", "sluice-it-mem-%d" % os.getpid(), "--",
+                     "--config", cfg, "--duration", "0.1", "--stats-interval", "0")
+        check_eq(enough.returncode, 0, f"with -m {need}:\n{enough.stderr}")
 
 
 if __name__ == "__main__":
