@@ -1,5 +1,14 @@
 #!/usr/bin/python3
-"""The shaper makes a device behave like a link of the configured speed: a
+"""The shaper makes a port behave like a link of the configured speed.
+
+In exact fabric time (capture-file hosts): h0's NIC at 40 Gb/s sends 4,000
+frames of 1500 bytes toward h1, whose port runs at 10 Gb/s with a buffer that
+holds them all. Frame k that h1 receives is stamped k x 1,219.2 ns (1524
+wire bytes at 10 Gb/s) after the first, to within the nanosecond the stamps
+are rounded to (rounding never accumulates), so the last is 3,999 x 1,219.2
+ns after the first: 10 Gb/s exactly, every frame on time.
+
+In real time (devices): a
 port at 10 Gbps on net_null (which takes every frame at once) is fed far
 above 10 Gbps by a net_pcap device replaying 1500-byte frames forever, and
 over a run of several seconds it transmits at
@@ -15,6 +24,7 @@ the summary's counters and duration, and the feed is checked to have
 exceeded the port rate (else the test would prove nothing)."""
 
 import os
+import sys
 import time
 
 import harness
@@ -41,7 +51,47 @@ def cpu_gaps(seconds=1.0, cap_ns=50_000):
     return lost / (last - t0)
 
 
+def check_exact(binary, tmp):
+    frames = 4000
+    feed = harness.udp_frames("02:00:00:00:0f:a0", "02:00:00:00:0f:00", "10.0.0.", "10.0.1.",
+                              frames, sizes=(FRAME,), flows=8)
+    harness.write_pcap(os.path.join(tmp, "h0.pcap"), feed, gap=1e-9)
+    ports = [
+        harness.replay_host("h0", "02:00:00:00:0f:00", "02:00:00:00:0f:a0", "10.0.0.1/24",
+                            "40Gbps", rx="h0.pcap"),
+        harness.replay_host("h1", "02:00:00:00:0f:01", "02:00:00:00:0f:a1", "10.0.1.1/24",
+                            "10Gbps", tx="exact_h1.pcap"),
+    ]
+    cfg = harness.write_config(os.path.join(tmp, "exact.yaml"),
+                               [harness.switch("s1", ports, [], queues_per_port=1,
+                                               queue_capacity=8192,
+                                               buffer={"size": "16MB", "alpha": 64.0})],
+                               clock={"mode": "exact"})
+    _, summary = harness.run_to_end(binary, tmp, cfg, "exact", duration=0.06)
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                    "tools"))
+    from sluicepy import pcapio
+    stamps = [ts for ts, _, _ in pcapio.read_pcap(os.path.join(tmp, "exact_h1.pcap"),
+                                                  max_bytes=0)]
+    check(len(stamps) == frames, f"exact: h1 received {len(stamps)} of {frames} frames "
+                                 f"(drops {harness.all_drops(summary)})")
+    wire_ps = (FRAME + 24) * 8 * 1000 // 10  # ps per frame at 10 Gb/s: 1,219,200
+    first = stamps[0]
+    for k, ts in enumerate(stamps):
+        ideal = k * wire_ps / 1000
+        check(abs((ts - first) - ideal) < 1, f"exact: frame {k} stamped {ts - first} ns after "
+                                             f"the first, not {ideal} ns")
+    span = stamps[-1] - first
+    rate = (frames - 1) * (FRAME + 24) * 8 / span * 1e9
+    check(abs(span - (frames - 1) * wire_ps / 1000) < 1,
+          f"exact: {span} ns for {frames - 1} frames, not {(frames - 1) * wire_ps / 1000}")
+    print(f"exact: h1 at {rate / 1e9:.6f} Gbps L1 over {frames} frames, every frame on its "
+          f"nanosecond")
+
+
 def test(binary, srcdir):
+    with harness.TempDir("shaper-exact") as tmp:
+        check_exact(binary, tmp)
     with harness.TempDir("shaper") as tmp:
         frames = harness.udp_frames(P0_PEER, P0_MAC, "10.0.0.", "10.0.1.", 256, sizes=(FRAME,),
                                     flows=64)
