@@ -9,15 +9,20 @@ constexpr uint64_t kLpmTbl24Bytes = (uint64_t{1} << 24) * 4;
 constexpr uint64_t kLpmTbl8Bytes = 256 * 4;
 constexpr uint64_t kLpmRuleBytes = 8;
 // A pool element: the rte_mbuf (two cache lines), its headroom (128), the
-// frame room, and the mempool's object header, cache-line aligned.
+// frame room, and the mempool's object header, cache-line aligned. Without
+// hugepages EAL's memory is 4 KiB pages and the pool puts no object across
+// a page boundary it can avoid: a 2 KiB mbuf (2,368 bytes) takes a whole
+// page (measured: conf/fabrics/bfc-leafspine.yaml's 242,688 mbufs took
+// about 3.8 KiB each). The estimate takes that case, the larger.
 constexpr uint64_t kMbufOverheadBytes = 128 + 128 + 64;
+constexpr uint64_t kSmallPageBytes = 4096;
 constexpr uint64_t kRingSlotBytes = 8;
 constexpr uint64_t kWorkerRingSlots = 4096;   // runtime_builder.cc kRingSize
 constexpr uint64_t kControlRingSlots = 1024;  // runtime_builder.cc kControlRingSize
 // EAL's memzones (the memseg lists, telemetry, pdump), the pool's per-lcore
-// caches, and slack for the heap's fragmentation: measured under 100 MiB
-// with --no-huge on Debian's DPDK 22.11.
-constexpr uint64_t kEalBytes = uint64_t{128} << 20;
+// caches, and slack for the heap's fragmentation (measured: under 60 MiB
+// with --no-huge on Debian's DPDK 22.11).
+constexpr uint64_t kEalBytes = uint64_t{64} << 20;
 
 uint64_t round_up(uint64_t v, uint64_t to) { return (v + to - 1) / to * to; }
 
@@ -29,7 +34,7 @@ uint32_t lpm_max_rules(const SwitchConfig& sw) {
 
 MemoryEstimate estimate_dpdk_memory(const Config& c, uint32_t workers) {
   MemoryEstimate e;
-  e.mbuf_pool = uint64_t{c.mbufs} * round_up(c.mbuf_size + kMbufOverheadBytes, 64);
+  e.mbuf_pool = uint64_t{c.mbufs} * round_up(c.mbuf_size + kMbufOverheadBytes, kSmallPageBytes);
   for (const SwitchConfig& sw : c.switches) {
     ++e.switches;
     e.routing +=

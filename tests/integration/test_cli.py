@@ -88,8 +88,8 @@ def check_memory(binary):
                       r"(\d+) MiB \(4 switches x 64 MiB\)", r.stdout)
         check(m, f"--check does not state the memory needed:\n{r.stdout}")
         need, pool, routing = (int(g) for g in m.groups())
-        # 20,000 mbufs of 2048 + ~320 bytes; 4 x (64 MiB + 256 KiB + rules).
-        check(45 <= pool <= 50 and 256 <= routing <= 260 and need > pool + routing,
+        # 20,000 mbufs of a 4 KiB page each; 4 x (64 MiB + 256 KiB + rules).
+        check(pool == 79 and 256 <= routing <= 260 and need > pool + routing,
               f"memory needed: {m.group(0)}")
         too_little = run(binary, "--no-huge", "-m", str(need - 60), "--no-pci", "-l", "0,1",
                          "--file-prefix", "sluice-it-mem-%d" % os.getpid(), "--",
