@@ -21,7 +21,6 @@
 
 #include <rte_cycles.h>
 #include <rte_mempool.h>
-#include <rte_prefetch.h>
 
 #include <cinttypes>
 #include <cstdio>
@@ -104,10 +103,6 @@ void Worker::loop_exact() {
       const uint64_t used = rte_mempool_in_use_count(rt_.pool);
       if (used > w_.mbuf_peak_in_use.get()) w_.mbuf_peak_in_use.set(used);
     }
-    // The next element's port is most likely elsewhere in memory (a
-    // fabric of hundreds of ports does not fit in the caches): start its
-    // loads while this one is handled.
-    if (x.ready_head >= x.ready.size()) exact_prefetch(x.cal.second_element());
     exact_handle(id, now);
     ++events;
     if (audit) audit_calendar(now);
@@ -120,20 +115,6 @@ void Worker::loop_exact() {
   finish(now);
   w_.exact_wall_ns.set(clock_.now_ns() - wall_start);
   w_.finished.store(true);
-}
-
-void Worker::exact_prefetch(uint32_t id) {
-  Exact& x = *exact_;
-  if (id >= x.bfc_base) return;
-  const PortRuntime& port = *ports_[id];
-  rte_prefetch0(&port);
-  rte_prefetch0(&x.port[id]);
-  rte_prefetch0(port.tm.get());
-  if (port.link_in != nullptr && port.link_stage.head < port.link_stage.count) {
-    const rte_mbuf* m = port.link_stage.pkts[port.link_stage.head];
-    rte_prefetch0(m);
-    rte_prefetch0(rte_pktmbuf_mtod(m, const void*));
-  }
 }
 
 // The calendar's invariant: an element with something to do is due no

@@ -369,7 +369,11 @@ uint16_t PcapPort::tx_burst_at(const uint64_t* times_ns, rte_mbuf** pkts, uint16
 void PcapPort::release(rte_mbuf** pkts, uint16_t n) {
   uint64_t bytes = 0;
   for (uint16_t i = 0; i < n; ++i) bytes += pkts[i]->pkt_len;
-  rte_pktmbuf_free_bulk(pkts, n);
+  if (n == 1) {
+    rte_pktmbuf_free(pkts[0]);  // the usual case in exact time: no bulk set-up
+  } else {
+    rte_pktmbuf_free_bulk(pkts, n);
+  }
   tx_frames_.add(n);
   tx_bytes_.add(bytes);
 }

@@ -68,7 +68,6 @@ class Worker {
   };
   void loop_exact();
   void audit_calendar(uint64_t now);
-  void exact_prefetch(uint32_t id);
   void exact_handle(uint32_t id, uint64_t now);
   void exact_handle_port(PortRuntime& port, uint64_t now);
   void exact_schedule(uint32_t id, uint64_t due);

@@ -74,20 +74,6 @@ class EventCalendar {
   // The earliest entry's time (kNever when empty) and element.
   uint64_t next_time() const { return heap_.empty() ? kNever : heap_[0].t; }
   uint32_t next_element() const { return heap_[0].id; }
-  // The element most likely due after the earliest: the earliest of the
-  // root's children (kNoElement when there is none). For prefetching only;
-  // it may change as the earliest is handled.
-  static constexpr uint32_t kNoElement = UINT32_MAX;
-  uint32_t second_element() const {
-    const uint32_t n = static_cast<uint32_t>(heap_.size());
-    if (n < 2) return kNoElement;
-    uint32_t best = 1;
-    const uint32_t end = n < 1 + kArity ? n : 1 + kArity;
-    for (uint32_t c = 2; c < end; ++c) {
-      if (before(heap_[c], heap_[best])) best = c;
-    }
-    return heap_[best].id;
-  }
   // Takes the earliest entry off; returns its element (not empty()).
   uint32_t pop() {
     const uint32_t id = heap_[0].id;

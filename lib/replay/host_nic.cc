@@ -231,11 +231,20 @@ bool HostNic::pick(uint64_t now_ns, Pick* out) const {
 void HostNic::sent(const Pick& p) {
   // A frame that waited only for the wire starts at its exact end, not at
   // the rounded-up nanosecond, so rounding never accumulates.
-  if (p.start_ns > wire_free_ns())
-    wire_free_ = static_cast<unsigned __int128>(p.start_ns) * cfg_.rate_bps;
-  wire_free_ += static_cast<unsigned __int128>(uint64_t{p.frame.bytes} + cfg_.overhead_bytes) * 8 *
-                1'000'000'000ull;
-  wire_free_ns_ = static_cast<uint64_t>((wire_free_ + cfg_.rate_bps - 1) / cfg_.rate_bps);
+  if (p.start_ns > wire_free_ns_) {
+    wire_ns_ = p.start_ns;
+    wire_rem_ = 0;
+  }
+  // The frame's time on the wire in ns x bps, split into whole ns and what
+  // is left over (one 64-bit division: the bits of a frame times 10^9 fit).
+  const uint64_t units = (uint64_t{p.frame.bytes} + cfg_.overhead_bytes) * 8 * 1'000'000'000ull;
+  wire_ns_ += units / cfg_.rate_bps;
+  wire_rem_ += units % cfg_.rate_bps;
+  if (wire_rem_ >= cfg_.rate_bps) {
+    wire_rem_ -= cfg_.rate_bps;
+    ++wire_ns_;
+  }
+  wire_free_ns_ = wire_ns_ + (wire_rem_ != 0);
   queues_->pop(p.queue, p.start_ns);
   round_robin_ = (p.queue + 1) % queues_->num_queues();
 }

@@ -21,8 +21,9 @@
 //
 // Timing: the chosen frame may start at
 //   start = max(due, wire free, end of what last held its queue or class)
-// and occupies the wire for (bytes + overhead) * 8 / rate, kept exactly in
-// ns x bps, so the long-run rate is exact; start is rounded up to the ns.
+// and occupies the wire for (bytes + overhead) * 8 / rate, kept exactly (ns
+// and a remainder in ns x bps), so the long-run rate is exact; start is
+// rounded up to the ns.
 // Frames the host receives take effect in time order when poll() reaches
 // their time (a frame stamped in the future, such as a transmit departure,
 // does not act early); one stamped before the last poll counts from it.
@@ -171,8 +172,11 @@ class HostNic {
   HostNicConfig cfg_;
   std::unique_ptr<NicQueues> queues_;
   std::unique_ptr<UpstreamPauseState> bfc_;
-  unsigned __int128 wire_free_ = 0;  // ns x bps: when the wire finishes its last frame
-  uint64_t wire_free_ns_ = 0;        // the same, rounded up to the ns (kept: asked often)
+  // When the wire finishes its last frame, exactly: wire_ns_ + wire_rem_ /
+  // rate_bps ns (wire_rem_ < rate_bps); and rounded up to the ns.
+  uint64_t wire_ns_ = 0;
+  uint64_t wire_rem_ = 0;
+  uint64_t wire_free_ns_ = 0;
   std::array<PauseTimer, kSlots> timers_{};
   uint8_t paused_classes_ = 0;  // at the last poll (bit c; all 8 under PAUSE)
   std::array<uint64_t, NicQueues::kMaxQueues> bfc_resumed_ns_{};

@@ -42,21 +42,6 @@ TEST(EventCalendar, SetMovesTheOneEntry) {
   EXPECT_TRUE(cal.empty());
 }
 
-// The prefetch hint: after the earliest, the next earliest (as long as the
-// heap holds only what it holds now).
-TEST(EventCalendar, SecondElementIsTheNextEarliest) {
-  EventCalendar cal(8);
-  EXPECT_EQ(cal.second_element(), EventCalendar::kNoElement);
-  cal.set(3, 30);
-  EXPECT_EQ(cal.second_element(), EventCalendar::kNoElement);
-  for (uint32_t id : {5u, 1u, 6u, 2u, 7u}) cal.set(id, 10 * id + 5);
-  EXPECT_EQ(cal.next_element(), 1u);
-  EXPECT_EQ(cal.second_element(), 2u);
-  cal.pop();
-  EXPECT_EQ(cal.next_element(), 2u);
-  EXPECT_EQ(cal.second_element(), 3u);
-}
-
 TEST(EventCalendar, AtLeastOnlyMovesEarlier) {
   EventCalendar cal(2);
   cal.at_least(0, 500);
