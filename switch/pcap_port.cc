@@ -32,9 +32,9 @@ std::unique_ptr<PcapPort> PcapPort::open(const PcapPortConfig& cfg, rte_mempool*
     const uint32_t room = rte_pktmbuf_data_room_size(pool) - RTE_PKTMBUF_HEADROOM;
     replayed.reserve(capture.records.size());
     for (size_t i = 0; i < capture.records.size(); ++i) {
-      if (capture.records[i].caplen > room) {
+      if (capture.records[i].wire_len() > room) {
         ++oversize;
-        largest = std::max(largest, capture.records[i].caplen);
+        largest = std::max(largest, capture.records[i].wire_len());
       } else {
         replayed.push_back(static_cast<uint32_t>(i));
       }
@@ -79,7 +79,11 @@ void PcapPort::set_host_nic(const HostNicConfig& nic, NicQueueKey key,
   for (uint32_t i : replayed_) {
     const PcapRecord& r = capture_.records[i];
     ParsedPacket pp;
-    parse_packet(capture_.bytes.data() + r.offset, r.caplen, &pp);
+    // Its headers as the switch will see them: at the wire length when the
+    // capture kept every header the parser may read (kMaxHeaderBytes).
+    constexpr uint32_t kMaxHeaderBytes = 92;
+    parse_packet(capture_.bytes.data() + r.offset,
+                 r.caplen >= kMaxHeaderBytes ? r.wire_len() : r.caplen, &pp);
     NicFrameInfo info{0, 0, 0, 0};
     if (pp.kind == PacketKind::kIpv4) {
       info.dst_ip = pp.dst_ip;
@@ -152,7 +156,7 @@ void PcapPort::hand_over(uint64_t now_ns) {
     NicFrame f;
     f.due_ns = schedule_.due_ns();
     f.id = frame;
-    f.bytes = capture_.records[replayed_[frame]].caplen + (shimmed(frame) ? kSluiceShimLen : 0);
+    f.bytes = capture_.records[replayed_[frame]].wire_len() + (shimmed(frame) ? kSluiceShimLen : 0);
     f.priority = info.priority;
     f.dst_ip = info.dst_ip;
     host_.enqueue(info.key, f, now_ns);
@@ -288,12 +292,17 @@ rte_mbuf* PcapPort::copy_frame(uint32_t frame, uint16_t shim_queue) {
     return nullptr;
   }
   const PcapRecord& r = capture_.records[replayed_[frame]];
-  // Bytes nobody can see need no copy (set_exact_link); the frame keeps
-  // its length, which is what its wire time and every rule read.
-  std::memcpy(rte_pktmbuf_mtod(m, void*), capture_.bytes.data() + r.offset,
-              std::min(r.caplen, copy_bytes_));
-  m->data_len = static_cast<uint16_t>(r.caplen);
-  m->pkt_len = r.caplen;
+  // The frame goes at its wire length (a snaplen-cut record's missing bytes
+  // are zeros). Bytes nobody can see need no copy nor zeros
+  // (set_exact_link); the length is what its wire time and every rule read.
+  const uint32_t len = r.wire_len();
+  const uint32_t shown = std::min(len, copy_bytes_);
+  uint8_t* data = rte_pktmbuf_mtod(m, uint8_t*);
+  const uint32_t copied = std::min(r.caplen, shown);
+  std::memcpy(data, capture_.bytes.data() + r.offset, copied);
+  if (copied < shown) std::memset(data + copied, 0, shown - copied);
+  m->data_len = static_cast<uint16_t>(len);
+  m->pkt_len = len;
   if (shim_queue != kNoShim) {
     auto* p = reinterpret_cast<uint8_t*>(rte_pktmbuf_prepend(m, kSluiceShimLen));
     insert_shim(p, nic_info_[frame].type_offset, DataShim{shim_queue, 0, 0, 0});

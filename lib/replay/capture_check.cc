@@ -26,9 +26,9 @@ CaptureCheck check_captures(const Config& config) {
       uint64_t oversize = 0;
       uint32_t largest = 0;
       for (const PcapRecord& r : capture.records) {
-        if (r.caplen <= config.mbuf_size) continue;
+        if (r.wire_len() <= config.mbuf_size) continue;
         ++oversize;
-        largest = std::max(largest, r.caplen);
+        largest = std::max(largest, r.wire_len());
       }
       if (oversize != 0) {
         out.notes.push_back(ConfigError{

@@ -3,7 +3,8 @@
 // file I/O. Accepts microsecond (magic a1b2c3d4) and nanosecond (a1b23c4d)
 // timestamps in either byte order, version 2.x, link type Ethernet (1) only.
 // A record whose captured length is shorter than its original length (a
-// snaplen-limited capture) is kept as the captured bytes.
+// snaplen-limited capture) keeps the captured bytes and its wire length
+// (wire_len(): what a replay sends; docs/pcap-ports.md, "Snaplen").
 
 #include <cstddef>
 #include <cstdint>
@@ -17,6 +18,9 @@ struct PcapRecord {
   size_t offset = 0;     // of the frame bytes in PcapCapture::bytes
   uint32_t caplen = 0;   // bytes present
   uint32_t origlen = 0;  // length on the wire
+  // The frame's length as replayed: its original length, never less than
+  // what was captured (a record claiming less is taken at its bytes).
+  uint32_t wire_len() const { return origlen > caplen ? origlen : caplen; }
 };
 
 struct PcapCapture {

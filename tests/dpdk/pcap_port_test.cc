@@ -7,6 +7,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -39,6 +40,7 @@ Bytes frame_of(size_t len, uint8_t seed) {
 struct Frame {
   uint32_t sec, usec;
   Bytes bytes;
+  uint32_t wire = 0;  // original length when more than the bytes (snaplen-cut)
 };
 
 // A microsecond-resolution, big-endian capture (the less common byte order).
@@ -54,7 +56,7 @@ std::string write_capture(const std::string& name, const std::vector<Frame>& fra
     be32(&img, f.sec);
     be32(&img, f.usec);
     be32(&img, static_cast<uint32_t>(f.bytes.size()));
-    be32(&img, static_cast<uint32_t>(f.bytes.size()));
+    be32(&img, f.wire != 0 ? f.wire : static_cast<uint32_t>(f.bytes.size()));
     img.insert(img.end(), f.bytes.begin(), f.bytes.end());
   }
   const std::string path = testing::TempDir() + name;
@@ -617,6 +619,37 @@ TEST_F(FloodgateNicPortTest, ADstPauseHoldsOnlyThatDestinationUntilItsResume) {
   EXPECT_EQ(port->host_dst_pause_frames(), 2u);
   EXPECT_EQ(port->host_invalid_frames(), 0u);
   EXPECT_EQ(port->max_lateness_ns(), 0u);
+}
+
+// A record cut by the capture's snaplen goes at its wire length: the
+// captured bytes, then zeros; one whose wire length exceeds the mbuf is
+// left out like any oversize frame.
+TEST_F(PcapPortTest, SnaplenCutRecordsReplayAtTheirWireLength) {
+  const std::string path = write_capture("pcap_port_cut.pcap", {{1000, 0, frame_of(128, 7), 1514},
+                                                                {1000, 1, frame_of(128, 8), 9000},
+                                                                {1000, 2, frame_of(60, 9)}});
+  PcapPortConfig cfg;
+  cfg.rx_path = path;
+  cfg.mode = PcapReplayMode::kFast;
+  std::string error;
+  auto port = PcapPort::open(cfg, pool_, &error);
+  ASSERT_NE(port, nullptr) << error;
+  EXPECT_EQ(port->oversize_skipped(), 1u);
+  EXPECT_EQ(port->oversize_largest(), 9000u);
+  port->start(0, 0);
+  rte_mbuf* pkts[4];
+  ASSERT_EQ(port->rx_burst(0, pkts, 4), 2);
+  EXPECT_EQ(pkts[0]->pkt_len, 1514u);
+  const Bytes got = bytes_of(pkts[0]);
+  ASSERT_EQ(got.size(), 1514u);
+  const Bytes head = frame_of(128, 7);
+  EXPECT_TRUE(std::equal(head.begin(), head.end(), got.begin()));
+  EXPECT_TRUE(std::all_of(got.begin() + 128, got.end(), [](uint8_t b) { return b == 0; }));
+  EXPECT_EQ(bytes_of(pkts[1]), frame_of(60, 9));
+  EXPECT_EQ(port->rx_bytes(), 1514u + 60);
+  rte_pktmbuf_free(pkts[0]);
+  rte_pktmbuf_free(pkts[1]);
+  std::remove(path.c_str());
 }
 
 TEST_F(PcapPortTest, OpenErrors) {

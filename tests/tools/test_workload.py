@@ -12,7 +12,7 @@ import tempfile
 import unittest
 
 import common
-from sluicepy import workload_gen as wg
+from sluicepy import pcapio, workload_gen as wg
 from sluicepy.cdf import FlowSizeCdf
 from sluicepy.hosts import Host, hosts_from_config, load_hosts
 
@@ -99,6 +99,22 @@ class GeneratorCli(unittest.TestCase):
         with open(os.path.join(other, "flows.csv")) as a, \
                 open(os.path.join(self.out, "flows.csv")) as b:
             self.assertNotEqual(a.read(), b.read())
+
+    def test_snaplen_keeps_the_heads_and_the_wire_lengths(self):
+        """--snaplen 128: the same records, each cut to its first 128 bytes,
+        with the length the whole frame has."""
+        cut = os.path.join(self.tmp.name, "s")
+        common.run_tool("workload", *self.args, "--snaplen", "128", "--out", cut)
+        for h in common.HOSTS:
+            whole = list(pcapio.read_pcap(os.path.join(self.out, h[0] + ".pcap")))
+            heads = list(pcapio.read_pcap(os.path.join(cut, h[0] + ".pcap")))
+            self.assertEqual(len(heads), len(whole), h[0])
+            for (ts, frame, orig), (ts2, head, orig2) in zip(whole, heads):
+                self.assertEqual((ts2, orig2), (ts, len(frame)))
+                self.assertEqual(head, frame[:128])
+        with open(os.path.join(cut, "flows.csv")) as a, \
+                open(os.path.join(self.out, "flows.csv")) as b:
+            self.assertEqual(a.read(), b.read())
 
     def test_yaml_hosts_same_output(self):
         yaml_hosts = common.write_hosts_yaml(os.path.join(self.tmp.name, "hosts.yaml"))

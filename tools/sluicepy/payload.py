@@ -111,7 +111,9 @@ class FrameBuilder:
         words = struct.unpack("!4H", self.src + self.dst)
         self.base_sum = (0x4500 | tos) + 0x4000 + ((ttl << 8) | 17) + sum(words)
 
-    def frame(self, seq, offset, app, ip_id):
+    def frame(self, seq, offset, app, ip_id, keep=None):
+        """The frame's bytes, or with `keep` only its first `keep` bytes
+        (its length is then frame_len(app))."""
         total = IPV4_LEN + UDP_LEN + SLW_LEN + app
         s = self.base_sum + total + ip_id
         s = (s & 0xFFFF) + (s >> 16)
@@ -121,7 +123,13 @@ class FrameBuilder:
             self.src, self.dst, self.sport, self.dport, total - IPV4_LEN, 0,
             MAGIC, self.flow_id, seq, self.flow_size, offset, self.sender_id)
         pad = max(0, MIN_FRAME - HEADERS_LEN - app)
-        return b"".join((self.eth, hdr, self._ZEROS[:app + pad]))
+        tail = app + pad if keep is None else max(0, min(app + pad, keep - HEADERS_LEN))
+        return b"".join((self.eth, hdr, self._ZEROS[:tail]))
+
+
+def frame_len(app):
+    """The length of a workload frame carrying `app` bytes of payload."""
+    return HEADERS_LEN + max(app, MIN_FRAME - HEADERS_LEN)
 
 
 class Record:

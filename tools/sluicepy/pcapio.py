@@ -17,14 +17,22 @@ _RECORD = struct.Struct("<IIII")
 
 
 class PcapWriter:
+    """A nanosecond pcap; with a snaplen, each record keeps that many bytes
+    of its frame and states the frame's whole length (sluice replays such a
+    record at that length: docs/pcap-ports.md, "Snaplen")."""
+
     def __init__(self, path, snaplen=262144):
         self._f = open(path, "wb", buffering=1 << 20)
+        self._snaplen = snaplen
         self._f.write(_GLOBAL.pack(MAGIC_NS, 2, 4, 0, 0, snaplen, LINKTYPE_ETHERNET))
 
-    def write(self, ts_ns, frame):
+    def write(self, ts_ns, frame, wire_len=None):
+        """frame: its bytes (cut at the snaplen here if longer); wire_len:
+        its length on the wire when frame holds only its first bytes."""
         sec, nsec = divmod(ts_ns, 10**9)
-        self._f.write(_RECORD.pack(sec, nsec, len(frame), len(frame)))
-        self._f.write(frame)
+        kept = frame[:self._snaplen] if len(frame) > self._snaplen else frame
+        self._f.write(_RECORD.pack(sec, nsec, len(kept), wire_len or len(frame)))
+        self._f.write(kept)
 
     def close(self):
         self._f.close()

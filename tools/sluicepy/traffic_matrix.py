@@ -27,9 +27,8 @@ import random
 
 import yaml
 
-from . import payload
+from . import payload, workload_gen
 from .cdf import FlowSizeCdf
-from .pcapio import PcapWriter
 from .units import parse_size, parse_time, seconds_to_ns
 from .workload_gen import Flow, _gap_sampler, write_flows_csv
 
@@ -203,7 +202,7 @@ def write_host_pcap(path, host, hosts, packets, params):
     tos = (params.dscp << 2) | (payload.ECN_ECT0 if params.ecn else 0)
     builders = {}
     ip_id = 0
-    with PcapWriter(path) as w:
+    with workload_gen.open_pcap(path, params) as w:
         for t, f, seq, app in packets:
             b = builders.get(f.flow_id)
             if b is None:
@@ -211,7 +210,8 @@ def write_host_pcap(path, host, hosts, packets, params):
                 b = builders[f.flow_id] = payload.FrameBuilder(
                     host.mac, host.gateway_mac, host.ip, dst.ip, f.flow_id, f.size,
                     host.index, params.dst_port, tos)
-            w.write(t, b.frame(seq, seq * payload.app_per_packet(params.mtu), app, ip_id))
+            workload_gen.write_frame(w, t, b, seq, seq * payload.app_per_packet(params.mtu), app,
+                                     ip_id, params)
             ip_id = (ip_id + 1) & 0xFFFF
 
 

@@ -46,6 +46,7 @@ class Params:
     incast_period_ns: int = 0
     incast_receiver: str = ""
     incast_start_ns: int = 0
+    snaplen: int = 0  # > 0: records keep that many bytes, their wire length stated
 
 
 @dataclass
@@ -152,6 +153,20 @@ def schedule(flows, params):
         free[f.src] = f.end_ns
 
 
+def open_pcap(path, params):
+    """A host's workload capture: whole frames, or with params.snaplen their
+    first bytes and their wire length."""
+    return PcapWriter(path, params.snaplen) if params.snaplen else PcapWriter(path)
+
+
+def write_frame(w, t, builder, seq, offset, app, ip_id, params):
+    if params.snaplen:
+        w.write(t, builder.frame(seq, offset, app, ip_id, keep=params.snaplen),
+                payload.frame_len(app))
+    else:
+        w.write(t, builder.frame(seq, offset, app, ip_id))
+
+
 def write_pcaps(flows, hosts, params, out_dir):
     """DIR/<host>.pcap for every host (empty if it sends nothing). Returns the
     number of packets written per host name."""
@@ -165,7 +180,7 @@ def write_pcaps(flows, hosts, params, out_dir):
     counts = {}
     for h in hosts:
         ip_id = 0
-        with PcapWriter(os.path.join(out_dir, h.name + ".pcap")) as w:
+        with open_pcap(os.path.join(out_dir, h.name + ".pcap"), params) as w:
             for f in per_host[h.index]:
                 dst = hosts[f.dst]
                 b = payload.FrameBuilder(h.mac, h.gateway_mac, h.ip, dst.ip, f.flow_id,
@@ -174,11 +189,11 @@ def write_pcaps(flows, hosts, params, out_dir):
                 # exact line rate, rounded up to whole ns (no drift).
                 for seq in range(f.packets - 1):
                     t = f.start_ns + payload.serialisation_ns(seq * full_wire, rate)
-                    w.write(t, b.frame(seq, seq * full_app, full_app, ip_id))
+                    write_frame(w, t, b, seq, seq * full_app, full_app, ip_id, params)
                     ip_id = (ip_id + 1) & 0xFFFF
                 seq = f.packets - 1
                 t = f.start_ns + payload.serialisation_ns(seq * full_wire, rate)
-                w.write(t, b.frame(seq, seq * full_app, f.size - seq * full_app, ip_id))
+                write_frame(w, t, b, seq, seq * full_app, f.size - seq * full_app, ip_id, params)
                 ip_id = (ip_id + 1) & 0xFFFF
         counts[h.name] = sum(f.packets for f in per_host[h.index])
     return counts
