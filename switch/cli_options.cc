@@ -16,9 +16,19 @@ bool parse_seconds(const char* text, double* out) {
 
 }  // namespace
 
+bool is_sluice_option(std::string_view arg) {
+  for (const char* o : {"--config", "--check", "--duration", "--stats-interval", "--summary-json",
+                        "--metrics-address", "--queue-trace", "--queue-trace-ports",
+                        "--queue-trace-interval", "--queue-trace-max-rows"}) {
+    if (arg == o) return true;
+  }
+  return false;
+}
+
 const char* cli_usage() {
   return "usage: sluice [EAL options] -- --config FILE [options]\n"
          "       sluice --version | --help\n"
+         "sluice's options come after \"--\"; EAL's (e.g. --no-huge -m 1024 -l 0,1) before it.\n"
          "  --config FILE            YAML configuration (see docs/configuration.md); required\n"
          "  --check                  validate the configuration and its capture files, and exit\n"
          "                           (default: off)\n"

@@ -2,6 +2,7 @@
 // sluice's own command line, the part after EAL's "--".
 
 #include <string>
+#include <string_view>
 
 namespace sluice {
 
@@ -25,5 +26,7 @@ struct CliOptions {
 bool parse_cli(int argc, char** argv, CliOptions* out, std::string* error, bool* help);
 
 const char* cli_usage();
+// Whether arg is one of sluice's own options (which go after "--").
+bool is_sluice_option(std::string_view arg);
 
 }  // namespace sluice

@@ -19,6 +19,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -48,6 +49,21 @@ namespace {
 volatile std::sig_atomic_t g_signal = 0;
 
 void on_signal(int sig) { g_signal = sig; }
+
+// EAL's cleanup, then the runtime directory EAL made for this process
+// (/var/run/dpdk/<file-prefix>: its config, sockets, memseg files), which
+// EAL leaves behind: a stopped sluice leaves nothing. A secondary process
+// (none here) would share the primary's directory, so only a primary
+// removes it.
+void cleanup_eal() {
+  const bool primary = rte_eal_process_type() == RTE_PROC_PRIMARY;
+  const std::string dir = rte_eal_get_runtime_dir();
+  rte_eal_cleanup();
+  if (!primary || dir.find("/dpdk/") == std::string::npos) return;
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  if (ec) std::fprintf(stderr, "sluice: cannot remove %s: %s\n", dir.c_str(), ec.message().c_str());
+}
 
 // Splits argv at "--": EAL gets what is before, sluice what is after.
 int find_separator(int argc, char** argv) {
@@ -93,7 +109,9 @@ void run_main_lcore(Runtime& rt, const CliOptions& opt) {
     if (exact && all_finished(rt)) break;
     if (!exact && now >= stop_ns) break;
     if (interval_ns > 0 && now >= next_table) {
-      table.print(rt, now);
+      // Once a wall-clock interval; the figures on the data path's clock
+      // (in exact time the fabric's, which may run faster or slower).
+      table.print(rt, data_path_now_ns(rt, now));
       next_table += interval_ns;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -248,7 +266,16 @@ int run(int argc, char** argv) {
     // "sluice --version" and "sluice --help" need no "--" (nor EAL).
     for (int i = 1; i < argc; ++i) {
       const std::string_view a = argv[i];
-      if (a == "--version" || a == "--help" || a == "-h") app_argv.push_back(argv[i]);
+      if (a == "--version" || a == "--help" || a == "-h") {
+        app_argv.push_back(argv[i]);
+      } else if (is_sluice_option(a)) {
+        // EAL would take it (and fail, or ignore it); say where it goes.
+        std::fprintf(stderr,
+                     "sluice: %s is sluice's option: sluice's options come after \"--\", "
+                     "EAL's before it:\n  %s [EAL options] -- --config FILE [options]\n",
+                     argv[i], argv[0]);
+        return 2;
+      }
     }
   }
   CliOptions opt;
@@ -294,7 +321,7 @@ int run(int argc, char** argv) {
   rt->tsc_hz = calibrate_tsc_hz();
   if (!register_mbuf_extra(&err)) {
     std::fprintf(stderr, "sluice: %s\n", err.c_str());
-    rte_eal_cleanup();
+    cleanup_eal();
     return 1;
   }
   // Without hugepages EAL has all its memory now: a configuration that needs
@@ -309,7 +336,7 @@ int run(int argc, char** argv) {
                  " or more (or lower 'mbufs')\n",
                  mib_up(mem.total()), mem.parts().c_str(), rte_eal_get_physmem_size() >> 20,
                  mib_up(mem.total()));
-    rte_eal_cleanup();
+    cleanup_eal();
     return 1;
   }
   err = build_runtime(*rt);
@@ -320,7 +347,7 @@ int run(int argc, char** argv) {
                  "sluice: (this configuration needs about %" PRIu64 " MiB of DPDK memory: %s)\n",
                  mib_up(mem.total()), mem.parts().c_str());
     release_runtime(*rt);
-    rte_eal_cleanup();
+    cleanup_eal();
     return 1;
   }
   report_oversize(*rt);
@@ -330,7 +357,7 @@ int run(int argc, char** argv) {
   if (rt->config.metrics.enabled && !metrics.start(rt->config.metrics.address, &err)) {
     std::fprintf(stderr, "sluice: %s\n", err.c_str());
     release_runtime(*rt);
-    rte_eal_cleanup();
+    cleanup_eal();
     return 1;
   }
   if (const std::string warning = prefault_memory(*rt); !warning.empty())
@@ -396,7 +423,7 @@ int run(int argc, char** argv) {
   }
   rte_pdump_uninit();
   release_runtime(*rt);
-  rte_eal_cleanup();
+  cleanup_eal();
   return rc;
 }
 

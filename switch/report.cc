@@ -41,22 +41,25 @@ double tx_l1_bits_per_second(const PortRuntime& p, const PortTotals& t) {
 
 LiveTable::LiveTable(const Runtime& rt) : prev_(rt.ports.size()) {}
 
+// now_ns is on the data path's clock (the fabric's in exact time), so
+// rates are per second of that clock.
 void LiveTable::print(const Runtime& rt, uint64_t now_ns) {
   if (prev_ns_ == 0) prev_ns_ = rt.start_ns;
   const double dt = (now_ns - prev_ns_) * 1e-9;
-  std::printf("[%8.1fs] %-14s %10s %9s %10s %9s %11s %12s\n", (now_ns - rt.start_ns) * 1e-9, "port",
-              "rx Mpps", "rx Gbps", "tx Mpps", "tx Gbps", "queue KB", "drops");
+  std::printf("[%8.4fs] %-14s %10s %9s %10s %9s %11s %10s %12s\n", (now_ns - rt.start_ns) * 1e-9,
+              "port", "rx Mpps", "rx Gbps", "tx Mpps", "tx Gbps", "queue KB", "drops/s",
+              "drops total");
   for (const auto& p : rt.ports) {
     const PortTotals t = rt.port_totals(p->index);
     const PortTotals& o = prev_[p->index];
     auto rate = [&](uint64_t now, uint64_t before, double scale) {
       return dt > 0 ? (now - before) / dt * scale : 0.0;
     };
-    std::printf("            %-14s %10.3f %9.3f %10.3f %9.3f %11.1f %12" PRIu64 "\n",
+    std::printf("            %-14s %10.3f %9.3f %10.3f %9.3f %11.1f %10.0f %12" PRIu64 "\n",
                 port_name(rt, p->index).c_str(), rate(t.rx_packets, o.rx_packets, 1e-6),
                 rate(t.rx_bytes, o.rx_bytes, 8e-9), rate(t.tx_packets, o.tx_packets, 1e-6),
                 rate(t.tx_bytes, o.tx_bytes, 8e-9), p->tm->queued_bytes() / 1000.0,
-                t.total_drops());
+                rate(t.total_drops(), o.total_drops(), 1.0), t.total_drops());
     prev_[p->index] = t;
   }
   std::fflush(stdout);

@@ -20,7 +20,9 @@ struct PortFinal {
 class LiveTable {
  public:
   explicit LiveTable(const Runtime& rt);
-  // Prints one line per port with rates since the previous call.
+  // Prints one line per port: rates per second of the data path's clock
+  // since the previous call (now_ns on that clock), the queue now, drops
+  // per second and in total.
   void print(const Runtime& rt, uint64_t now_ns);
 
  private:

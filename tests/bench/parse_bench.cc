@@ -1,5 +1,5 @@
-// Instruction-count benchmark for parse_packet, meant for callgrind (not part
-// of the meson build, not a test). Parses a mix of 60-byte untagged IPv4
+// Instruction-count benchmark for parse_packet, meant for callgrind (built
+// by meson as build/tests/bench/parse_bench, not a test). Parses a mix of 60-byte untagged IPv4
 // UDP/TCP frames (64 bytes on the wire with FCS), as testpmd's generator and
 // the benchmark in docs/benchmarks.md send them. Build and run:
 //

@@ -1,7 +1,8 @@
 // Instructions per packet of the traffic manager in the worker's pattern:
 // enqueue 32 x 64-byte frames into one queue of a 32-queue DRR port with ECN
-// step marking on, then dequeue_burst(32). Not part of the build; run under
-// callgrind (valgrind cannot run AVX-512, hence x86-64-v3):
+// step marking on, then dequeue_burst(32). Built by meson (build/tests/bench/
+// tm_burst_bench, with the project's -march=native); for callgrind build it
+// as below (valgrind cannot run AVX-512, hence x86-64-v3):
 //
 //   g++ -std=c++20 -O2 -DNDEBUG -march=x86-64-v3 -g -I. -o /tmp/tm_burst_bench
 //       tests/bench/tm_burst_bench.cc lib/tm/*.cc   (one command line)

@@ -141,6 +141,9 @@ def write_config(path, switches, workers=None, mbufs=None, metrics_address=None,
 
 # ---------------------------------------------------------------- running
 
+DPDK_RUNTIME = "/var/run/dpdk"  # EAL's runtime directories, one per --file-prefix
+
+
 class Sluice:
     """One sluice process on virtual devices."""
 
@@ -215,10 +218,17 @@ class Sluice:
         return (f"command: {' '.join(self.cmd)}\n--- stdout (tail)\n{self.stdout()[-tail:]}"
                 f"\n--- stderr (tail)\n{self.stderr()[-tail:]}")
 
+    def runtime_dir(self):
+        return os.path.join(DPDK_RUNTIME, self.file_prefix)
+
     def expect_clean_exit(self):
         if self.returncode != 0:
             raise TestFailure(f"{self.name}: exit status {self.returncode}, expected 0\n"
                               + self.logs())
+        # A sluice that stopped cleanly leaves no DPDK runtime state behind.
+        if os.path.exists(self.runtime_dir()):
+            left = os.listdir(self.runtime_dir())
+            raise TestFailure(f"{self.name}: {self.runtime_dir()} left behind ({left})")
 
     def summary(self):
         try:
@@ -259,6 +269,8 @@ class Sluice:
 
     def __exit__(self, exc_type, exc, tb):
         self.kill()
+        # What a killed or failed run left (a clean one leaves nothing).
+        shutil.rmtree(self.runtime_dir(), ignore_errors=True)
         if exc_type is not None:
             print(self.logs(), file=sys.stderr)
         return False

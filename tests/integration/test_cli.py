@@ -71,6 +71,15 @@ def test(binary, srcdir):
     r = run(binary, "--", "--no-such-option")
     check_eq(r.returncode, 2, "exit status for an unknown option")
     check("--config" in r.stderr, f"usage not printed for an unknown option:\n{r.stderr}")
+    # sluice's options before "--" (or without it) are said to go after it,
+    # instead of reaching EAL or being reported missing.
+    for argv in (["--config", "x.yaml", "--check"], ["--no-huge", "--config", "x.yaml"]):
+        r = run(binary, *argv)
+        check_eq(r.returncode, 2, f"exit status of sluice {' '.join(argv)}")
+        check("--config is sluice's option: sluice's options come after \"--\"" in r.stderr
+              and "EAL:" not in r.stdout + r.stderr,
+              f"sluice {' '.join(argv)}: not told where --config goes:\n{r.stderr}")
+    check("options come after \"--\"" in run(binary, "--help").stdout, "--help does not say it")
     check_memory(binary)
 
 
@@ -100,8 +109,12 @@ def check_memory(binary):
               f"too little memory is not explained:\n{too_little.stderr}")
         enough = run(binary, "--no-huge", "-m", str(need), "--no-pci", "-l", "0,1",
                      "--file-prefix", "sluice-it-mem-%d" % os.getpid(), "--",
-                     "--config", cfg, "--duration", "0.1", "--stats-interval", "0")
+                     "--config", cfg, "--duration", "1", "--stats-interval", "0.2")
         check_eq(enough.returncode, 0, f"with -m {need}:\n{enough.stderr}")
+        # The live table says which columns are rates and which a total.
+        header = [line for line in enough.stdout.splitlines() if "rx Mpps" in line]
+        check(header and all("drops/s" in h and "drops total" in h for h in header),
+              f"live table header: {header}")
 
 
 if __name__ == "__main__":

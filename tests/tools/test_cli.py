@@ -5,6 +5,7 @@ child program, missing files, bad YAML and Ctrl-C. The emulator is replaced
 by a fake (tests/tools/common.py), so nothing heavy runs."""
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -17,6 +18,28 @@ from sluicepy import cli
 
 LEAFSPINE = os.path.join(common.ROOT, "conf", "leafspine.yaml")
 WEBSEARCH = os.path.join(common.CONF, "websearch.cdf")
+
+
+class HelpShowsDefaults(unittest.TestCase):
+    def test_experiment_says_each_default(self):
+        """Every value-taking option a new user reaches for first says its
+        default (or that it has none)."""
+        proc = common.run_tool_status("experiment", "--help")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        entries, current = {}, None
+        for line in proc.stdout.splitlines():  # "  --opt VALUE  help", continued below
+            m = re.match(r"  (--[\w-]+)", line)
+            if m:
+                current = m.group(1)
+                entries[current] = line
+            elif current and line.startswith("    "):
+                entries[current] += " " + line.strip()
+            else:
+                current = None
+        for opt in ("--schemes", "--load", "--duration", "--drain", "--seed", "--link-rate",
+                    "--clock", "--workload-snaplen"):
+            self.assertRegex(" ".join(entries[opt].split()), r"default|no default",
+                             opt + ": " + entries[opt])
 
 
 class OneLine(unittest.TestCase):

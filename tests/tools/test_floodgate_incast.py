@@ -70,7 +70,8 @@ class FloodgateIncast(unittest.TestCase):
         self.assertGreater(co["aggregate_fraction"], 0)
         self.assertLess(co["aggregate_fraction"], 0.05)
         self.assertLess(co["aggregate_fraction"], co["per_packet_aggregate_fraction"])
-        self.assertIn("droptail", open(os.path.join(self.out, "report", "table.md")).read())
+        with open(os.path.join(self.out, "report", "table.md")) as f:
+            self.assertIn("droptail", f.read())
 
     def test_spine_bound(self):
         b = self.res["results"]["bound"]["1"]

@@ -14,8 +14,11 @@ _NEEDS = re.compile(r"DPDK memory: about (\d+) MiB")
 def needed_mib(sluice, config, cwd=None):
     """MiB the configuration needs, from `sluice -- --config CONFIG --check`
     run in cwd (the capture files it names must exist there)."""
-    proc = subprocess.run([sluice, "--", "--config", config, "--check"], cwd=cwd,
-                          capture_output=True, text=True)
+    try:
+        proc = subprocess.run([sluice, "--", "--config", config, "--check"], cwd=cwd,
+                              capture_output=True, text=True)
+    except OSError as e:
+        raise cli.ToolError("cannot run sluice (%s): %s" % (sluice, e.strerror))
     if proc.returncode != 0:
         raise cli.ToolError("sluice --check refused %s:\n%s" % (config, proc.stderr.strip()))
     m = _NEEDS.search(proc.stdout)
