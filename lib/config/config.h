@@ -188,7 +188,7 @@ struct FlowtuneConfig {
   // allocator in the fabric, FlowtuneAllocatorConfig).
   uint32_t allocator_ip = 0x7F000001;  // host order; 127.0.0.1
   uint16_t allocator_port = 9750;
-  bool allocator_given = false;  // the key was in the file
+  bool allocator_given = false;           // the key was in the file
   uint64_t idle_gap_ns = 100'000;         // a flowlet ends after this long idle
   uint64_t lease_ns = 10'000'000;         // a rate holds this long (sluice-allocator --lease)
   uint32_t flows = 4096;                  // flowlet table and pacer slots, a power of two

@@ -406,8 +406,8 @@ class Loader {
   void load_flowtune_allocator(const Field& a, FlowtuneAllocatorConfig* out) {
     out->line = YamlReader::line_of(a.node);
     out->enabled = true;
-    if (!r_.expect_map(a, {"control_delay", "iteration", "threshold", "host_rate", "hosts",
-                           "flows"})) {
+    if (!r_.expect_map(
+            a, {"control_delay", "iteration", "threshold", "host_rate", "hosts", "flows"})) {
       return;
     }
     if (auto f = r_.field(a, "control_delay", Need::kOptional))

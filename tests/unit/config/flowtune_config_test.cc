@@ -140,15 +140,14 @@ TEST(FlowtuneConfig, ExactTimeNeedsTheAllocatorInTheFabric) {
 }
 
 TEST(FlowtuneConfig, EveryAllocatorKey) {
-  const ConfigResult r = load_config_string(
-      exact_edge("flowtune_allocator:\n"
-                 "  control_delay: 2.5us\n"
-                 "  iteration: 20us\n"
-                 "  threshold: 0.05\n"
-                 "  host_rate: 1Gbps\n"
-                 "  hosts: 64\n"
-                 "  flows: 5000\n"),
-      "t.yaml");
+  const ConfigResult r = load_config_string(exact_edge("flowtune_allocator:\n"
+                                                       "  control_delay: 2.5us\n"
+                                                       "  iteration: 20us\n"
+                                                       "  threshold: 0.05\n"
+                                                       "  host_rate: 1Gbps\n"
+                                                       "  hosts: 64\n"
+                                                       "  flows: 5000\n"),
+                                            "t.yaml");
   ASSERT_TRUE(r.ok()) << ::testing::PrintToString(error_strings(r));
   const FlowtuneAllocatorConfig& a = r.config.flowtune_allocator;
   EXPECT_EQ(a.control_delay_ns, 2'500u);
@@ -181,10 +180,9 @@ TEST(FlowtuneConfig, AllocatorRefusals) {
                 "rates (1000000000 bit/s, 10000000000 bit/s): give host_rate, the capacity the "
                 "allocator gives every host link",
             }));
-  EXPECT_TRUE(
-      load_config_string(exact_edge("flowtune_allocator: {host_rate: 1Gbps}\n", "{}", "1Gbps"),
-                         "t.yaml")
-          .ok());
+  EXPECT_TRUE(load_config_string(
+                  exact_edge("flowtune_allocator: {host_rate: 1Gbps}\n", "{}", "1Gbps"), "t.yaml")
+                  .ok());
   // A back-to-back allocator would run forever at one instant.
   const std::vector<std::string> zero =
       errors_of(exact_edge("flowtune_allocator: {iteration: 0}\n"));
