@@ -17,6 +17,7 @@ using prometheus::MetricType;
 using Labels = MetricLabels;
 
 double get(const std::atomic<uint64_t>& c) { return double(c.load(std::memory_order_relaxed)); }
+double get(const RelaxedCounter& c) { return double(c.get()); }
 
 }  // namespace
 
@@ -36,7 +37,7 @@ std::vector<MetricFamily> AllocatorCollector::Collect() const {
     add_metric_value(f, {}, v);
     out.push_back(std::move(f));
   };
-  auto counter = [&](const char* name, const char* help, const std::atomic<uint64_t>& c) {
+  auto counter = [&](const char* name, const char* help, const auto& c) {
     auto f = metric_family(name, help, MetricType::Counter);
     add_metric_value(f, {}, get(c));
     out.push_back(std::move(f));
@@ -61,11 +62,11 @@ std::vector<MetricFamily> AllocatorCollector::Collect() const {
     out.push_back(std::move(f));
   };
   gauge("sluice_allocator_flows", "Live flows (FLOWLET_START received, no FLOWLET_END yet).",
-        s_.flows.load(std::memory_order_relaxed));
+        get(s_.core.flows));
   gauge("sluice_allocator_hosts", "Host addresses seen (each gives an up and a down link).",
-        s_.hosts.load(std::memory_order_relaxed));
-  gauge("sluice_allocator_links", "Links allocated.", s_.links.load(std::memory_order_relaxed));
-  counter("sluice_allocator_iterations_total", "NED iterations run.", s_.iterations);
+        get(s_.core.hosts));
+  gauge("sluice_allocator_links", "Links allocated.", get(s_.core.links));
+  counter("sluice_allocator_iterations_total", "NED iterations run.", s_.core.iterations);
   gauge("sluice_allocator_iterations_per_second", "NED iterations in the last whole second.",
         s_.iterations_per_second.load(std::memory_order_relaxed));
   histogram("sluice_allocator_iteration_seconds",
@@ -77,7 +78,8 @@ std::vector<MetricFamily> AllocatorCollector::Collect() const {
   counter("sluice_allocator_updates_sent_total",
           "RATE_UPDATE entries sent (threshold crossings and lease re-sends).", s_.updates_sent);
   counter("sluice_allocator_lease_resends_total",
-          "RATE_UPDATE entries re-sent because the lease was about to expire.", s_.lease_resends);
+          "RATE_UPDATE entries re-sent because the lease was about to expire.",
+          s_.core.lease_resends);
   counter("sluice_allocator_update_messages_total", "RATE_UPDATE datagrams sent.",
           s_.update_messages);
   counter("sluice_allocator_update_bytes_total",
@@ -113,12 +115,14 @@ std::vector<MetricFamily> AllocatorCollector::Collect() const {
   {
     auto f = metric_family("sluice_allocator_flowlet_entries_total",
                            "FLOWLET_START / FLOWLET_END entries, by outcome.", MetricType::Counter);
-    add_metric_value(f, {{"type", "flowlet_start"}, {"outcome", "added"}}, get(s_.starts));
+    add_metric_value(f, {{"type", "flowlet_start"}, {"outcome", "added"}}, get(s_.core.starts));
     add_metric_value(f, {{"type", "flowlet_start"}, {"outcome", "duplicate"}},
-                     get(s_.start_duplicate));
-    add_metric_value(f, {{"type", "flowlet_start"}, {"outcome", "refused"}}, get(s_.start_refused));
-    add_metric_value(f, {{"type", "flowlet_end"}, {"outcome", "removed"}}, get(s_.ends));
-    add_metric_value(f, {{"type", "flowlet_end"}, {"outcome", "unknown"}}, get(s_.end_unknown));
+                     get(s_.core.start_duplicate));
+    add_metric_value(f, {{"type", "flowlet_start"}, {"outcome", "refused"}},
+                     get(s_.core.start_refused));
+    add_metric_value(f, {{"type", "flowlet_end"}, {"outcome", "removed"}}, get(s_.core.ends));
+    add_metric_value(f, {{"type", "flowlet_end"}, {"outcome", "unknown"}},
+                     get(s_.core.end_unknown));
     out.push_back(std::move(f));
   }
   return out;

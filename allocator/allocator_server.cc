@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 
 namespace sluice::allocator {
@@ -21,6 +20,7 @@ uint64_t now_ns() {
   return uint64_t(ts.tv_sec) * 1'000'000'000ULL + uint64_t(ts.tv_nsec);
 }
 
+// A sender's name for the core: its IPv4 address and UDP port.
 uint64_t addr_key(const sockaddr_in& a) {
   return (uint64_t(ntohl(a.sin_addr.s_addr)) << 16) | ntohs(a.sin_port);
 }
@@ -32,19 +32,25 @@ constexpr unsigned kRecvBurst = 256;
 constexpr uint64_t kSpinBelowNs = 100'000;
 constexpr uint32_t kIpUdpHeaderBytes = 28;
 
+flowtune::AllocatorConfig core_config(const ServerConfig& cfg) {
+  flowtune::AllocatorConfig c;
+  c.max_hosts = cfg.max_hosts;
+  c.max_flows = cfg.max_flows;
+  c.max_senders = cfg.max_flows;
+  c.host_rate_bps = cfg.host_rate_bps;
+  c.iteration_ns = cfg.iteration_ns;
+  c.threshold = cfg.threshold;
+  c.lease_ns = cfg.lease_ns;
+  return c;
+}
+
 }  // namespace
 
 Server::Server(const ServerConfig& cfg, Stats& stats)
     : cfg_(cfg),
       stats_(stats),
-      alloc_(flowtune::NedConfig{cfg.max_flows, 2 * cfg.max_hosts, flowtune::kDefaultGamma,
-                                 cfg.threshold}),
+      core_(core_config(cfg), stats.core),
       per_msg_(flowtune_entries_per_payload(FlowtuneType::kRateUpdate, kFlowtuneMtuPayload)) {
-  flows_by_key_.reserve(cfg.max_flows);
-  meta_.resize(cfg.max_flows);
-  hosts_.reserve(cfg.max_hosts);
-  host_links_.reserve(2 * cfg.max_hosts);
-  notices_.resize(std::max<uint32_t>(cfg.max_flows, 1));
   rx_buf_.resize(65536);
   tx_buf_.resize(kFlowtuneMtuPayload);
 }
@@ -76,78 +82,15 @@ bool Server::open(std::string* error) {
   return true;
 }
 
-uint32_t Server::to_kbps(double norm) const {
-  const double kbps = std::round(norm * double(cfg_.host_rate_bps) / 1000.0);
-  if (!(kbps > 0)) return 0;
-  return kbps >= double(UINT32_MAX) ? UINT32_MAX : uint32_t(kbps);
-}
-
-uint32_t Server::host(uint32_t ip) {
-  auto it = hosts_.find(ip);
-  if (it != hosts_.end()) return it->second;
-  if (hosts_.size() >= cfg_.max_hosts) return UINT32_MAX;
-  // Capacities are in units of the host rate: every host link is 1.
-  const flowtune::LinkId up = alloc_.add_link(1.0);
-  const flowtune::LinkId down = alloc_.add_link(1.0);
-  if (up == flowtune::kInvalidLink || down == flowtune::kInvalidLink) return UINT32_MAX;
-  const uint32_t h = uint32_t(hosts_.size());
-  hosts_.emplace(ip, h);
-  host_links_.push_back(up);
-  host_links_.push_back(down);
-  stats_.hosts.store(uint32_t(hosts_.size()), std::memory_order_relaxed);
-  stats_.links.store(alloc_.link_count(), std::memory_order_relaxed);
-  return h;
-}
-
-void Server::flowlet_start(const FlowletStart& s, const sockaddr_in& from, uint64_t key_addr) {
-  const SenderKey key{key_addr, s.flow_id};
-  if (flows_by_key_.count(key) != 0) {
-    stats_.add(stats_.start_duplicate);
-    return;
-  }
-  const uint32_t hs = host(s.src_ip);
-  const uint32_t hd = hs == UINT32_MAX ? UINT32_MAX : host(s.dst_ip);
-  if (hd == UINT32_MAX) {
-    stats_.add(stats_.start_refused);
-    return;
-  }
-  uint32_t dest;
-  auto dit = dest_by_addr_.find(key_addr);
-  if (dit != dest_by_addr_.end()) {
-    dest = dit->second;
-  } else {
-    if (dests_.size() >= cfg_.max_flows) {
-      stats_.add(stats_.start_refused);
-      return;
-    }
-    dest = uint32_t(dests_.size());
+// A new sender's address is kept for its RATE_UPDATEs; the core numbers
+// senders as they first appear.
+void Server::flowlet_start(const FlowletStart& st, const sockaddr_in& from, uint64_t key_addr) {
+  uint32_t sender;
+  core_.flowlet_start(key_addr, st, &sender);
+  if (sender != flowtune::AllocatorCore::kNoSender && sender >= dests_.size()) {
     dests_.push_back(Dest{from, {}});
     dests_.back().pending.reserve(per_msg_);
-    dest_by_addr_.emplace(key_addr, dest);
   }
-  const flowtune::LinkId path[2] = {host_links_[2 * hs], host_links_[2 * hd + 1]};
-  const flowtune::FlowId f = alloc_.add_flow(double(s.weight), path);
-  if (f == flowtune::kInvalidFlow) {
-    stats_.add(stats_.start_refused);
-    return;
-  }
-  flows_by_key_.emplace(key, f);
-  meta_[f] = FlowMeta{key, dest, 0, true};
-  stats_.add(stats_.starts);
-  stats_.flows.store(alloc_.flow_count(), std::memory_order_relaxed);
-}
-
-void Server::flowlet_end(const FlowletEnd& e, uint64_t key_addr) {
-  auto it = flows_by_key_.find(SenderKey{key_addr, e.flow_id});
-  if (it == flows_by_key_.end()) {
-    stats_.add(stats_.end_unknown);
-    return;
-  }
-  alloc_.remove_flow(it->second);
-  meta_[it->second].live = false;
-  flows_by_key_.erase(it);
-  stats_.add(stats_.ends);
-  stats_.flows.store(alloc_.flow_count(), std::memory_order_relaxed);
 }
 
 void Server::handle(const uint8_t* p, uint32_t len, const sockaddr_in& from) {
@@ -164,14 +107,14 @@ void Server::handle(const uint8_t* p, uint32_t len, const sockaddr_in& from) {
       for (uint32_t i = 0; i < m.count; ++i) flowlet_start(m.flowlet_start(i), from, key_addr);
       break;
     case FlowtuneType::kFlowletEnd:
-      for (uint32_t i = 0; i < m.count; ++i) flowlet_end(m.flowlet_end(i), key_addr);
+      for (uint32_t i = 0; i < m.count; ++i) core_.flowlet_end(key_addr, m.flowlet_end(i).flow_id);
       break;
     case FlowtuneType::kRateUpdate:  // the allocator's own message: ignored
       break;
   }
 }
 
-void Server::receive(uint64_t /*now_ns*/) {
+void Server::receive() {
   for (unsigned i = 0; i < kRecvBurst; ++i) {
     sockaddr_in from{};
     socklen_t flen = sizeof from;
@@ -204,73 +147,42 @@ void Server::flush_all() {
   dirty_.clear();
 }
 
-void Server::queue_update(flowtune::FlowId f, double norm, uint64_t now) {
-  FlowMeta& m = meta_[f];
-  Dest& dest = dests_[m.dest];
-  if (dest.pending.empty()) dirty_.push_back(m.dest);
-  dest.pending.push_back(RateUpdate{m.key.flow_id, to_kbps(norm)});
-  m.last_send_ns = now;
-  if (dest.pending.size() >= per_msg_) flush(m.dest);  // stays in dirty_, flushed empty
-}
-
-void Server::iterate_once() {
-  const uint64_t t0 = now_ns();
-  alloc_.iterate();
-  alloc_.normalise(flowtune::NormMode::kFNorm);
-  const uint32_t n = alloc_.collect_notices(notices_);
-  const uint64_t t1 = now_ns();
-  stats_.record_iteration(t1 - t0);
-  for (uint32_t i = 0; i < n; ++i) queue_update(notices_[i].flow, notices_[i].rate, t1);
-}
-
-// A rate not sent for lease/2 is sent again (its last sent value). The check
-// runs every lease/4, so a re-send leaves at most 3/4 of a lease after the
-// previous send: the edge's lease never lapses while the allocator runs.
-void Server::lease_pass(uint64_t now) {
-  const uint64_t half = cfg_.lease_ns / 2;
-  for (flowtune::FlowId f = 0; f < meta_.size(); ++f) {
-    const FlowMeta& m = meta_[f];
-    if (!m.live || m.last_send_ns == 0 || now - m.last_send_ns < half) continue;
-    queue_update(f, alloc_.last_sent(f), now);
-    stats_.add(stats_.lease_resends);
+void Server::queue_updates(std::span<const flowtune::AllocatorUpdate> updates) {
+  for (const flowtune::AllocatorUpdate& u : updates) {
+    Dest& dest = dests_[u.sender];
+    if (dest.pending.empty()) dirty_.push_back(u.sender);
+    dest.pending.push_back(RateUpdate{u.flow_id, u.rate_kbps});
+    if (dest.pending.size() >= per_msg_) flush(u.sender);  // stays in dirty_, flushed empty
   }
 }
 
 void Server::run(const std::atomic<bool>& stop) {
   const uint64_t start = now_ns();
   const uint64_t end = cfg_.duration_ns ? start + cfg_.duration_ns : UINT64_MAX;
-  const uint64_t lease_step = std::max<uint64_t>(cfg_.lease_ns / 4, 1);
-  uint64_t next_iter = start;
-  uint64_t next_lease = start + lease_step;
   uint64_t next_tick = start + 1'000'000'000ULL;
   uint64_t tick_start = start, tick_iters = 0, tick_bytes = 0;
-  bool was_busy = false;
   for (;;) {
     uint64_t now = now_ns();
     if (stop.load(std::memory_order_relaxed) || now >= end) break;
-    receive(now);
+    receive();
     now = now_ns();
-    const bool busy = alloc_.flow_count() > 0;
-    if (busy && (cfg_.iteration_ns == 0 || now >= next_iter)) {
-      // After an idle spell next_iter is stale: the first iteration is not late.
-      if (was_busy && cfg_.iteration_ns) stats_.record_lateness(now - next_iter);
-      iterate_once();
-      next_iter += cfg_.iteration_ns;
-      if (next_iter <= now) next_iter = now + cfg_.iteration_ns;  // no catching up
+    if (core_.iteration_due(now)) {
+      const uint64_t t0 = now_ns();
+      const flowtune::AllocatorCore::Iteration it = core_.iterate(now);
+      stats_.record_iteration(now_ns() - t0);
+      // The first iteration after an idle spell is not late.
+      if (it.judged) stats_.record_lateness(it.late_ns);
+      queue_updates(it.updates);
     }
-    was_busy = busy;
-    if (now >= next_lease) {
-      lease_pass(now);
-      next_lease = now + lease_step;
-    }
+    if (core_.lease_due(now)) queue_updates(core_.lease_pass(now));
     flush_all();
     if (now >= next_tick) {
       const double dt = double(now - tick_start) * 1e-9;
-      const uint64_t iters = stats_.iterations.load(std::memory_order_relaxed);
+      const uint64_t iters = stats_.core.iterations.get();
       const uint64_t bytes = stats_.update_bytes.load(std::memory_order_relaxed);
       stats_.iterations_per_second.store(double(iters - tick_iters) / dt,
                                          std::memory_order_relaxed);
-      const double capacity_bps = double(hosts_.size()) * double(cfg_.host_rate_bps);
+      const double capacity_bps = double(core_.host_count()) * double(cfg_.host_rate_bps);
       stats_.update_fraction.store(
           capacity_bps > 0 ? double(bytes - tick_bytes) * 8.0 / dt / capacity_bps : 0.0,
           std::memory_order_relaxed);
@@ -280,8 +192,7 @@ void Server::run(const std::atomic<bool>& stop) {
       next_tick = now + 1'000'000'000ULL;
     }
     // Wait for a datagram or the next deadline; short waits are spun.
-    uint64_t deadline = std::min({next_lease, next_tick, end});
-    if (alloc_.flow_count() > 0) deadline = std::min(deadline, cfg_.iteration_ns ? next_iter : now);
+    const uint64_t deadline = std::min({core_.next_due_ns(), next_tick, end});
     now = now_ns();
     if (deadline <= now || deadline - now < kSpinBelowNs) continue;
     const uint64_t wait = std::min<uint64_t>(deadline - now, 100'000'000ULL);  // signals

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "lib/flowtune/allocator_core.h"
 #include "lib/flowtune/flowtune_wire.h"
 
 namespace sluice::allocator {
@@ -28,12 +29,10 @@ struct Stats {
   // By message type (FLOWLET_START, FLOWLET_END, RATE_UPDATE), indexed type-1.
   std::array<Counter, 3> messages{};
   std::array<Counter, kFlowtuneParseResultCount> malformed{};  // [kOk] unused
-  Counter starts{0};           // FLOWLET_START entries that added a flow
-  Counter start_duplicate{0};  // FLOWLET_START for a flow already live
-  Counter start_refused{0};    // table (flows or hosts) full
-  Counter ends{0};             // FLOWLET_END entries that removed a flow
-  Counter end_unknown{0};      // FLOWLET_END for no live flow
-  Counter iterations{0};
+  // Flowlet entries, iterations, rates and lease re-sends, flows, hosts and
+  // links: the allocator core's own counters.
+  flowtune::AllocatorCounters core;
+  // Time each iteration took (its count is core.iterations).
   std::array<Counter, kIterBucketsNs.size() + 1> iter_buckets{};
   Counter iter_sum_ns{0};
   // Delay of an iteration past its due time while flows were live (the loop
@@ -41,19 +40,14 @@ struct Stats {
   std::array<Counter, kIterBucketsNs.size() + 1> late_buckets{};
   Counter late_sum_ns{0};
   Counter iter_late_max_ns{0};
-  Counter updates_sent{0};     // RATE_UPDATE entries (threshold crossings + lease re-sends)
-  Counter lease_resends{0};    // of which lease re-sends
+  Counter updates_sent{0};     // RATE_UPDATE entries sent (threshold crossings + lease re-sends)
   Counter update_messages{0};  // RATE_UPDATE datagrams
   Counter update_bytes{0};     // their bytes including IPv4 + UDP headers (28)
   Counter send_errors{0};      // sendto failed (datagram lost)
-  std::atomic<uint32_t> flows{0};
-  std::atomic<uint32_t> hosts{0};
-  std::atomic<uint32_t> links{0};
   std::atomic<double> iterations_per_second{0};
   std::atomic<double> update_fraction{0};  // update bit/s over allocated capacity, last second
 
   void record_iteration(uint64_t ns) {
-    add(iterations);
     add(iter_sum_ns, ns);
     add(iter_buckets[bucket_of(ns)]);
   }

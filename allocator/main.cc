@@ -157,8 +157,9 @@ int main(int argc, char** argv) {
       "sluice-allocator summary: %.3f s, flows %u, hosts %u, iterations %llu,"
       " updates sent %llu (%llu lease re-sends, %llu bytes in %llu datagrams), datagrams %llu,"
       " malformed %llu, iteration late p99 %llu ns max %llu ns\n",
-      server.elapsed_seconds(), stats.flows.load(), stats.hosts.load(), get(stats.iterations),
-      get(stats.updates_sent), get(stats.lease_resends), get(stats.update_bytes),
+      server.elapsed_seconds(), unsigned(stats.core.flows.get()), unsigned(stats.core.hosts.get()),
+      (unsigned long long)stats.core.iterations.get(), get(stats.updates_sent),
+      (unsigned long long)stats.core.lease_resends.get(), get(stats.update_bytes),
       get(stats.update_messages), get(stats.datagrams), malformed,
       (unsigned long long)stats.late_p99_ns(), get(stats.iter_late_max_ns));
   std::fflush(stdout);

@@ -7,7 +7,11 @@
 //     may send (shaper, pause expiry, the link's wire free), its PFC XOFF
 //     refresh, its TCD detector leaving undetermined, an ARP retry;
 //   - per switch, BFC's bitmap refresh and Floodgate's credit and sync
-//     timers; the queue trace's next sample.
+//     timers; the queue trace's next sample;
+//   - per Flowtune edge, its next held packet due and the first instant a
+//     flowlet's idle gap runs out; Flowtune's allocator in the fabric (news
+//     or a rate arriving over its control path, an iteration, a lease
+//     pass).
 // The loop takes the earliest element, handles it at that instant, and
 // asks it, and every element it touched (a packet queued at another port,
 // a frame put on a link, credit owed), when each is next due. Everything
@@ -158,8 +162,12 @@ void Worker::exact_handle(uint32_t id, uint64_t now) {
       send_bfc_bitmaps_of(static_cast<uint16_t>(id - x.bfc_base), now);
     } else if (id < x.trace_id) {
       fg_timers_of(static_cast<uint16_t>(id - x.fg_base), now);
-    } else {
+    } else if (id == x.trace_id) {
       w_.queue_trace->sample(rt_, w_, now);
+    } else if (id < x.ft_allocator_id) {
+      flowtune_edge_exact(*ft_edges_[id - x.ft_base], now);
+    } else {
+      flowtune_allocator_exact(now);
     }
     exact_touch(id, kDueAll);
   }
@@ -269,7 +277,12 @@ uint64_t Worker::exact_due(uint32_t id, uint64_t now) {
     return s == nullptr ? EventCalendar::kNever : std::max(s->next_due_ns(), now);
   }
   if (id < x.trace_id) return fg_due(static_cast<uint16_t>(id - x.fg_base), now);
-  return w_.queue_trace ? std::max(w_.queue_trace->next_ns(), now) : EventCalendar::kNever;
+  if (id == x.trace_id)
+    return w_.queue_trace ? std::max(w_.queue_trace->next_ns(), now) : EventCalendar::kNever;
+  if (id < x.ft_allocator_id) return flowtune_edge_due(*ft_edges_[id - x.ft_base], now);
+  if (!rt_.flowtune_allocator) return EventCalendar::kNever;
+  const uint64_t due = rt_.flowtune_allocator->next_due_ns();
+  return due == EventCalendar::kNever ? due : std::max(due, now);
 }
 
 // A port's three sides. Never before now: a rule that says "at once" is

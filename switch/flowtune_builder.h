@@ -1,8 +1,9 @@
 #pragma once
 // Flowtune state of a built Runtime (docs/mechanisms/flowtune.md, "Edge
-// switches"): per switch with flowtune on, one FlowtuneEdge (and allocator
-// socket) per worker lcore that owns some of its host ports, and those
-// ports pointed at it.
+// switches"): per switch with flowtune on, one FlowtuneEdge per worker lcore
+// that owns some of its host ports, and those ports pointed at it; each
+// edge with its UDP path to sluice-allocator (real time) or attached to
+// the allocator in the fabric, made here (exact time, flowtune_allocator).
 
 #include <string>
 
@@ -19,8 +20,9 @@ struct FlowtuneTotals {
   uint64_t table_full = 0, collisions = 0;
   uint64_t paced = 0, unpaced = 0, held = 0, marked = 0, dropped = 0, flushed = 0;
   uint64_t held_now = 0;
+  // datagrams_sent: in exact time, the datagrams the news would fill.
   uint64_t starts_sent = 0, ends_sent = 0, datagrams_sent = 0, send_errors = 0;
-  uint64_t events_lost = 0;  // rings between the worker and the control thread full
+  uint64_t events_lost = 0;  // the way to the allocator (or, UDP, back) full
   uint64_t datagrams_received = 0, rate_updates = 0, stale_updates = 0, unexpected = 0;
   uint64_t malformed = 0;  // all reasons
 };

@@ -20,7 +20,8 @@ namespace sluice {
 class FlowtuneControl {
  public:
   static constexpr int kWaitUs = 50;
-  // Starts the thread if any switch runs Flowtune.
+  // Starts the thread if any edge talks to sluice-allocator over UDP (in
+  // exact time the allocator is in the fabric: no thread).
   void start(Runtime& rt);
   // Stops it (call once the workers have stopped).
   void stop();
@@ -29,7 +30,7 @@ class FlowtuneControl {
  private:
   void run();
 
-  std::vector<FlowtuneEdge*> edges_;
+  std::vector<FlowtuneUdpPath*> edges_;
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };

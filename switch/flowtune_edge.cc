@@ -1,13 +1,6 @@
 #include "switch/flowtune_edge.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <rte_errno.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
+#include "lib/flowtune/flowtune_outbox.h"
 
 namespace sluice {
 
@@ -17,126 +10,61 @@ FlowtuneEdge::FlowtuneEdge(const FlowtuneConfig& c)
       pacer(c.flows, {c.max_held_packets, c.ecn_threshold_bytes}),
       held(c.flows, c.max_held_packets) {}
 
-FlowtuneEdge::~FlowtuneEdge() {
-  if (fd_ >= 0) close(fd_);
+bool FlowtuneEdge::open_udp(const std::string& name, std::string* error) {
+  udp_ = std::make_unique<FlowtuneUdpPath>(cfg);
+  return udp_->open(name, error);
 }
 
-void FlowtuneEdge::release_rings() {
-  rte_ring_free(to_control_);
-  rte_ring_free(to_worker_);
-  to_control_ = to_worker_ = nullptr;
+void FlowtuneEdge::attach_fabric(flowtune::FabricAllocator* allocator, uint32_t number) {
+  fabric_ = allocator;
+  number_ = number;
 }
 
-bool FlowtuneEdge::open(const std::string& name, std::string* error) {
-  const unsigned flags = RING_F_SP_ENQ | RING_F_SC_DEQ;
-  to_control_ =
-      rte_ring_create_elem(("ftc_" + name).c_str(), sizeof(Event), kRingSize, SOCKET_ID_ANY, flags);
-  to_worker_ =
-      rte_ring_create_elem(("ftw_" + name).c_str(), sizeof(Event), kRingSize, SOCKET_ID_ANY, flags);
-  if (to_control_ == nullptr || to_worker_ == nullptr) {
-    *error = std::string("flowtune: cannot create rings: ") + rte_strerror(rte_errno);
-    return false;
+// What one instant reports would leave as datagrams: STARTs, up to
+// FlowtuneOutbox::kMaxStarts a datagram, and ENDs, up to kMaxEnds.
+void FlowtuneEdge::count_message(bool start, uint64_t now_ns) {
+  if (now_ns != batch_ns_) {
+    batch_ns_ = now_ns;
+    batch_starts_ = batch_ends_ = 0;
   }
-  fd_ = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd_ < 0) {
-    *error = std::string("flowtune: cannot create a UDP socket: ") + std::strerror(errno);
-    return false;
-  }
-  sockaddr_in to{};
-  to.sin_family = AF_INET;
-  to.sin_addr.s_addr = htonl(cfg.allocator_ip);
-  to.sin_port = htons(cfg.allocator_port);
-  if (connect(fd_, reinterpret_cast<const sockaddr*>(&to), sizeof to) != 0) {
-    char ip[INET_ADDRSTRLEN] = {};
-    inet_ntop(AF_INET, &to.sin_addr, ip, sizeof ip);
-    *error = "flowtune: cannot use allocator address " + std::string(ip) + ":" +
-             std::to_string(cfg.allocator_port) + ": " + std::strerror(errno);
-    return false;
-  }
-  return true;
+  uint32_t& n = start ? batch_starts_ : batch_ends_;
+  if (n % (start ? FlowtuneOutbox::kMaxStarts : FlowtuneOutbox::kMaxEnds) == 0) messages_sent.add();
+  ++n;
 }
 
-void FlowtuneEdge::enqueue(rte_ring* r, Event e, RelaxedCounter& lost) {
-  if (rte_ring_sp_enqueue_elem(r, &e, sizeof(Event)) != 0) lost.add();
-}
-
-void FlowtuneEdge::report_start(uint32_t flow_id, uint32_t src_ip, uint32_t dst_ip) {
-  enqueue(to_control_, {flow_id, src_ip, dst_ip, kStart}, events_lost);
+void FlowtuneEdge::report_start(uint32_t flow_id, uint32_t src_ip, uint32_t dst_ip,
+                                uint64_t now_ns) {
   starts_reported.add();
+  bool sent;
+  if (fabric_ != nullptr) {
+    sent = fabric_->send_start(
+        number_, {flow_id, src_ip, dst_ip, static_cast<uint16_t>(cfg.weight)}, now_ns);
+    if (sent) count_message(true, now_ns);
+  } else {
+    sent = udp_->post_start(flow_id, src_ip, dst_ip);
+  }
+  if (!sent) events_lost.add();
 }
 
-void FlowtuneEdge::report_end(uint32_t flow_id) {
-  enqueue(to_control_, {flow_id, 0, 0, kEnd}, events_lost);
+void FlowtuneEdge::report_end(uint32_t flow_id, uint64_t now_ns) {
   ends_reported.add();
+  bool sent;
+  if (fabric_ != nullptr) {
+    sent = fabric_->send_end(number_, flow_id, now_ns);
+    if (sent) count_message(false, now_ns);
+  } else {
+    sent = udp_->post_end(flow_id);
+  }
+  if (!sent) events_lost.add();
+}
+
+void FlowtuneEdge::apply_rate(uint32_t flow_id, uint32_t kbps, uint64_t now_ns) {
+  if (pacer.set_rate(flow_id, kbps, now_ns, cfg.lease_ns)) rate_updates.add();
 }
 
 void FlowtuneEdge::apply_rates(uint64_t now_ns) {
-  Event batch[32];
-  const unsigned n = rte_ring_sc_dequeue_burst_elem(to_worker_, batch, sizeof(Event), 32, nullptr);
-  for (unsigned i = 0; i < n; ++i) {
-    if (pacer.set_rate(batch[i].flow_id, batch[i].a, now_ns, cfg.lease_ns)) rate_updates.add();
-  }
-}
-
-bool FlowtuneEdge::serve() {
-  Event batch[64];
-  const unsigned n = rte_ring_sc_dequeue_burst_elem(to_control_, batch, sizeof(Event), 64, nullptr);
-  auto out = [this](const uint8_t* p, uint32_t len) { send(p, len); };
-  for (unsigned i = 0; i < n; ++i) {
-    if (batch[i].kind == kStart) {
-      outbox_.start({batch[i].flow_id, batch[i].a, batch[i].b, static_cast<uint16_t>(cfg.weight)},
-                    out);
-    } else {
-      outbox_.end(batch[i].flow_id, out);
-    }
-  }
-  // A whole burst may be followed by more: send when the ring ran dry.
-  if (n < 64 && !outbox_.empty()) outbox_.flush(out);
-  return receive() || n != 0;
-}
-
-// A datagram the kernel will not take (no allocator listening yet gives
-// ECONNREFUSED on a connected socket; a full buffer EAGAIN) is lost news:
-// the flows it named stay unpaced, which is the safe side.
-void FlowtuneEdge::send(const uint8_t* p, uint32_t len) {
-  if (::send(fd_, p, len, MSG_DONTWAIT) == static_cast<ssize_t>(len)) {
-    datagrams_sent.add();
-  } else {
-    send_errors.add();
-  }
-}
-
-bool FlowtuneEdge::receive() {
-  bool any = false;
-  for (unsigned i = 0; i < 64; ++i) {
-    const ssize_t n = recv(fd_, rx_, sizeof rx_, MSG_DONTWAIT | MSG_TRUNC);
-    if (n < 0) {
-      if (errno == EAGAIN || errno == EWOULDBLOCK) return any;
-      continue;  // ECONNREFUSED from an earlier send: nothing to read
-    }
-    any = true;
-    datagrams_received.add();
-    // MSG_TRUNC gives the datagram's real length: one longer than the
-    // buffer cannot be a RATE_UPDATE (the allocator keeps to one MTU), so
-    // it counts as a length mismatch unread.
-    FlowtuneMessage m;
-    const FlowtuneParseResult r = size_t(n) > sizeof rx_
-                                      ? FlowtuneParseResult::kCountMismatch
-                                      : parse_flowtune(rx_, static_cast<uint32_t>(n), &m);
-    if (r != FlowtuneParseResult::kOk) {
-      malformed[static_cast<unsigned>(r)].add();
-      continue;
-    }
-    if (m.type != FlowtuneType::kRateUpdate) {
-      unexpected_messages.add();
-      continue;
-    }
-    for (uint32_t e = 0; e < m.count; ++e) {
-      const RateUpdate u = m.rate_update(e);
-      enqueue(to_worker_, {u.flow_id, u.rate_kbps, 0, 0}, rates_lost);
-    }
-  }
-  return any;
+  if (udp_ == nullptr) return;
+  udp_->take_rates([&](uint32_t flow_id, uint32_t kbps) { apply_rate(flow_id, kbps, now_ns); });
 }
 
 }  // namespace sluice

@@ -1,99 +1,80 @@
 #pragma once
 // Flowtune at one edge switch, on one worker lcore (docs/mechanisms/flowtune.md,
 // "Edge switches"): the flowlet table and pacer of the flows that enter by
-// the host ports this lcore owns, the packets the pacer holds, and the
-// allocator's UDP socket.
-//
-// The worker lcore never makes a system call for Flowtune (a syscall is
-// where the kernel may preempt it): it puts FLOWLET_START / FLOWLET_END
-// events on a ring and takes RATE_UPDATE entries off another, and the
-// FlowtuneControl thread (on the main lcore's CPU) moves them between the
-// rings and the socket. Each edge has its own socket, so the allocator tells
-// the lcores' flow ids apart by the sending port.
-
-#include <rte_ring.h>
+// the host ports this lcore owns, the packets the pacer holds, and the way
+// to the allocator. That way is one of two, and only here does the edge
+// tell them apart: in real time sluice-allocator over UDP
+// (flowtune_udp_path.h); in exact fabric time the allocator inside the
+// fabric (lib/flowtune/fabric_allocator.h), which delivers rates itself
+// through apply_rate().
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "lib/common/relaxed_counter.h"
 #include "lib/config/config.h"
+#include "lib/flowtune/fabric_allocator.h"
 #include "lib/flowtune/flow_pacer.h"
 #include "lib/flowtune/flowlet_table.h"
-#include "lib/flowtune/flowtune_outbox.h"
-#include "lib/flowtune/flowtune_wire.h"
 #include "lib/flowtune/paced_queues.h"
+#include "switch/flowtune_udp_path.h"
 
 namespace sluice {
 
 class FlowtuneEdge {
  public:
-  // How often the worker ends idle flowlets.
+  // How often the real-time worker ends idle flowlets (exact time ends each
+  // when its gap runs out: FlowletTable::next_end_ns).
   static constexpr uint64_t kExpireEveryNs = 20'000;
-  static constexpr unsigned kRingSize = 8192;
 
   explicit FlowtuneEdge(const FlowtuneConfig& cfg);
-  ~FlowtuneEdge();
   FlowtuneEdge(const FlowtuneEdge&) = delete;
   FlowtuneEdge& operator=(const FlowtuneEdge&) = delete;
 
-  // Creates the rings (`name` makes them unique) and the socket, connected
-  // to the allocator; false with *error.
-  bool open(const std::string& name, std::string* error);
-  // Frees the rings (before EAL's cleanup; the destructor closes the socket).
-  void release_rings();
+  // Real time: sluice-allocator over UDP (`name` makes the rings unique);
+  // false with *error.
+  bool open_udp(const std::string& name, std::string* error);
+  // Exact time: the allocator in the fabric, which knows this edge as
+  // `number`.
+  void attach_fabric(flowtune::FabricAllocator* allocator, uint32_t number);
+  FlowtuneUdpPath* udp() { return udp_.get(); }
+  const FlowtuneUdpPath* udp() const { return udp_.get(); }
 
-  // Worker lcore: news for the allocator (lost, and counted, if the ring is
-  // full: the flow then stays unpaced, the safe side), and the rates that
-  // arrived, applied to the pacer.
-  void report_start(uint32_t flow_id, uint32_t src_ip, uint32_t dst_ip);
-  void report_end(uint32_t flow_id);
+  // Worker lcore: news for the allocator, sent at now (lost, and counted,
+  // if the way is full: the flow then stays unpaced, the safe side).
+  void report_start(uint32_t flow_id, uint32_t src_ip, uint32_t dst_ip, uint64_t now_ns);
+  void report_end(uint32_t flow_id, uint64_t now_ns);
+  // A rate reached the edge: the pacer holds the flow to it for a lease.
+  void apply_rate(uint32_t flow_id, uint32_t kbps, uint64_t now_ns);
+  // Real time: the rates that came over the UDP path.
   void apply_rates(uint64_t now_ns);
-
-  // Control thread: sends what the worker reported, receives datagrams and
-  // queues their RATE_UPDATE entries for the worker. Returns whether it
-  // moved anything. fd() is for its poll().
-  bool serve();
-  int fd() const { return fd_; }
 
   const FlowtuneConfig& cfg;
   FlowletTable flowlets;
   FlowPacer pacer;
   PacedQueues held;
   uint64_t next_expire_ns = 0;
+  uint32_t element = 0;  // exact time: the worker's calendar element for its timers
 
   // Worker-written.
   RelaxedCounter starts_reported;
   RelaxedCounter ends_reported;
-  RelaxedCounter events_lost;   // the ring to the control thread was full
+  RelaxedCounter events_lost;   // the way to the allocator was full
   RelaxedCounter rate_updates;  // entries applied (stale ones are pacer.stale)
   RelaxedCounter flushed;       // held packets sent at once: lease ran out
-  // Control-thread-written.
-  RelaxedCounter datagrams_sent;
-  RelaxedCounter send_errors;  // datagrams the kernel refused (lost news, counted)
-  RelaxedCounter datagrams_received;
-  RelaxedCounter rates_lost;           // the ring to the worker was full
-  RelaxedCounter unexpected_messages;  // well formed, but not a RATE_UPDATE
-  RelaxedCounter malformed[kFlowtuneParseResultCount];
+  // Exact time: the FLOWLET_* datagrams this edge's news would fill, as
+  // the UDP path's outbox batches them (what one instant reports).
+  RelaxedCounter messages_sent;
 
  private:
-  // One ring element: an event for the allocator or a rate for the worker.
-  struct Event {
-    uint32_t flow_id;
-    uint32_t a;  // START: src IPv4; rate: kbit/s
-    uint32_t b;  // START: dst IPv4
-    uint32_t kind;
-  };
-  static constexpr uint32_t kStart = 1, kEnd = 2;
-  void send(const uint8_t* p, uint32_t len);
-  bool receive();
-  void enqueue(rte_ring* r, Event e, RelaxedCounter& lost);
+  void count_message(bool start, uint64_t now_ns);
 
-  rte_ring* to_control_ = nullptr;  // worker -> control thread
-  rte_ring* to_worker_ = nullptr;   // control thread -> worker
-  FlowtuneOutbox outbox_;           // control thread
-  int fd_ = -1;
-  alignas(8) uint8_t rx_[2048];
+  std::unique_ptr<FlowtuneUdpPath> udp_;
+  flowtune::FabricAllocator* fabric_ = nullptr;
+  uint32_t number_ = 0;
+  uint64_t batch_ns_ = UINT64_MAX;  // the instant the counted batch is of
+  uint32_t batch_starts_ = 0, batch_ends_ = 0;
 };
 
 }  // namespace sluice

@@ -75,6 +75,7 @@ class SluiceCollector : public prometheus::Collectable {
   void collect_tcd(std::vector<MetricFamily>& out) const;
   void collect_dibs(std::vector<MetricFamily>& out) const;
   void collect_flowtune(std::vector<MetricFamily>& out) const;
+  void collect_flowtune_allocator(std::vector<MetricFamily>& out) const;
   void collect_mbuf_pools(std::vector<MetricFamily>& out) const;
   Labels port_labels(uint16_t p) const {
     return {{"switch", rt_.switch_label(p)}, {"port", rt_.port_label(p)}};
@@ -101,6 +102,7 @@ std::vector<MetricFamily> SluiceCollector::Collect() const {
   collect_tcd(out);
   collect_dibs(out);
   collect_flowtune(out);
+  collect_flowtune_allocator(out);
   collect_mbuf_pools(out);
   MetricFamily up = metric_family("sluice_uptime_seconds", "Seconds since the data path started.",
                                   MetricType::Gauge);
@@ -295,6 +297,59 @@ void SluiceCollector::collect_flowtune(std::vector<MetricFamily>& out) const {
       add_metric_value(families[i], {{"switch", sw.cfg->name}}, double(t.*kItems[i].value));
   }
   for (auto& f : families) out.push_back(std::move(f));
+}
+
+// Flowtune's allocator in the fabric (exact time; docs/mechanisms/
+// flowtune.md, "The allocator in the fabric"): the names of sluice-
+// allocator's metrics under sluice_flowtune_allocator_.
+void SluiceCollector::collect_flowtune_allocator(std::vector<MetricFamily>& out) const {
+  if (!rt_.flowtune_allocator) return;
+  const flowtune::FabricAllocatorCounters& c = rt_.flowtune_allocator->counters();
+  auto one = [&](const char* name, const char* help, MetricType type, uint64_t v) {
+    auto f = metric_family(name, help, type);
+    add_metric_value(f, {}, double(v));
+    out.push_back(std::move(f));
+  };
+  one("sluice_flowtune_allocator_flows", "Live flows at the allocator in the fabric.",
+      MetricType::Gauge, c.core.flows.get());
+  one("sluice_flowtune_allocator_hosts", "Host addresses the allocator has seen.",
+      MetricType::Gauge, c.core.hosts.get());
+  one("sluice_flowtune_allocator_iterations_total", "NED iterations run.", MetricType::Counter,
+      c.core.iterations.get());
+  one("sluice_flowtune_allocator_updates_sent_total",
+      "Rates sent to the edges (threshold crossings and lease re-sends).", MetricType::Counter,
+      c.core.updates.get());
+  one("sluice_flowtune_allocator_lease_resends_total",
+      "Rates re-sent because the lease was about to expire.", MetricType::Counter,
+      c.core.lease_resends.get());
+  one("sluice_flowtune_allocator_update_messages_total",
+      "RATE_UPDATE datagrams the rates would fill (183 entries each, per edge and pass).",
+      MetricType::Counter, c.update_messages.get());
+  one("sluice_flowtune_allocator_update_bytes_total",
+      "Bytes of those datagrams, IPv4 and UDP headers (28) included.", MetricType::Counter,
+      c.update_bytes.get());
+  auto entries = metric_family("sluice_flowtune_allocator_flowlet_entries_total",
+                               "FLOWLET_START / FLOWLET_END entries that reached the allocator, "
+                               "by outcome.",
+                               MetricType::Counter);
+  add_metric_value(entries, {{"type", "flowlet_start"}, {"outcome", "added"}},
+                   double(c.core.starts.get()));
+  add_metric_value(entries, {{"type", "flowlet_start"}, {"outcome", "duplicate"}},
+                   double(c.core.start_duplicate.get()));
+  add_metric_value(entries, {{"type", "flowlet_start"}, {"outcome", "refused"}},
+                   double(c.core.start_refused.get()));
+  add_metric_value(entries, {{"type", "flowlet_end"}, {"outcome", "removed"}},
+                   double(c.core.ends.get()));
+  add_metric_value(entries, {{"type", "flowlet_end"}, {"outcome", "unknown"}},
+                   double(c.core.end_unknown.get()));
+  out.push_back(std::move(entries));
+  auto lost = metric_family("sluice_flowtune_allocator_lost_total",
+                            "Control messages lost because more were in flight than the control "
+                            "path holds, by direction.",
+                            MetricType::Counter);
+  add_metric_value(lost, {{"direction", "to_allocator"}}, double(c.news_lost.get()));
+  add_metric_value(lost, {{"direction", "to_edges"}}, double(c.rates_lost.get()));
+  out.push_back(std::move(lost));
 }
 
 // DIBS per port and per switch (docs/mechanisms/dibs.md); detour drops are

@@ -247,6 +247,55 @@ void print_flowtune(const Runtime& rt) {
   }
 }
 
+// Flowtune's allocator in the fabric (docs/metrics.md): what reached it,
+// what it did, and what it sent back.
+template <typename Field>
+void flowtune_allocator_fields(const flowtune::FabricAllocator& a, Field field) {
+  const flowtune::FabricAllocatorCounters& c = a.counters();
+  const flowtune::AllocatorConfig& cfg = a.core().config();
+  field("control_delay_ns", a.control_delay_ns());
+  field("iteration_ns", cfg.iteration_ns);
+  field("lease_ns", cfg.lease_ns);
+  field("host_rate_bps", cfg.host_rate_bps);
+  field("flowlets_started", c.core.starts.get());
+  field("flowlets_ended", c.core.ends.get());
+  field("start_duplicate", c.core.start_duplicate.get());
+  field("start_refused", c.core.start_refused.get());
+  field("end_unknown", c.core.end_unknown.get());
+  field("flows_at_stop", c.core.flows.get());
+  field("hosts", c.core.hosts.get());
+  field("iterations", c.core.iterations.get());
+  field("rate_updates", c.core.updates.get());
+  field("lease_resends", c.core.lease_resends.get());
+  field("rates_delivered", c.rates_delivered.get());
+  field("update_messages", c.update_messages.get());
+  field("update_bytes", c.update_bytes.get());
+  field("news_lost", c.news_lost.get());
+  field("rates_lost", c.rates_lost.get());
+}
+
+std::string flowtune_allocator_json(const flowtune::FabricAllocator& a) {
+  std::string j = "{";
+  flowtune_allocator_fields(a, [&](const char* name, uint64_t v) {
+    if (j.size() > 1) j += ", ";
+    j += "\"" + std::string(name) + "\": " + std::to_string(v);
+  });
+  return j + "}";
+}
+
+void print_flowtune_allocator(const Runtime& rt) {
+  if (!rt.flowtune_allocator) return;
+  const flowtune::FabricAllocator& a = *rt.flowtune_allocator;
+  const flowtune::FabricAllocatorCounters& c = a.counters();
+  std::printf(
+      "flowtune allocator (in the fabric, control delay %.6g us, iteration %.6g us): %" PRIu64
+      " flowlets (%" PRIu64 " ended), %" PRIu64 " iterations, %" PRIu64 " rate updates (%" PRIu64
+      " lease re-sends) in %" PRIu64 " messages; lost %" PRIu64 " news, %" PRIu64 " rates\n",
+      double(a.control_delay_ns()) * 1e-3, double(a.core().config().iteration_ns) * 1e-3,
+      c.core.starts.get(), c.core.ends.get(), c.core.iterations.get(), c.core.updates.get(),
+      c.core.lease_resends.get(), c.update_messages.get(), c.news_lost.get(), c.rates_lost.get());
+}
+
 }  // namespace
 
 void print_summary(const Runtime& rt, const std::vector<PortFinal>& ports, double seconds) {
@@ -276,6 +325,7 @@ void print_summary(const Runtime& rt, const std::vector<PortFinal>& ports, doubl
                   p->pcap->capture_dropped());
   }
   print_flowtune(rt);
+  print_flowtune_allocator(rt);
   print_fidelity(rt);
   print_clock(rt, seconds);
   // Exact time has no loop gaps to read against the machine's floor.
@@ -575,7 +625,10 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
     if (sw.cfg->flowtune.enabled) j += ", \"flowtune\": " + flowtune_switch_json(rt, sw);
     j += "}";
   }
-  j += "], \"clock\": " + clock_json(rt, seconds) + ", \"workers\": " + workers_json(rt) +
+  j += "]";
+  if (rt.flowtune_allocator)
+    j += ", \"flowtune_allocator\": " + flowtune_allocator_json(*rt.flowtune_allocator);
+  j += ", \"clock\": " + clock_json(rt, seconds) + ", \"workers\": " + workers_json(rt) +
        ", \"mbuf_pools\": " + mbuf_pools_json(rt) + "}\n";
   FILE* f = std::fopen(path.c_str(), "w");
   if (f == nullptr) {

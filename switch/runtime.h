@@ -281,6 +281,10 @@ struct Runtime {
   std::vector<SwitchRuntime> switches;
   std::vector<std::unique_ptr<PortRuntime>> ports;
   std::vector<std::unique_ptr<WorkerRuntime>> workers;
+  // Flowtune's allocator inside the fabric (exact time, flowtune_allocator;
+  // written by the one worker lcore), and the edges it knows by number.
+  std::unique_ptr<flowtune::FabricAllocator> flowtune_allocator;
+  std::vector<FlowtuneEdge*> flowtune_edges;
   uint64_t tsc_hz = 0;
   uint64_t start_ns = 0;
   uint64_t stop_ns = 0;  // when the workers were told to stop (data-path clock)

@@ -537,7 +537,7 @@ void release_runtime(Runtime& rt) {
     for (rte_ring* r : w->to) rte_ring_free(r);
     rte_ring_free(w->control_in);
     for (auto& e : w->flowtune) {
-      if (e != nullptr) e->release_rings();
+      if (e != nullptr && e->udp() != nullptr) e->udp()->release_rings();
     }
   }
   for (auto& l : rt.links) rte_ring_free(l->ring);

@@ -47,13 +47,21 @@ Worker::Worker(Runtime& rt, WorkerRuntime& w)
       staged_(rt.workers.size()),
       fg_drain_due_(rt.switches.size(), 0) {
   for (const auto& p : rt.ports) ports_.push_back(p.get());
+  for (const auto& edge : w.flowtune) {
+    if (edge != nullptr) ft_edges_.push_back(edge.get());
+  }
   if (exact_time(rt)) {
     const uint32_t switches = static_cast<uint32_t>(rt.switches.size());
-    exact_ = std::make_unique<Exact>(static_cast<uint32_t>(rt.ports.size()) + 2 * switches + 1,
-                                     static_cast<uint32_t>(rt.ports.size()));
+    const uint32_t edges = static_cast<uint32_t>(ft_edges_.size());
+    exact_ = std::make_unique<Exact>(
+        static_cast<uint32_t>(rt.ports.size()) + 2 * switches + 1 + edges + 1,
+        static_cast<uint32_t>(rt.ports.size()));
     exact_->bfc_base = static_cast<uint32_t>(rt.ports.size());
     exact_->fg_base = exact_->bfc_base + switches;
     exact_->trace_id = exact_->fg_base + switches;
+    exact_->ft_base = exact_->trace_id + 1;
+    exact_->ft_allocator_id = exact_->ft_base + edges;
+    for (uint32_t i = 0; i < edges; ++i) ft_edges_[i]->element = exact_->ft_base + i;
   }
   pfc_dynamic_.resize(rt.switches.size());
   for (uint16_t p : w.ports) {
@@ -76,9 +84,6 @@ Worker::Worker(Runtime& rt, WorkerRuntime& w)
   control_ring_ = w.control_in != nullptr;
   for (uint16_t s = 0; s < w.fg_credits.size(); ++s) {
     if (w.fg_credits[s] != nullptr) fg_switches_.push_back(s);
-  }
-  for (const auto& edge : w.flowtune) {
-    if (edge != nullptr) ft_edges_.push_back(edge.get());
   }
   // Yielding hands the core to whatever else is runnable on it, for a whole
   // scheduler slice: only worth it when it is another lcore of ours.

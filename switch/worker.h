@@ -32,7 +32,9 @@ class Worker {
   // Exact fabric time (exact_loop.cc; docs/testbed.md, "Exact fabric
   // time"): the calendar's elements are this lcore's ports (id = global
   // port index), then per switch its BFC bitmaps and its Floodgate timers,
-  // then the queue trace. Each is handled only when it is due. A port keeps
+  // then the queue trace, then per Flowtune edge its timers (held packets
+  // due, a flowlet's idle gap run out), then Flowtune's allocator in the
+  // fabric. Each is handled only when it is due. A port keeps
   // three due times, so that what touches one side of it (a packet queued
   // for its wire, PFC bytes counted against it) asks only that side again.
   static constexpr uint8_t kDueRx = 1;    // a frame arrives; its host NIC acts
@@ -61,10 +63,12 @@ class Worker {
     std::vector<uint32_t> ready;
     size_t ready_head = 0;
     std::vector<uint8_t> in_ready;
-    uint32_t bfc_base = 0;    // first BFC bitmap element (switch 0)
-    uint32_t fg_base = 0;     // first Floodgate element (switch 0)
-    uint32_t trace_id = 0;    // the queue trace
-    uint64_t at_instant = 0;  // elements handled at `now` so far
+    uint32_t bfc_base = 0;         // first BFC bitmap element (switch 0)
+    uint32_t fg_base = 0;          // first Floodgate element (switch 0)
+    uint32_t trace_id = 0;         // the queue trace
+    uint32_t ft_base = 0;          // first Flowtune edge (ft_edges_[0])
+    uint32_t ft_allocator_id = 0;  // Flowtune's allocator in the fabric
+    uint64_t at_instant = 0;       // elements handled at `now` so far
   };
   void loop_exact();
   void audit_calendar(uint64_t now);
@@ -107,6 +111,15 @@ class Worker {
   void fg_touch(uint16_t sw) {
     if (exact_) [[unlikely]]
       exact_touch(exact_->fg_base + sw, kDueAll);
+  }
+  // A Flowtune edge's timers, or the allocator's due time, may have moved.
+  void ft_touch(const FlowtuneEdge& e) {
+    if (exact_) [[unlikely]]
+      exact_touch(e.element, kDueAll);
+  }
+  void ft_touch_allocator() {
+    if (exact_) [[unlikely]]
+      exact_touch(exact_->ft_allocator_id, kDueAll);
   }
   unsigned receive(PortRuntime& port, uint64_t now, rte_mbuf** pkts);
   unsigned send(PortRuntime& port, uint64_t now, rte_mbuf** pkts, unsigned n);
@@ -208,6 +221,11 @@ class Worker {
   void release_held(FlowtuneEdge& e, const PacedQueues::Held& h, uint64_t now);
   bool flowtune_timers(uint64_t now);
   void flowtune_release_all(uint64_t now);
+  // Exact time: an edge's timers when due, and its due time; the allocator
+  // in the fabric when due (rates it delivers go to their edges' pacers).
+  void flowtune_edge_exact(FlowtuneEdge& e, uint64_t now);
+  uint64_t flowtune_edge_due(const FlowtuneEdge& e, uint64_t now) const;
+  void flowtune_allocator_exact(uint64_t now);
   // Admission here, or over the ring to the egress port's owner.
   void to_admission(rte_mbuf* m, uint64_t now);
 

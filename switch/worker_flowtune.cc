@@ -4,6 +4,8 @@
 // flowlets starting and ending and answers with rates. A flow without a
 // fresh rate goes on unpaced, so the allocator failing never stops traffic.
 
+#include <algorithm>
+
 #include "lib/flowtune/flow_key.h"
 #include "lib/net/ipv4_rewrite.h"
 #include "switch/worker.h"
@@ -31,7 +33,9 @@ bool Worker::flowtune_pace(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp,
   if (r.kind == FlowletTable::Kind::kUntracked) return true;
   if (r.kind == FlowletTable::Kind::kStart) {
     e.pacer.start(r.flow_id);
-    e.report_start(r.flow_id, pp.src_ip, pp.dst_ip);
+    e.report_start(r.flow_id, pp.src_ip, pp.dst_ip, now);
+    ft_touch(e);  // its idle gap runs out from now
+    ft_touch_allocator();
   }
   const uint32_t bytes = m->pkt_len + in.cfg->wire_overhead_bytes;
   const FlowPacer::Verdict v = e.pacer.admit(r.flow_id, bytes, now);
@@ -55,6 +59,7 @@ bool Worker::flowtune_pace(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp,
     return false;
   }
   e.flowlets.touch(r.flow_id, v.send_at_ns - unwatched_ns_);
+  ft_touch(e);  // a packet held until send_at_ns
   if (v.ecn_mark && (pp.tos & 3) != 0)
     mark_ce(counters(in.index), rte_pktmbuf_mtod(m, uint8_t*) + pp.l3_offset);
   return false;
@@ -67,7 +72,8 @@ bool Worker::flowtune_pace(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp,
 // mix two flowlets.
 void Worker::flowtune_end(FlowtuneEdge& e, uint32_t flow_id, uint64_t now) {
   flowtune_flush(e, e.flowlets.slot_of(flow_id), now);
-  e.report_end(flow_id);
+  e.report_end(flow_id, now);
+  ft_touch_allocator();
 }
 
 void Worker::flowtune_flush(FlowtuneEdge& e, uint32_t slot, uint64_t now) {
@@ -109,6 +115,34 @@ bool Worker::flowtune_timers(uint64_t now) {
     }
   }
   return busy;
+}
+
+// Exact time: the edge's held packets that are due go on to admission, and
+// a whole sweep of its flowlet table runs when the first idle gap runs out,
+// so every FLOWLET_END leaves at the instant its flowlet ended. (A lease
+// that runs out needs no timer: the flow's next packet finds it so.)
+void Worker::flowtune_edge_exact(FlowtuneEdge& e, uint64_t now) {
+  if (e.held.next_due_ns() <= now) {
+    e.held.pop_due(now, kReleasePerPass,
+                   [&](const PacedQueues::Held& h) { release_held(e, h, now); });
+  }
+  if (e.flowlets.next_end_ns() <= now) {
+    e.flowlets.expire(now, e.flowlets.capacity(), [&](uint32_t id) { flowtune_end(e, id, now); });
+  }
+}
+
+uint64_t Worker::flowtune_edge_due(const FlowtuneEdge& e, uint64_t now) const {
+  const uint64_t due = std::min(e.held.next_due_ns(), e.flowlets.next_end_ns());
+  return due == EventCalendar::kNever ? due : std::max(due, now);
+}
+
+// Exact time: what the allocator in the fabric has due now; each rate that
+// reached its edge goes to the pacer (no edge timer moves: a rate changes
+// the pace of packets still to come).
+void Worker::flowtune_allocator_exact(uint64_t now) {
+  rt_.flowtune_allocator->run(now, [&](uint32_t edge, uint32_t flow_id, uint32_t kbps) {
+    rt_.flowtune_edges[edge]->apply_rate(flow_id, kbps, now);
+  });
 }
 
 // Stopping: every held packet goes on to admission, to be sent or counted

@@ -54,8 +54,8 @@ class Loader {
 
   void load(const YAML::Node& root, Config* c) {
     const Field top{root, ""};
-    if (!r_.expect_map(top,
-                       {"clock", "seed", "metrics", "mbufs", "mbuf_size", "switches", "workers"}))
+    if (!r_.expect_map(top, {"clock", "seed", "metrics", "mbufs", "mbuf_size", "switches",
+                             "workers", "flowtune_allocator"}))
       return;
     if (auto f = r_.field(top, "clock", Need::kOptional)) load_clock(*f, &c->clock);
     if (auto f = r_.field(top, "seed", Need::kOptional))
@@ -76,6 +76,8 @@ class Loader {
         for (const Field& item : *items) load_worker(item, &c->workers.emplace_back());
       }
     }
+    if (auto f = r_.field(top, "flowtune_allocator", Need::kOptional))
+      load_flowtune_allocator(*f, &c->flowtune_allocator);
   }
 
  private:
@@ -398,6 +400,29 @@ class Loader {
       set(r_.integer(*f, 1, 65535), &out->weight);
   }
 
+  // The allocator in the fabric; the section's presence turns it on. The
+  // iteration must be > 0: exact time would run a back-to-back allocator
+  // forever at one instant.
+  void load_flowtune_allocator(const Field& a, FlowtuneAllocatorConfig* out) {
+    out->line = YamlReader::line_of(a.node);
+    out->enabled = true;
+    if (!r_.expect_map(
+            a, {"control_delay", "iteration", "threshold", "host_rate", "hosts", "flows"})) {
+      return;
+    }
+    if (auto f = r_.field(a, "control_delay", Need::kOptional))
+      set(r_.duration(*f, 0, 1'000'000'000), &out->control_delay_ns);
+    if (auto f = r_.field(a, "iteration", Need::kOptional))
+      set(r_.duration(*f, 100, 1'000'000'000), &out->iteration_ns);
+    if (auto f = r_.field(a, "threshold", Need::kOptional))
+      set(r_.real(*f, 0, 0.5), &out->threshold);
+    if (auto f = r_.field(a, "host_rate", Need::kOptional)) set(r_.rate(*f), &out->host_rate_bps);
+    if (auto f = r_.field(a, "hosts", Need::kOptional))
+      set(r_.integer(*f, 1, 1u << 24), &out->hosts);
+    if (auto f = r_.field(a, "flows", Need::kOptional))
+      set(r_.integer(*f, 1, 1u << 24), &out->flows);
+  }
+
   // An IPv4 address and UDP port, "A.B.C.D:PORT".
   void load_allocator(const Field& f, FlowtuneConfig* out) {
     const auto text = r_.string(f);
@@ -412,6 +437,7 @@ class Loader {
     }
     out->allocator_ip = ntohl(a.s_addr);
     out->allocator_port = static_cast<uint16_t>(std::stoul(text->substr(colon + 1)));
+    out->allocator_given = true;
   }
 
   // {from: [ports], to: [ports]}; a single name may stand for a list of one.

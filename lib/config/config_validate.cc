@@ -50,6 +50,7 @@ class Validator {
     check_workers();
     check_capture_files();
     check_clock();
+    check_flowtune_allocator();
   }
 
  private:
@@ -357,8 +358,8 @@ class Validator {
   }
 
   // Flowtune paces what hosts send into an edge, so the switch needs host
-  // ports; the allocator keeps the machine's time, and Floodgate charges its
-  // windows at forward, before the pacer could hold or drop the packet.
+  // ports; Floodgate charges its windows at forward, before the pacer could
+  // hold or drop the packet.
   void check_flowtune(size_t s) {
     const SwitchConfig& sw = c_.switches[s];
     if (!sw.flowtune.enabled) return;
@@ -374,10 +375,45 @@ class Validator {
       error(fpath, "flowtune paces what hosts send into an edge switch, and switch \"" + sw.name +
                        "\" has no host-facing port (role: host)");
     }
-    if (c_.clock.mode == ClockMode::kExact) {
+    // Exact time runs the allocator inside the fabric, on its clock;
+    // sluice-allocator over UDP keeps the machine's.
+    if (c_.clock.mode == ClockMode::kExact && !c_.flowtune_allocator.enabled) {
       error(fpath,
-            "flowtune needs clock.mode real: the allocator is another process on the machine's "
-            "clock, so its rates and leases would not follow the fabric's time");
+            "flowtune in exact fabric time needs the allocator in the fabric: add a top-level "
+            "flowtune_allocator section (sluice-allocator over UDP keeps the machine's clock, "
+            "so it runs with clock.mode real only)");
+    }
+    if (c_.flowtune_allocator.enabled && sw.flowtune.allocator_given) {
+      error(fpath + ".allocator",
+            "names a sluice-allocator over UDP, but flowtune_allocator runs the allocator in the "
+            "fabric: remove one of them");
+    }
+  }
+
+  // The allocator in the fabric runs on exact fabric time. Its hosts' link
+  // capacity is the edges' host ports' rate unless it is given.
+  void check_flowtune_allocator() {
+    const FlowtuneAllocatorConfig& a = c_.flowtune_allocator;
+    if (!a.enabled) return;
+    if (c_.clock.mode != ClockMode::kExact) {
+      error("flowtune_allocator",
+            "the allocator in the fabric runs on exact fabric time (clock.mode exact); in real "
+            "time run sluice-allocator and give its address in switches[].flowtune.allocator");
+    }
+    if (a.host_rate_bps != 0) return;
+    std::set<uint64_t> rates;
+    for (const SwitchConfig& sw : c_.switches) {
+      if (!sw.flowtune.enabled) continue;
+      for (const PortConfig& port : sw.ports) {
+        if (port.role == PortRole::kHost && port.rate_bps != 0) rates.insert(port.rate_bps);
+      }
+    }
+    if (rates.size() > 1) {
+      std::string list;
+      for (uint64_t r : rates) list += (list.empty() ? "" : ", ") + std::to_string(r) + " bit/s";
+      error("flowtune_allocator",
+            "the flowtune edges' host ports have different rates (" + list +
+                "): give host_rate, the capacity the allocator gives every host link");
     }
   }
 

@@ -44,6 +44,7 @@ FlowletTable::Result FlowletTable::on_packet(uint64_t key, uint32_t src_ip, uint
         s.src_ip = src_ip;
         s.dst_ip = dst_ip;
         flowlets_started.add();
+        started(now_ns);
         return {Kind::kStart, s.id, ended};
       }
       if (now_ns > s.last_ns) s.last_ns = now_ns;
@@ -73,6 +74,7 @@ FlowletTable::Result FlowletTable::on_packet(uint64_t key, uint32_t src_ip, uint
   s.id = next_id(base + way);
   ++active_;
   flowlets_started.add();
+  started(now_ns);
   return {Kind::kStart, s.id, ended};
 }
 

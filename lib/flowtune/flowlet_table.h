@@ -81,6 +81,14 @@ class FlowletTable {
   template <class OnEnd>
   uint32_t expire(uint64_t now_ns, uint32_t max_slots, OnEnd&& on_end);
 
+  // No flowlet can end before this instant (kNever: none is live). A lower
+  // bound: a packet since may have moved the flowlet's end later. It is
+  // exact after a whole sweep (expire with max_slots >= capacity), so that
+  // exact fabric time can run that sweep when the first flowlet ends, and
+  // the END leaves at the instant the gap runs out.
+  static constexpr uint64_t kNever = UINT64_MAX;
+  uint64_t next_end_ns() const { return active_ == 0 ? kNever : next_end_ns_; }
+
   uint32_t capacity() const { return static_cast<uint32_t>(slots_.size()); }
   uint32_t slot_bits() const { return slot_bits_; }
   uint64_t idle_gap_ns() const { return gap_; }
@@ -105,6 +113,11 @@ class FlowletTable {
     return now_ns > s.last_ns && now_ns - s.last_ns > gap_;
   }
   uint32_t next_id(uint32_t slot);
+  // The first instant the flowlet is idle past the gap.
+  uint64_t end_of(const Slot& s) const { return s.last_ns + gap_ + 1; }
+  void started(uint64_t now_ns) {
+    if (now_ns + gap_ + 1 < next_end_ns_) next_end_ns_ = now_ns + gap_ + 1;
+  }
 
   std::vector<Slot> slots_;
   uint64_t gap_;
@@ -113,17 +126,24 @@ class FlowletTable {
   uint32_t counter_ = 0;  // high part of the next id
   uint32_t cursor_ = 0;   // expire()'s position
   uint32_t active_ = 0;
+  uint64_t next_end_ns_ = kNever;  // see next_end_ns()
 };
 
 template <class OnEnd>
 uint32_t FlowletTable::expire(uint64_t now_ns, uint32_t max_slots, OnEnd&& on_end) {
-  const uint32_t n = max_slots < capacity() ? max_slots : capacity();
+  const bool whole = max_slots >= capacity();
+  const uint32_t n = whole ? capacity() : max_slots;
   const uint32_t mask = capacity() - 1;
   uint32_t ended = 0;
+  uint64_t next_end = kNever;
   for (uint32_t i = 0; i < n; ++i) {
     Slot& s = slots_[cursor_];
     cursor_ = (cursor_ + 1) & mask;
-    if (s.id == 0 || !idle(s, now_ns)) continue;
+    if (s.id == 0) continue;
+    if (!idle(s, now_ns)) {
+      if (end_of(s) < next_end) next_end = end_of(s);
+      continue;
+    }
     const uint32_t id = s.id;
     s.id = 0;
     --active_;
@@ -131,6 +151,9 @@ uint32_t FlowletTable::expire(uint64_t now_ns, uint32_t max_slots, OnEnd&& on_en
     flowlets_ended.add();
     on_end(id);
   }
+  // on_end may not start flowlets (it reports, it does not forward), so
+  // what the sweep saw is every live flowlet.
+  if (whole) next_end_ns_ = next_end;
   return ended;
 }
 

@@ -119,9 +119,10 @@ def switch(name, ports, routes, **extra):
 
 
 def write_config(path, switches, workers=None, mbufs=None, metrics_address=None, clock=None,
-                 mbuf_size=None):
+                 mbuf_size=None, flowtune_allocator=None):
     """Writes a sluice YAML configuration (schema: docs/configuration.md);
-    clock: e.g. {"mode": "exact"}; mbuf_size: e.g. "9KiB"."""
+    clock: e.g. {"mode": "exact"}; mbuf_size: e.g. "9KiB";
+    flowtune_allocator: the allocator in the fabric's section, e.g. {}."""
     doc = {}
     if clock:
         doc["clock"] = clock
@@ -134,6 +135,8 @@ def write_config(path, switches, workers=None, mbufs=None, metrics_address=None,
     doc["switches"] = switches
     if workers:
         doc["workers"] = [{"lcore": lc, "ports": list(ps)} for lc, ps in workers]
+    if flowtune_allocator is not None:
+        doc["flowtune_allocator"] = flowtune_allocator
     with open(path, "w") as f:
         yaml.safe_dump(doc, f, sort_keys=False)
     return path

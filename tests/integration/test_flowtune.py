@@ -8,7 +8,13 @@ to about (1 - 0.01) x 200 / 2 Mb/s, dropping the excess of these open-loop
 senders under `pacer_full` and leaving the receiver's port with (almost) no
 drops of its own. Then the allocator is stopped mid-run: once the lease has
 run out the flows go on unpaced, both keep arriving to the end, and no
-packet stays held."""
+packet stays held.
+
+The same two flows in exact fabric time with the allocator in the fabric
+(flowtune_allocator, 8.5 us control delay, 10 us iterations): the first
+rates reach the edge 17 us after the first packets, so only those two go
+unpaced; both flows arrive at C(1 - 0.01)/2 within 0.5 %; the allocator's
+summary adds up; and a second run gives the same capture byte for byte."""
 
 import os
 import signal
@@ -56,7 +62,7 @@ def flow_frames(src_mac, dst_mac, src, dst, count):
     return [pkt + bytes(FRAME - len(pkt))] * count
 
 
-def config(tmp, alloc_port, seconds):
+def config(tmp, alloc_port, seconds, exact=False):
     sw_mac = "02:00:00:00:00:{:02x}"
     gap = (FRAME + OVERHEAD) * 8 / RATE_BPS
     count = int(seconds / gap)
@@ -75,6 +81,14 @@ def config(tmp, alloc_port, seconds):
         ports.append(harness.replay_host(name, sw_mac.format(i), host_mac, f"10.0.{i}.1/24",
                                          rate, rx=rx, tx=os.path.join(tmp, f"{name}.out")))
         routes.append(harness.route(f"10.0.{i}.0/24", name))
+    if exact:
+        sw = harness.switch("s1", ports, routes, buffer={"size": "2MB"},
+                            flowtune={"lease": LEASE})
+        # The receiver's port is faster; the allocator gives every host link
+        # the senders' rate, as sluice-allocator --host-rate does above.
+        return harness.write_config(os.path.join(tmp, "ft-exact.yaml"), [sw],
+                                    clock={"mode": "exact"},
+                                    flowtune_allocator={"host_rate": "200Mbps"})
     sw = harness.switch("s1", ports, routes, buffer={"size": "2MB"},
                         flowtune={"allocator": f"127.0.0.1:{alloc_port}", "lease": LEASE})
     return harness.write_config(os.path.join(tmp, "ft.yaml"), [sw])
@@ -166,9 +180,53 @@ def failure_run(binary, alloc_binary, tmp):
     print(f"allocator stopped: pacer {ft}")
 
 
+def exact_run(binary, tmp, name):
+    conf = config(tmp, None, 0.4, exact=True)
+    s, summary = harness.run_to_end(binary, tmp, conf, name, 0.5)
+    with open(os.path.join(tmp, "h3.out"), "rb") as f:
+        capture = f.read()
+    return summary, capture
+
+
+def exact_runs(binary, tmp):
+    summary, capture = exact_run(binary, tmp, "exact")
+    ft = flowtune_of(summary)
+    alloc = summary["flowtune_allocator"]
+    check_eq(ft["flowlets_started"], 2, "flowlets")
+    check_eq(ft["flowlets_ended"], 2, "flowlets ended after the replay")
+    # Both START at the first instant; the allocator has them 8.5 us later
+    # and iterates at once; the rates are at the edge 8.5 us after that,
+    # before each flow's second frame (61.5 us apart at 200 Mb/s).
+    check_eq(ft["unpaced"], 2, "frames sent before the first rates")
+    check_eq(ft["events_lost"] + ft["stale_rate_updates"], 0, "lost or stale")
+    check_eq(alloc["flowlets_started"], 2, "allocator: flowlets")
+    check_eq(alloc["flowlets_ended"], 2, "allocator: flowlets ended")
+    check_eq(alloc["news_lost"] + alloc["rates_lost"], 0, "allocator: lost")
+    check_eq(alloc["rates_delivered"], ft["rate_updates"], "rates delivered = applied")
+    check_eq(alloc["rate_updates"], alloc["rates_delivered"], "every rate sent arrived")
+    check(alloc["lease_resends"] > 0, f"no lease re-send in 0.4 s of a 50 ms lease: {alloc}")
+    # Iterating every 10 us while the flows are live: about 0.4 s worth.
+    check(39_000 <= alloc["iterations"] <= 41_000, f"iterations: {alloc}")
+    rates, recs = per_flow_l1_bps(os.path.join(tmp, "h3.out"), 50e6, 350e6)
+    want = RATE_BPS * (1 - THRESHOLD) / 2
+    check_eq(len(rates), 2, "senders seen at the receiver")
+    for src, r in rates.items():
+        check(abs(r - want) <= 0.005 * want,
+              f"flow from {src.hex()}: {r / 1e6:.3f} Mb/s, want {want / 1e6:.3f} Mb/s +- 0.5%")
+    h3 = harness.find_port(summary, "s1", "h3")
+    check_eq(harness.total_drops(h3), 0, "drops at the receiver's port")
+    print(f"exact: per flow {[round(r / 1e6, 3) for r in rates.values()]} Mb/s "
+          f"(want {want / 1e6:.3f}), edge {ft}, allocator {alloc}")
+    again, capture2 = exact_run(binary, tmp, "exact-again")
+    check(capture2 == capture, "a second exact run captured different bytes")
+    check_eq(flowtune_of(again), ft, "the second run's edge counters")
+    check_eq(again["flowtune_allocator"], alloc, "the second run's allocator counters")
+
+
 def test(binary, srcdir):
     alloc = allocator_binary(binary)
     with harness.TempDir("flowtune") as tmp:
+        exact_runs(binary, tmp)
         paced_run(binary, alloc, tmp)
         failure_run(binary, alloc, tmp)
 

@@ -1,12 +1,11 @@
 #!/usr/bin/python3
 """tools/experiment's schemes: what each sets in the switches (ECN, PFC,
 BFC, Floodgate, DIBS, TCD, Flowtune) and in the replaying hosts' NICs (docs/configuration.md "The host NIC"), checked on
-conf/leafspine.yaml and validated by sluice's own --check; the flowtune
-scheme's real-clock requirement, and its sluice-allocator started, stopped
-and judged, with a fake sluice and a fake allocator."""
+conf/leafspine.yaml and validated by sluice's own --check, in both clocks;
+the flowtune scheme's allocator in the fabric in exact time, and in real
+time its sluice-allocator started, stopped and judged, with a fake sluice
+and a fake allocator."""
 
-import contextlib
-import io
 import json
 import os
 import struct
@@ -32,9 +31,8 @@ class Schemes(unittest.TestCase):
     def args(self, *extra):
         return self.exp.parse_args(["--config", "x", "--workload", "w", "--out", "o"] + list(extra))
 
-    def scheme_args(self, scheme):
-        """Options a run of this scheme needs: flowtune runs in real time only."""
-        return self.args("--clock", "real") if scheme == "flowtune" else self.args()
+    def scheme_args(self, scheme, clock="exact"):
+        return self.args("--clock", clock)
 
     def nics(self, conf):
         """{switch/port: nic} of the replaying host ports, and of the others."""
@@ -155,20 +153,26 @@ class Schemes(unittest.TestCase):
                 self.assertEqual(sw["flowtune"]["max_held_packets"], 128, scheme)
                 self.assertEqual(sw["flowtune"]["lease"], "10ms" if on else "50ms", scheme)
 
-    def test_flowtune_needs_the_real_clock(self):
-        for schemes in ("flowtune", "droptail,flowtune"):
-            err = io.StringIO()
-            with self.assertRaises(SystemExit) as cm, contextlib.redirect_stderr(err):
-                self.args("--schemes", schemes)
-            self.assertEqual(cm.exception.code, 2, schemes)
-            self.assertIn("flowtune scheme runs in real time only", err.getvalue())
-            self.assertIn("--clock real", err.getvalue())
-            with contextlib.redirect_stderr(err), self.assertRaises(SystemExit):
-                self.args("--schemes", schemes, "--clock", "exact")
-            self.assertEqual(self.args("--schemes", schemes, "--clock", "real").schemes,
-                             schemes.split(","))
-        # Without flowtune the clock stays the user's choice.
-        self.assertEqual(self.args("--schemes", "droptail").clock, "exact")
+    def test_flowtune_scheme_in_exact_time(self):
+        """flowtune in exact time (the default clock): the allocator in the
+        fabric, at the paper's 10 us and the control delay given, for the
+        host ports' rate; the edges name no UDP allocator; other schemes
+        drop a flowtune_allocator section of the configuration."""
+        args = self.args("--flowtune-control-delay", "5us")
+        self.assertEqual(args.flowtune_iteration, "10us")
+        self.assertEqual(self.args("--clock", "real").flowtune_iteration, "200us")
+        conf = self.exp.apply_scheme(self.conf, "flowtune", args, "127.0.0.1:4321")
+        self.assertEqual(conf["clock"], {"mode": "exact"})
+        self.assertEqual(conf["flowtune_allocator"],
+                         {"control_delay": "5us", "iteration": "10us", "host_rate": "10Gbps"})
+        sections = {sw["name"]: sw["flowtune"] for sw in conf["switches"]}
+        self.assertEqual(sections, {
+            "leaf0": {"enabled": True, "lease": "10ms"},
+            "leaf1": {"enabled": True, "lease": "10ms"},
+            "spine0": {"enabled": False}, "spine1": {"enabled": False}})
+        out = self.exp.apply_scheme(conf, "droptail", args)
+        self.assertNotIn("flowtune_allocator", out)
+        self.assertFalse(any(sw["flowtune"]["enabled"] for sw in out["switches"]))
 
     def test_allocator_host_rate(self):
         self.assertEqual(self.exp.allocator_host_rate(self.conf), "10Gbps")
@@ -208,10 +212,12 @@ class Schemes(unittest.TestCase):
     def test_sluice_accepts_every_scheme(self):
         self.assertTrue(os.path.exists(SLUICE), "no sluice binary at " + SLUICE)
         with tempfile.TemporaryDirectory() as tmp:
-            for scheme in self.exp.SCHEMES:
-                conf = self.exp.apply_scheme(self.conf, scheme, self.scheme_args(scheme))
-                rc, out = self.check(conf, scheme, tmp)
-                self.assertEqual(rc, 0, scheme + ": " + out)
+            for clock in ("exact", "real"):
+                for scheme in self.exp.SCHEMES:
+                    conf = self.exp.apply_scheme(self.conf, scheme,
+                                                 self.scheme_args(scheme, clock))
+                    rc, out = self.check(conf, scheme, tmp)
+                    self.assertEqual(rc, 0, clock + " " + scheme + ": " + out)
 
     def test_sluice_accepts_every_scheme_over_dibs_and_tcd_sections(self):
         """With dibs and tcd sections in the configuration, every scheme is

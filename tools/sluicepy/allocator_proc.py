@@ -90,7 +90,20 @@ def update_traffic(edge, allocator_out, capacity_bits):
     m = SUMMARY.search(allocator_out)
     if not m:
         raise ToolError(f"no summary line from sluice-allocator: {allocator_out!r}")
-    updates, resends, ubytes, udgrams = (int(x) for x in m.groups())
+    return traffic_fractions(edge, *(int(x) for x in m.groups()), capacity_bits)
+
+
+def fabric_update_traffic(edge, allocator, capacity_bits):
+    """The same for the allocator in the fabric (exact time): its summary
+    counts its rates as the RATE_UPDATE datagrams sluice-allocator would
+    send, and the edge's datagrams_sent the FLOWLET_* datagrams its news
+    would fill."""
+    return traffic_fractions(edge, allocator["rate_updates"], allocator["lease_resends"],
+                             allocator["update_bytes"], allocator["update_messages"],
+                             capacity_bits)
+
+
+def traffic_fractions(edge, updates, resends, ubytes, udgrams, capacity_bits):
     edge_wire = (8 * edge["datagrams_sent"] + 16 * edge["starts_sent"] + 4 * edge["ends_sent"]
                  + WIRE_EXTRA * edge["datagrams_sent"])
     alloc_wire = ubytes + (WIRE_EXTRA - 28) * udgrams

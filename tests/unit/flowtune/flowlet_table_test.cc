@@ -1,6 +1,7 @@
 // Flowtune's edge flowlet detection on a simulated clock: START on a new
 // flow and after an idle gap (with a new id), END exactly once from expire()
-// or inline, collisions and table full counted, bounded expire work.
+// or inline, collisions and table full counted, bounded expire work, and
+// the instant the first flowlet can end (exact fabric time's due time).
 #include "lib/flowtune/flowlet_table.h"
 
 #include <gtest/gtest.h>
@@ -144,6 +145,30 @@ TEST(FlowletTable, IdsAreNeverZeroAndEncodeTheSlot) {
     ASSERT_NE(r.flow_id, 0u);
     ASSERT_LT(t.slot_of(r.flow_id), t.capacity());
   }
+}
+
+TEST(FlowletTable, NextEndIsWhenTheFirstFlowletEndsAfterAWholeSweep) {
+  FlowletTable t(64);
+  EXPECT_EQ(t.next_end_ns(), FlowletTable::kNever);
+  const uint32_t a = t.on_packet(1, 1, 2, 10 * kUs).flow_id;
+  EXPECT_EQ(t.next_end_ns(), 110 * kUs + 1);  // a START moves it earlier at once
+  t.on_packet(2, 1, 3, 30 * kUs);
+  t.on_packet(1, 1, 2, 50 * kUs);  // a packet moves a's end later: still a lower bound
+  EXPECT_EQ(t.next_end_ns(), 110 * kUs + 1);
+  std::vector<uint32_t> ended;
+  auto cb = [&](uint32_t id) { ended.push_back(id); };
+  // A whole sweep at the bound ends nothing and makes it exact: flow 2's end.
+  EXPECT_EQ(t.expire(110 * kUs + 1, t.capacity(), cb), 0u);
+  EXPECT_EQ(t.next_end_ns(), 130 * kUs + 1);
+  EXPECT_EQ(t.expire(130 * kUs + 1, t.capacity(), cb), 1u);
+  EXPECT_EQ(t.next_end_ns(), 150 * kUs + 1);
+  // A held packet due later keeps a alive until then (touch).
+  t.touch(a, 200 * kUs);
+  EXPECT_EQ(t.expire(150 * kUs + 1, t.capacity(), cb), 0u);
+  EXPECT_EQ(t.next_end_ns(), 300 * kUs + 1);
+  EXPECT_EQ(t.expire(300 * kUs + 1, t.capacity(), cb), 1u);
+  EXPECT_EQ(ended, (std::vector<uint32_t>{ended[0], a}));
+  EXPECT_EQ(t.next_end_ns(), FlowletTable::kNever);
 }
 
 TEST(FlowletTable, RejectsBadCapacityAndGap) {
