@@ -687,6 +687,7 @@ int main(int argc, char** argv) {
                       const_cast<char*>("-m"),
                       const_cast<char*>("512"),
                       const_cast<char*>("--no-pci"),
+                      const_cast<char*>("--in-memory"),
                       const_cast<char*>("--file-prefix"),
                       const_cast<char*>("pcapport-test"),
                       const_cast<char*>("--no-telemetry"),

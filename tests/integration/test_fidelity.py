@@ -14,6 +14,7 @@ no promise real time can make: it is printed, not asserted. Asserted is what
 is sluice's own, with the machine's floor measured on the worker's CPU
 before and after each attempt:
 - the worker took no page fault during the run (memory is prefaulted);
+- the summary prints each port's lateness under the fidelity heading;
 - no capture record was left out (the writer thread kept up);
 - no port reports lost transmit time the worker's loop could not have lost:
   a port can only lose what loop gaps beyond the 200 us catch-up allow
@@ -29,6 +30,7 @@ before and after each attempt:
 
 import json
 import os
+import re
 import subprocess
 
 import harness
@@ -60,6 +62,22 @@ def run(srcdir, binary, tmp, workload, attempt, clock="real"):
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     with open(os.path.join(out, "droptail", "summary.json")) as f:
         return json.load(f)
+
+
+FIDELITY_LINE = re.compile(r"^\s+\S+\s+(shaper lost|shaper\s+n=|link\s+n=|replay\s+n=)")
+
+
+def check_fidelity_block(log_path):
+    """The summary prints its per-port lateness lines under their heading
+    (issue 30: the first port's "shaper lost" line once came before it)."""
+    with open(log_path) as f:
+        lines = f.read().splitlines()
+    heading = [i for i, l in enumerate(lines) if l.startswith("fidelity (lateness")]
+    check(len(heading) == 1, "%d fidelity headings in %s" % (len(heading), log_path))
+    stray = [l for l in lines[:heading[0]] if FIDELITY_LINE.match(l)]
+    check(not stray, "fidelity lines before their heading: %s" % stray[:3])
+    check(any(FIDELITY_LINE.match(l) for l in lines[heading[0] + 1:]),
+          "no per-port line under the fidelity heading in %s" % log_path)
 
 
 def check_own_stalls(summary, fl):
@@ -121,6 +139,7 @@ def test(binary, srcdir):
             fl["gaps_per_s"] = max(fl["gaps_per_s"], after["gaps_per_s"])
             fl["quiet"] = fl["quiet"] and after["quiet"]
             rate = check_own_stalls(summary, fl)
+            check_fidelity_block(os.path.join(tmp, "real%d" % attempt, "droptail", "sluice.log"))
             stall_rates.append((rate, fl["gaps_per_s"]))
             misses = harness.fidelity_misses(summary)
             w = summary["workers"][0]
