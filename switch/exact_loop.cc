@@ -311,7 +311,13 @@ uint64_t Worker::port_tx_due(const PortRuntime& port, uint64_t now) const {
 
 uint64_t Worker::port_misc_due(const PortRuntime& port, uint64_t now) const {
   uint64_t due = EventCalendar::kNever;
-  if (port.pfc_ingress) due = port.pfc_ingress->next_refresh_ns();
+  if (port.pfc_ingress) {
+    // Bytes counted against this ingress, or freed, may owe the peer an
+    // XOFF or XON now (a touch_misc() asks).
+    PfcDecision d;
+    due = pfc_decision(port, now, &d) ? std::max(now, port.pfc_retry_ns)
+                                      : port.pfc_ingress->next_refresh_ns();
+  }
   // TCD must see a pause end when it does, whether or not frames wait.
   if (port.tcd) due = std::min({due, port.tcd->next_due_ns(), port.tm->next_pause_end_ns(now)});
   if (!port.eth_header_ready && port.cfg->peer_ipv4 && port.cfg->ipv4)

@@ -97,6 +97,9 @@ struct PortRuntime {
   unsigned tx_pending_count = 0;
   bool tx_burst_full = false;  // the last transmit sent a whole dequeued burst
   uint64_t next_arp_request_ns = 0;
+  // Exact time: a PFC frame that could not be queued (no mbuf, control
+  // queue full) is asked again no sooner than this.
+  uint64_t pfc_retry_ns = 0;
   std::atomic<uint64_t> first_tx_ns{0};
   std::atomic<uint64_t> last_tx_ns{0};
   // Internal links: tx pushes into link_out, rx takes from link_in.

@@ -21,6 +21,9 @@ namespace sluice {
 namespace {
 
 constexpr uint64_t kArpRetryNs = 1'000'000'000;
+// Exact time: a PFC frame that found no mbuf or a full control queue is
+// asked again this much later (real time asks on the next iteration).
+constexpr uint64_t kPfcRetryNs = 1'000;
 constexpr unsigned kIdleSpinsBeforeYield = 256;
 constexpr unsigned kTimerEveryIterations = 1024;
 // The fidelity target's lateness bucket (docs/testbed.md): a busy pass
@@ -460,9 +463,10 @@ void Worker::handle_arp(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, ui
   rte_pktmbuf_free(m);
 }
 
-// XOFF / XON / refresh toward the peer of a port, from the bytes that arrived
-// on it and still wait in this switch (summed over the lcores' shards).
-void Worker::generate_pfc(PortRuntime& port, uint64_t now) {
+// The XOFF / XON / refresh a port owes its peer now, if any, from the bytes
+// that arrived on it and still wait in this switch (summed over the lcores'
+// shards).
+bool Worker::pfc_decision(const PortRuntime& port, uint64_t now, PfcDecision* d) const {
   std::array<uint64_t, kPfcClasses> bytes{};
   for (const auto& w : rt_.workers) {
     const PfcIngressBytes& shard = w->pfc_bytes[port.index];
@@ -470,17 +474,27 @@ void Worker::generate_pfc(PortRuntime& port, uint64_t now) {
   }
   const SharedBuffer* buf = w_.buffers[port.switch_index].get();
   const uint64_t free_bytes = buf->capacity() - std::min(buf->capacity(), buf->used());
+  return port.pfc_ingress->poll(now, bytes, free_bytes, d);
+}
+
+void Worker::generate_pfc(PortRuntime& port, uint64_t now) {
   PfcDecision d;
-  if (!port.pfc_ingress->poll(now, bytes, free_bytes, &d)) return;
+  if (!pfc_decision(port, now, &d)) return;
+  // Not sent: asked again next iteration (real time), or kPfcRetryNs later
+  // (exact time, where asking again at the same instant would never end).
+  port.pfc_retry_ns = now + kPfcRetryNs;
   uint8_t* frame;
   rte_mbuf* m = new_frame(kMacControlFrameLen, &frame);
-  if (m == nullptr) return;  // asked again next iteration
+  if (m == nullptr) return;
   if (build_decision_frame(d, frame, kMacControlFrameLen, port.mac) == 0) {
     rte_pktmbuf_free(m);
     return;
   }
   // Committed only once queued: a full control queue means it is asked again.
-  if (send_control(port, now, m)) port.pfc_ingress->on_sent(d, now);
+  if (send_control(port, now, m)) {
+    port.pfc_ingress->on_sent(d, now);
+    port.pfc_retry_ns = 0;
+  }
 }
 
 // An mbuf holding `len` bytes for a frame sluice builds, or nullptr when the

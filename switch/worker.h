@@ -126,6 +126,7 @@ class Worker {
   bool poll_port(PortRuntime& port, uint64_t now);
   void handle_parsed(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now);
   void handle_arp(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now);
+  bool pfc_decision(const PortRuntime& port, uint64_t now, PfcDecision* d) const;
   void generate_pfc(PortRuntime& port, uint64_t now);
 
   // The stages of a packet's path, in order (docs/architecture.md, "A
