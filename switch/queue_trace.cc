@@ -40,12 +40,12 @@ void QueueTrace::sample(const Runtime& rt, const WorkerRuntime& w, uint64_t now_
     }
     const uint64_t th = port.bfc ? port.bfc->last_threshold(p) : 0;
     add({now_ns, static_cast<uint32_t>(tm.data_queued_bytes()), static_cast<uint32_t>(th), p,
-         kPortRow, static_cast<uint8_t>(std::popcount(paused))});
+         kPortRow, static_cast<uint8_t>(std::popcount(paused)), 0});
     const uint16_t s = port.switch_index;
     if (s < 64 && !((switches_seen >> s) & 1)) {
       switches_seen |= uint64_t{1} << s;
       const SharedBuffer* b = w.buffers[s].get();
-      if (b != nullptr) add({now_ns, static_cast<uint32_t>(b->used()), 0, s, kBufferRow, 0});
+      if (b != nullptr) add({now_ns, static_cast<uint32_t>(b->used()), 0, s, kBufferRow, 0, 0});
     }
   }
 }
