@@ -74,7 +74,7 @@ std::string create_shard(Runtime& rt, const SwitchRuntime& sw, WorkerRuntime& w,
   c.hop_rtt_ns = hop_rtt;
   c.sticky_ns = bfc_sticky_ns(bc.sticky_ns, hop_rtt);
   c.th_ns = bfc_th_time_ns(bc.th_ns, hop_rtt);
-  c.rng_seed = derive_seed(rt.config.seed, SeedStream::kBfc, w.slot * 256u + sw.index);
+  c.rng_seed = derive_seed(rt.config.seed, SeedStream::kBfc, (uint64_t{w.slot} << 32) | sw.index);
   const uint64_t interval = bfc_bitmap_interval_ns(bc.bitmap_interval_ns, hop_rtt);
   try {
     auto shard = std::make_unique<BfcShard>(c);

@@ -36,10 +36,6 @@
 namespace sluice {
 namespace {
 
-// An element handled this often at one instant asks to run at once and
-// does nothing (a rule that cannot make progress): the run stops and says
-// so rather than spin forever.
-constexpr uint64_t kMaxEventsPerInstant = 50'000'000;
 // How often the loop tells the main lcore where fabric time is, and looks
 // at the stop flag (SIGINT), in elements handled.
 constexpr uint64_t kPublishEvery = 256;
@@ -85,18 +81,14 @@ void Worker::loop_exact() {
       }
     }
     if (++x.at_instant > kMaxEventsPerInstant) {
+      // Which element keeps time from moving is a guess: the one due next
+      // after that many handlings, of any elements, at one instant.
       std::fprintf(stderr,
-                   "sluice: exact time: element %" PRIu32 " (%s) was still due at %" PRIu64
-                   " ns after %" PRIu64 " handlings at that instant; stopping the run\n",
-                   id, id < x.bfc_base ? ports_[id]->cfg->name.c_str() : "timer", now,
-                   kMaxEventsPerInstant);
-      if (id < x.bfc_base) {
-        const PortDue& d = x.port[id];
-        std::fprintf(stderr,
-                     "sluice: exact time: its sides were due rx %" PRIu64 " tx %" PRIu64
-                     " misc %" PRIu64 "; %u frames pending\n",
-                     d.rx, d.tx, d.misc, ports_[id]->tx_pending_count);
-      }
+                   "sluice: exact time: %" PRIu64 " elements handled at %" PRIu64
+                   " ns without time moving on; the next due was element %" PRIu32
+                   " (%s); stopping the run\n",
+                   kMaxEventsPerInstant, now, id, exact_element_name(id));
+      print_port_sides(id);
       stuck = true;
       break;
     }
@@ -127,6 +119,21 @@ void Worker::loop_exact() {
 // SLUICE_EXACT_AUDIT); a breach is a rule that changed what an element will
 // do without asking it again: counted, reported, and repaired so the run
 // goes on.
+// An element in a diagnostic: its port's name, or "timer".
+const char* Worker::exact_element_name(uint32_t id) const {
+  return id < exact_->bfc_base ? ports_[id]->cfg->name.c_str() : "timer";
+}
+
+// A port element's three sides, as the calendar last knew them.
+void Worker::print_port_sides(uint32_t id) const {
+  if (id >= exact_->bfc_base) return;
+  const PortDue& d = exact_->port[id];
+  std::fprintf(stderr,
+               "sluice: exact time: its sides were due rx %" PRIu64 " tx %" PRIu64 " misc %" PRIu64
+               "; %u frames pending\n",
+               d.rx, d.tx, d.misc, ports_[id]->tx_pending_count);
+}
+
 void Worker::audit_calendar(uint64_t now) {
   Exact& x = *exact_;
   for (uint32_t id = 0; id < x.cal.elements(); ++id) {
@@ -138,13 +145,8 @@ void Worker::audit_calendar(uint64_t now) {
       std::fprintf(stderr,
                    "sluice: exact time: element %" PRIu32 " (%s) was due at %" PRIu64
                    " ns but was scheduled for %" PRIu64 " (at %" PRIu64 " ns)\n",
-                   id, id < x.bfc_base ? ports_[id]->cfg->name.c_str() : "timer", due, scheduled,
-                   now);
-      if (id < x.bfc_base)
-        std::fprintf(stderr,
-                     "sluice: exact time: its sides were due rx %" PRIu64 " tx %" PRIu64
-                     " misc %" PRIu64 "\n",
-                     x.port[id].rx, x.port[id].tx, x.port[id].misc);
+                   id, exact_element_name(id), due, scheduled, now);
+      print_port_sides(id);
     }
     w_.exact_missed.add();
     exact_settle(id, kDueAll, now);
@@ -206,7 +208,11 @@ void Worker::exact_handle_port(PortRuntime& port, uint64_t now) {
   }
   if (d.misc <= now) {
     if (port.pfc_ingress) generate_pfc(port, now);
-    if (port.tcd && port.tcd->next_due_ns() <= now) tcd_timer(port, now);
+    if (port.tcd) {
+      // A pause that expired with no frame waiting: TCD sees it end now.
+      tcd_track_pauses(port, now);
+      if (port.tcd->next_due_ns() <= now) tcd_timer(port, now);
+    }
     send_arp_requests(port, now);
     again |= kDueMisc;
   }
@@ -219,6 +225,9 @@ void Worker::exact_handle_port(PortRuntime& port, uint64_t now) {
 }
 
 void Worker::exact_admitted(PortRuntime& out, uint64_t now) {
+  // The switch's free buffer moved: dynamic XOFF thresholds with it (also
+  // when a timer element, not a port, admitted the packet).
+  for (uint16_t p : pfc_dynamic_[out.switch_index]) exact_touch(p, kDueMisc);
   // Already due now (it sends at this instant anyway), or busy until later.
   if (exact_->port[out.index].tx != EventCalendar::kNever || out.tx_pending_count != 0) {
     exact_touch(out.index, kDueTx);

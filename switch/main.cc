@@ -16,6 +16,7 @@
 #include <rte_ring.h>
 
 #include <cinttypes>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -141,10 +142,12 @@ std::vector<PortFinal> drain_and_total(Runtime& rt) {
       rte_pktmbuf_free(reinterpret_cast<rte_mbuf*>(p.handle));
     });
   }
-  // Frames on internal links left one switch and have not reached the next.
+  // Frames on internal links left one switch and have not reached the next;
+  // frames on a capture host's link (its delay, exact time) left the host.
   for (const auto& p : rt.ports) {
     if (p->link_in != nullptr)
       out[p->index].in_flight_at_stop = link_discard(*p->link_in, p->link_stage);
+    if (p->pcap) out[p->index].in_flight_at_stop += p->pcap->discard_link();
   }
   for (const auto& p : rt.ports) {
     PortFinal& f = out[p->index];
@@ -247,11 +250,13 @@ bool setup_queue_trace(Runtime& rt, const CliOptions& opt, std::string* err) {
     }
     ports.push_back(static_cast<uint16_t>(p));
   }
-  if (opt.queue_trace_interval_seconds <= 0 || opt.queue_trace_max_rows < 1) {
-    *err = "--queue-trace-interval and --queue-trace-max-rows must be above 0";
+  // Below 1 ns the trace would be due at every instant forever.
+  const double interval_ns = std::round(opt.queue_trace_interval_seconds * 1e9);
+  if (!(interval_ns >= 1 && interval_ns < 1e18) || opt.queue_trace_max_rows < 1) {
+    *err = "--queue-trace-interval must be 1 ns or more and --queue-trace-max-rows above 0";
     return false;
   }
-  create_queue_traces(rt, ports, static_cast<uint64_t>(opt.queue_trace_interval_seconds * 1e9),
+  create_queue_traces(rt, ports, static_cast<uint64_t>(interval_ns),
                       static_cast<size_t>(opt.queue_trace_max_rows));
   return true;
 }

@@ -132,8 +132,9 @@ void print_clock(const Runtime& rt, double seconds) {
                 " times an element had work and no calendar entry for it (a bug; it ran late)\n",
                 f.missed);
   if (f.stuck != 0)
-    std::printf("    STOPPED EARLY: an element was still due after %s handlings at one instant\n",
-                "50,000,000");
+    std::printf("    STOPPED EARLY: %" PRIu64
+                " elements handled at one instant without time moving on\n",
+                kMaxEventsPerInstant);
 }
 
 // `seconds` of wall time (loop gaps are the machine's).
@@ -445,8 +446,8 @@ std::string floodgate_switch_json(const Runtime& rt, const SwitchRuntime& sw) {
   return j + "}";
 }
 
-// Each worker lcore's loop: how long its iterations took, against which the
-// machine's floor (tools/floor) is read.
+// The clock the run kept: real (wall seconds), or exact (fabric seconds,
+// elements and instants handled, the calendar's soundness, lateness summed).
 std::string clock_json(const Runtime& rt, double seconds) {
   if (!exact_time(rt))
     return "{\"mode\": \"real\", \"wall_seconds\": " + std::to_string(rt.wall_seconds) + "}";
@@ -462,6 +463,8 @@ std::string clock_json(const Runtime& rt, double seconds) {
          ", \"wall_seconds\": " + std::to_string(f.wall_seconds) + "}";
 }
 
+// Each worker lcore's loop: how long its iterations took, against which the
+// machine's floor (tools/floor) is read.
 std::string workers_json(const Runtime& rt) {
   std::string j = "[";
   for (const auto& w : rt.workers) {

@@ -39,6 +39,11 @@
 
 namespace sluice {
 
+// Exact time: elements handled this often at one instant without time
+// moving on are a rule that asks to run at once and does nothing; the run
+// stops and says so rather than spin forever.
+inline constexpr uint64_t kMaxEventsPerInstant = 50'000'000;
+
 constexpr uint16_t kNoEthPort = 0xFFFF;
 constexpr unsigned kMaxEcmp = 16;
 constexpr unsigned kBurst = 32;

@@ -49,7 +49,10 @@ class Worker {
   };
   struct Exact {
     explicit Exact(uint32_t elements, uint32_t ports)
-        : cal(elements), port(ports), dirty(elements, 0), in_ready(elements, 0) {}
+        : cal(elements), port(ports), dirty(elements, 0), in_ready(elements, 0) {
+      touched.reserve(elements);  // no allocation once the run is under way
+      ready.reserve(elements);
+    }
     EventCalendar cal;
     uint64_t now = 0;
     std::vector<PortDue> port;  // per global port
@@ -72,6 +75,8 @@ class Worker {
   };
   void loop_exact();
   void audit_calendar(uint64_t now);
+  const char* exact_element_name(uint32_t id) const;
+  void print_port_sides(uint32_t id) const;
   void exact_handle(uint32_t id, uint64_t now);
   void exact_handle_port(PortRuntime& port, uint64_t now);
   void exact_schedule(uint32_t id, uint64_t due);

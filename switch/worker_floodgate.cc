@@ -23,6 +23,9 @@ namespace {
 
 constexpr unsigned kVoqDrainBudget = 1024;  // packets released per drain call
 constexpr uint32_t kMaxListEntries = 256;   // entries built into one frame at most
+// A credit frame that found no mbuf or a full control queue is tried again
+// this much later (sooner would, in exact time, repeat at one instant).
+constexpr uint64_t kFgCreditRetryNs = 1'000;
 
 // The bytes a window counts for a packet: the frame as it leaves toward the
 // next switch (a fresh Ethernet header, no VLAN tag or shim), padded to the
@@ -89,8 +92,10 @@ void Worker::fg_drain(FloodgateRuntime& fg, uint64_t now) {
     auto* m = reinterpret_cast<rte_mbuf*>(p.handle);
     PortRuntime& out = *ports_[p.egress];
     const uint16_t pfc_in = pfc_ingress_of(out, m);
-    if (pfc_in != kNoIngress)
+    if (pfc_in != kNoIngress) {
       w_.pfc_bytes[pfc_in].on_dequeue(mbuf_extra(m)->pfc_priority, m->pkt_len);
+      touch_misc(pfc_in);  // counted again if admitted; an XON may be owed if not
+    }
     admit_released(out, m, now);
   });
 }
@@ -254,6 +259,7 @@ void Worker::send_fg_credit(uint16_t sw, uint32_t ingress, uint64_t now) {
     // next try: it is never lost in this switch.
     if (m == nullptr || (owner && !send_control(port, now, m))) {
       for (uint32_t e = 0; e < n; ++e) a.add(ingress, entries[e].dst_ip, entries[e].credit_bytes);
+      a.retry_at(ingress, now + kFgCreditRetryNs);
       return;
     }
     const uint32_t frame_len = m->pkt_len;  // before another lcore may send it

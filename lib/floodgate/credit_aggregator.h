@@ -19,6 +19,7 @@
 // Single writer; no allocation after construction.
 // docs/mechanisms/floodgate.md ("Credits").
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -45,16 +46,28 @@ class CreditAggregator {
   // held-back destination does not make the ingress due on every poll.)
   bool due(uint32_t i, uint64_t now_ns) const {
     const Ingress& g = ingress_[i];
+    if (now_ns < g.retry_ns) return false;
     return g.fresh >= threshold_ || (g.total != 0 && now_ns >= g.last_ns + interval_);
   }
   // When ingress i is next due (due() turns true), not before its last
-  // take(); UINT64_MAX with nothing pending. Exact fabric time asks this
-  // instead of polling.
+  // take() or a retry_at(); UINT64_MAX with nothing pending. Exact fabric
+  // time asks this instead of polling.
   uint64_t next_due_ns(uint32_t i) const {
     const Ingress& g = ingress_[i];
-    if (g.fresh >= threshold_) return g.last_ns;
-    return g.total != 0 ? g.last_ns + interval_ : UINT64_MAX;
+    uint64_t due;
+    if (g.fresh >= threshold_) {
+      due = g.last_ns;
+    } else if (g.total != 0) {
+      due = g.last_ns + interval_;
+    } else {
+      return UINT64_MAX;
+    }
+    return std::max(due, g.retry_ns);
   }
+  // The frame of ingress i could not be sent (no mbuf, a full control
+  // queue) and its credit was added back: not due again before t, so that
+  // a due time of "now" does not repeat at the same instant forever.
+  void retry_at(uint32_t i, uint64_t t) { ingress_[i].retry_ns = t; }
   // Moves up to `max` entries of ingress i whose destination withhold(dst)
   // does not hold back into out[] and restarts its interval. Returns how many.
   template <class Withhold>
@@ -80,6 +93,7 @@ class CreditAggregator {
     uint64_t total = 0;    // pending, withheld included
     uint64_t fresh = 0;    // added since the last take()
     uint64_t last_ns = 0;  // the last take()
+    uint64_t retry_ns = 0;  // retry_at()
     uint32_t count = 0;
     uint32_t hint = 0;        // index of the last destination added
     uint16_t generation = 1;  // of the index

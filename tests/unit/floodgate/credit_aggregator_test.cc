@@ -63,6 +63,25 @@ TEST(FgCredit, NextDueIsTheFirstInstantDueTurnsTrue) {
   EXPECT_TRUE(a.due(0, a.next_due_ns(0)));
 }
 
+// A frame that could not be sent puts its credit back; retry_at keeps the
+// ingress from being due again at the same instant (exact time would never
+// leave it).
+TEST(FgCredit, ARetryWaitsForItsInstant) {
+  CreditAggregator a(1, 10240, 10'000);
+  a.add(0, 1, 20'000);
+  ASSERT_TRUE(a.due(0, 5'000));
+  const auto e = take(a, 0, 5'000);
+  ASSERT_EQ(e.size(), 1u);
+  a.add(0, 1, e[0].credit_bytes);  // not sent: back
+  EXPECT_EQ(a.next_due_ns(0), 5'000u);
+  a.retry_at(0, 6'000);
+  EXPECT_EQ(a.next_due_ns(0), 6'000u);
+  EXPECT_FALSE(a.due(0, 5'999));
+  EXPECT_TRUE(a.due(0, 6'000));
+  EXPECT_EQ(take(a, 0, 6'000)[0].credit_bytes, 20'000u);  // nothing lost
+  EXPECT_EQ(a.next_due_ns(0), UINT64_MAX);
+}
+
 TEST(FgCredit, DelayCreditWithholdsWithoutLosingAndWaitsForTheInterval) {
   CreditAggregator a(1, 1000, 10'000);
   a.add(0, 1, 2000);
