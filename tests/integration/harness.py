@@ -151,7 +151,7 @@ class Sluice:
     """One sluice process on virtual devices."""
 
     def __init__(self, binary, workdir, config, name, duration=None,
-                 lcores=None, eal_extra=(), app_extra=(), metrics=True):
+                 lcores=None, eal_extra=(), app_extra=(), metrics=True, audit=True):
         self.binary = binary
         self.workdir = workdir
         self.config = config
@@ -171,6 +171,10 @@ class Sluice:
             app += ["--duration", str(duration)]
         app += list(app_extra)
         self.cmd = [binary] + eal + ["--"] + app
+        # Exact time checks its calendar after every element handled (a due
+        # time some rule changed without saying so is a calendar miss, and
+        # summary() fails the test on one); real time ignores it.
+        self.env = dict(os.environ, SLUICE_EXACT_AUDIT="1") if audit else None
         self.proc = None
         self.returncode = None
 
@@ -180,7 +184,7 @@ class Sluice:
         self._out = open(self.stdout_path, "w")
         self._err = open(self.stderr_path, "w")
         self.proc = subprocess.Popen(self.cmd, cwd=self.workdir, stdout=self._out,
-                                     stderr=self._err, stdin=subprocess.DEVNULL)
+                                     stderr=self._err, stdin=subprocess.DEVNULL, env=self.env)
         return self
 
     def wait(self, timeout):
@@ -236,9 +240,11 @@ class Sluice:
     def summary(self):
         try:
             with open(self.summary_path) as f:
-                return json.load(f)
+                summary = json.load(f)
         except (OSError, ValueError) as e:
             raise TestFailure(f"{self.name}: no readable summary JSON ({e})\n" + self.logs())
+        check_exact_clock(summary, self.name)
+        return summary
 
     def metrics_text(self, timeout=10):
         """Scrapes /metrics, retrying until the exporter answers."""
@@ -277,6 +283,17 @@ class Sluice:
         if exc_type is not None:
             print(self.logs(), file=sys.stderr)
         return False
+
+
+def check_exact_clock(summary, name):
+    """In exact time the calendar was never missed and no element stopped
+    the run (docs/testbed.md, "Exact fabric time")."""
+    clock = summary.get("clock") or {}
+    if clock.get("mode") != "exact":
+        return
+    check(clock["calendar_misses"] == 0 and clock["stopped_stuck"] == 0,
+          f"{name}: exact time: calendar misses {clock['calendar_misses']}, stopped early "
+          f"{clock['stopped_stuck']}")
 
 
 def run_to_end(binary, workdir, config, name, duration, **kw):

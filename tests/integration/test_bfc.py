@@ -27,8 +27,8 @@ drains them B resumes every queue. Checked from the summary:
 - with PFC on as well, A pauses its host h1 (PFC toward hosts), runs no PFC
   on its switch-facing port, and its queue toward B stays near the XOFF.
 
-Run with one worker lcore (in virtual time, so that the machine's stalls do
-not delay B's pauses), and with B's link port and its host port on different
+Run with one worker lcore (in exact fabric time, so that the machine's
+stalls do not delay B's pauses), and with B's link port and its host port on different
 workers, so that B's pauses cross lcores on the control ring (the backlog
 check is made with one worker only; see test())."""
 
@@ -269,9 +269,9 @@ def test(binary, srcdir):
     with harness.TempDir("bfc") as tmp:
         # Where the backlog waits is BFC's rule, not the machine's: in real
         # time a loop stall of this VM (up to a few ms) delays a pause and
-        # lets 10 Gb/s of that stall into B's queue. Virtual time freezes the
-        # fabric during such stalls (docs/testbed.md), so this run judges the
-        # rule itself.
+        # lets 10 Gb/s of that stall into B's queue. Exact fabric time does
+        # not read the machine's clock (docs/testbed.md), so this run judges
+        # the rule itself.
         run(binary, tmp, "one-worker", None, None, backlog_moves=True,
             clock={"mode": "exact"})
         # Where the backlog waits is not asserted here: packets crossing from

@@ -6,7 +6,7 @@
     h2 (10G) --/       \\-- q (10G)  h1: 1 flow to q, interleaved
 
 r's 1 Gb/s link is the bottleneck and the buffer holds only a fraction of
-the 20:1 burst. Run twice, in virtual time, with one worker:
+the 20:1 burst. Run twice, in exact fabric time, with one worker:
 
 - nic: bfc. The hosts put their queue number in the 0x88B6 shim; s counts
   pauses per (host port, host queue) as it does for a switch upstream and

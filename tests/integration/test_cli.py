@@ -80,6 +80,14 @@ def test(binary, srcdir):
               and "EAL:" not in r.stdout + r.stderr,
               f"sluice {' '.join(argv)}: not told where --config goes:\n{r.stderr}")
     check("options come after \"--\"" in run(binary, "--help").stdout, "--help does not say it")
+    # Every option parse_cli() knows is recognised before "--" too (the two
+    # lists are kept apart in cli_options.cc).
+    for opt in options:
+        if opt in ("--help", "-h", "--version"):
+            continue
+        r = run(binary, opt, "1")
+        check(r.returncode == 2 and f"{opt} is sluice's option" in r.stderr,
+              f"sluice {opt} 1 (before \"--\"): not told it is sluice's option:\n{r.stderr}")
     check_memory(binary)
 
 

@@ -9,7 +9,7 @@ Every link 10 Gb/s with 10 us of propagation delay. h1 and h2 each send a
 burst of 300 ECN-capable 1514 B frames at 10 Gb/s to one address behind r:
 20 Gb/s into r's 10 Gb/s port at B, whose buffer (64 KB) holds about 40 of
 the 300 frames in excess. Every other switch has room for the whole burst.
-One process, one worker, virtual time.
+One process, one worker, exact fabric time.
 
 - drop-tail: B drops in front of r.
 - dibs (on every switch): B sends what r's queue refuses up to s0 or s1

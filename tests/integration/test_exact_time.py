@@ -8,10 +8,14 @@ random choices:
   one lossy uplink (1 % loss);
 - floodgate: Floodgate with dstPause toward the hosts and loss recovery
   (FG_SYNC), one lossy uplink;
-- dibs: DIBS detours with RED ECN marking (RED draws a coin per packet).
+- dibs: DIBS detours with RED ECN marking (RED draws a coin per packet);
+- pfc: PFC (XOFF 50 KB) toward the spines and the hosts' NICs, with ECN
+  step marking; lossless, its only random choice the ECMP salt. Its XOFFs
+  are due the instant an ingress's bytes cross the threshold (this once
+  never happened in exact time, and PFC sent nothing).
 
 Each fabric runs three times: alone; beside two CPU hogs (one per core)
-with the whole sluice process stopped by SIGSTOP for 150 ms in the middle;
+with the whole sluice process stopped by SIGSTOP for 150 ms while it runs;
 and alone with another seed. Asserted for each:
 
 - the first two runs give identical captures, identical FCT tables
@@ -81,6 +85,9 @@ def fabric(srcdir, kind):
         elif kind == "dibs":
             sw["dibs"] = {"enabled": True}
             sw["ecn"] = {"mode": "red", "min": "20KB", "max": "200KB", "pmax": 0.2}
+        elif kind == "pfc":
+            sw["pfc"] = {"mode": "pfc", "xoff": "50KB"}
+            sw["ecn"] = {"mode": "step", "k": "100KB"}
     if kind in ("bfc+tcd", "floodgate"):
         lossy_uplink(conf)
     return conf
@@ -108,9 +115,13 @@ def run(binary, tmp, workload, conf, label, seed=1, disturb=False):
     try:
         if disturb:
             time.sleep(0.05)
+            started = False
             for line in proc.stdout:
                 if "worker lcore(s)" in line:
+                    started = True
                     break
+            check(started and proc.poll() is None,
+                  "%s: sluice ended before it could be stopped" % label)
             os.kill(proc.pid, signal.SIGSTOP)
             time.sleep(0.15)
             os.kill(proc.pid, signal.SIGCONT)
@@ -180,7 +191,7 @@ def test(binary, srcdir):
     with harness.TempDir("exact-time") as tmp:
         workload = os.path.join(tmp, "workload")
         make_workload(srcdir, workload)
-        for kind in ("bfc+tcd", "floodgate", "dibs"):
+        for kind in ("bfc+tcd", "floodgate", "dibs", "pfc"):
             conf = fabric(srcdir, kind)
             d1, s1, o1 = run(binary, tmp, workload, conf, kind + "-1")
             d2, s2, o2 = run(binary, tmp, workload, conf, kind + "-disturbed", disturb=True)
@@ -202,11 +213,14 @@ def test(binary, srcdir):
                 diff = [k for k in f1 if f1.get(k) != f2.get(k)]
                 check(False, "%s: summaries differ in %s" % (kind, diff))
             check(c1 != c3, "%s: seed 2 gave the same captures as seed 1" % kind)
-            if kind == "dibs":
-                check(fct_table(srcdir, d1) == fct_table(srcdir, d2),
-                      "%s: FCT tables differ between the two runs" % kind)
+            check(fct_table(srcdir, d1) == fct_table(srcdir, d2),
+                  "%s: FCT tables differ between the two runs" % kind)
             drops = harness.all_drops(s1)
             print("%s: drops %s" % (kind, drops))
+            if kind == "pfc":
+                sent = sum(p.get("pfc_frames_sent", 0) for _, p in harness.summary_ports(s1))
+                check(sent > 0 and not drops, "pfc: %d PFC frames sent, drops %s"
+                      % (sent, drops))
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@
 
 h1 and h2 each send a 10 Gb/s burst of 1,000 frames to one address behind
 r, whose 1 Gb/s link drains it in 24 ms. S and B have 96 KB buffers, A one
-big enough for the whole burst. One process, one worker, virtual time.
+big enough for the whole burst. One process, one worker, exact fabric time.
 
 - drop-tail: the burst overflows B's buffer in front of r.
 - floodgate: every switch keeps a window per destination. S may have no
