@@ -30,7 +30,6 @@ constexpr unsigned kRecvBurst = 256;
 // A wait shorter than this is spun rather than slept (the kernel's timer
 // slack alone is ~50 us).
 constexpr uint64_t kSpinBelowNs = 100'000;
-constexpr uint32_t kIpUdpHeaderBytes = 28;
 
 flowtune::AllocatorConfig core_config(const ServerConfig& cfg) {
   flowtune::AllocatorConfig c;
@@ -134,7 +133,7 @@ void Server::flush(uint32_t d) {
                            reinterpret_cast<const sockaddr*>(&dest.addr), sizeof dest.addr);
   if (n == ssize_t(len)) {
     stats_.add(stats_.update_messages);
-    stats_.add(stats_.update_bytes, len + kIpUdpHeaderBytes);
+    stats_.add(stats_.update_bytes, len + kFlowtuneIpUdpHeaderLen);
     stats_.add(stats_.updates_sent, dest.pending.size());
   } else {
     stats_.add(stats_.send_errors);

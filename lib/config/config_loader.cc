@@ -83,6 +83,7 @@ class Loader {
  private:
   void load_clock(const Field& k, ClockConfig* out) {
     out->line = YamlReader::line_of(k.node);
+    // max_step is accepted here only to be refused below with its reason.
     if (!r_.expect_map(k, {"mode", "max_step"})) return;
     if (auto f = r_.field(k, "mode", Need::kOptional)) {
       if (f->node.IsScalar() && f->node.Scalar() == "virtual") {

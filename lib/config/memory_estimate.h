@@ -27,8 +27,8 @@ struct MemoryEstimate {
   uint64_t eal = 0;        // EAL's own memzones, telemetry, slack
   uint32_t switches = 0;
   uint64_t total() const { return mbuf_pool + routing + rings + eal; }
-  // "mbuf pool 157 MiB (65536 mbufs), routing tables 257 MiB (4 switches
-  // x 64 MiB), rings 1 MiB, EAL 128 MiB"
+  // "mbuf pool 257 MiB, routing tables 257 MiB (4 switches x 64 MiB), rings
+  // 1 MiB, EAL 64 MiB", for --check's "DPDK memory: about N MiB (...)".
   std::string parts() const;
 };
 

@@ -5,8 +5,6 @@
 namespace sluice::flowtune {
 namespace {
 
-constexpr uint32_t kIpUdpHeaderBytes = 28;
-
 AllocatorConfig core_config(const FabricAllocatorConfig& cfg) {
   AllocatorConfig c = cfg.core;
   c.max_senders = cfg.edges;
@@ -64,7 +62,7 @@ void FabricAllocator::count_messages() {
     const uint32_t n = pass_entries_[e];
     const uint32_t messages = (n + per_msg_ - 1) / per_msg_;
     counters_.update_messages.add(messages);
-    counters_.update_bytes.add(uint64_t{messages} * (kFlowtuneHeaderLen + kIpUdpHeaderBytes) +
+    counters_.update_bytes.add(uint64_t{messages} * (kFlowtuneHeaderLen + kFlowtuneIpUdpHeaderLen) +
                                uint64_t{n} * kRateUpdateEntryLen);
     pass_entries_[e] = 0;
   }

@@ -21,8 +21,11 @@ inline constexpr uint8_t kFlowtuneMagic1 = 'T';
 inline constexpr uint8_t kFlowtuneVersion = 1;
 // magic (2), version, type, count (2), reserved (2)
 inline constexpr uint32_t kFlowtuneHeaderLen = 8;
-// UDP payload of one datagram in a 1500-byte IPv4 packet (20 IPv4 + 8 UDP).
-inline constexpr uint32_t kFlowtuneMtuPayload = 1500 - 20 - 8;
+// IPv4 (20) and UDP (8) headers around each datagram, counted in the
+// update traffic the allocator reports.
+inline constexpr uint32_t kFlowtuneIpUdpHeaderLen = 20 + 8;
+// UDP payload of one datagram in a 1500-byte IPv4 packet.
+inline constexpr uint32_t kFlowtuneMtuPayload = 1500 - kFlowtuneIpUdpHeaderLen;
 inline constexpr uint32_t kFlowtuneMaxCount = 0xFFFF;
 
 // The SPEC names the types without numbers; these are sluice's.

@@ -37,6 +37,7 @@ struct Delivered {
 
 // Runs the allocator at every instant it is due up to `to`.
 struct Clock {
+  explicit Clock(FabricAllocator& allocator) : a(allocator) {}
   FabricAllocator& a;
   std::vector<Delivered> got;
   uint64_t runs = 0;
@@ -135,6 +136,7 @@ TEST(FabricAllocator, AFullPathLosesAndCounts) {
   EXPECT_TRUE(a.send_start(0, {2, kHostB, kHostA, 1}, 0));
   EXPECT_FALSE(a.send_start(0, {3, kHostA, kHostC, 1}, 0));
   EXPECT_EQ(a.counters().news_lost.get(), 1u);
+  EXPECT_EQ(a.news_in_flight(), 2u);
   c.until(5 * kUs);  // two rates from the first pass, room for one
   EXPECT_EQ(a.counters().rates_lost.get(), 1u);
 }
