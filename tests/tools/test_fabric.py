@@ -604,5 +604,42 @@ class Check(unittest.TestCase):
             self.assertIn("exact fabric time only", proc.stdout + proc.stderr)
 
 
+    def test_pool_suffices_in_a_run(self):
+        """Independent of the formula and its model (above): the DIBS
+        testbed preset, overloaded (web search at load 0.9 and the paper's
+        5-to-1 incast every 5 ms) under drop-tail, PFC and DIBS, runs in
+        exact time without one mbuf allocation failing, and its pool's
+        high-water mark stays below the pool."""
+        self.assertTrue(os.access(SLUICE, os.X_OK), "no sluice binary at " + SLUICE)
+        with tempfile.TemporaryDirectory() as tmp:
+            proc = subprocess.run(
+                ["/usr/bin/python3", os.path.join(common.ROOT, "tools", "experiment"),
+                 "--config", os.path.join(FABRICS, "dibs-testbed-1g.yaml"),
+                 "--schemes", "droptail,pfc,dibs", "--cdf",
+                 os.path.join(common.ROOT, "conf", "workloads", "websearch.cdf"),
+                 "--load", "0.9", "--duration", "0.02", "--link-rate", "1Gbps", "--drain", "0.05",
+                 "--sluice", SLUICE, "--out", tmp, "--floor-seconds", "0", "--",
+                 "--incast-degree", "5", "--incast-receiver", "h5", "--incast-size", "1600KB",
+                 "--incast-period", "0.005"],
+                capture_output=True, text=True, timeout=240)
+            self.assertEqual(proc.returncode, 0, proc.stdout[-3000:] + proc.stderr[-3000:])
+            pool = yaml.safe_load(load("dibs-testbed-1g"))["mbufs"]
+            for scheme in ("droptail", "pfc", "dibs"):
+                with open(os.path.join(tmp, scheme, "summary.json")) as f:
+                    summary = yaml.safe_load(f)
+                failures = {(sw["name"], p["name"]): p["replay_alloc_failures"]
+                            for sw in summary["switches"] for p in sw["ports"]
+                            if p.get("replay_alloc_failures")}
+                self.assertEqual(failures, {}, scheme)
+                (mp,) = summary["mbuf_pools"]
+                self.assertEqual(mp["size"], pool)
+                self.assertLess(mp["peak_in_use"], pool, scheme)
+                self.assertGreater(mp["peak_in_use"], 0, scheme)
+                drops = sum(sum(p["drops"].values()) for sw in summary["switches"]
+                            for p in sw["ports"])
+                print("dibs-testbed-1g %s: mbufs peak %d of %d, %d drops"
+                      % (scheme, mp["peak_in_use"], pool, drops))
+
+
 if __name__ == "__main__":
     unittest.main()
