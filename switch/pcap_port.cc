@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "lib/control/data_shim.h"
+#include "lib/fabric/event_calendar.h"
 #include "lib/net/flow_hash.h"
 #include "lib/net/packet_parser.h"
 
@@ -194,8 +195,8 @@ void PcapPort::launch(uint64_t now_ns) {
     const uint16_t shim_queue = shimmed(p.frame.id) ? static_cast<uint16_t>(p.queue) : kNoShim;
     rte_mbuf* m = copy_frame(p.frame.id, shim_queue);
     if (m == nullptr) {
-      // Asked again 1 us later (deterministically), not at every instant.
-      starved_until_ns_ = now_ns + 1'000;
+      // Asked again a retry later (deterministically), not at every instant.
+      starved_until_ns_ = now_ns + EventCalendar::kRetryNs;
       break;
     }
     host_.sent(p);

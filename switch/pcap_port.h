@@ -115,9 +115,8 @@ class PcapPort {
   bool rx_done() const {
     return schedule_.done() && host_held_frames() == 0 && arrival_count_ == 0;
   }
-  // Frames on the host's link when the run stopped (exact fabric time).
-  uint32_t frames_on_link() const { return arrival_count_; }
-  // Frees them (after the workers stopped); returns how many.
+  // Frees the frames on the host's link when the run stopped (exact fabric
+  // time; after the workers stopped); returns how many.
   uint32_t discard_link();
   // Gauges the data path keeps only at the end in exact time.
   void settle_gauges(uint64_t now_ns);

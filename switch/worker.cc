@@ -21,9 +21,6 @@ namespace sluice {
 namespace {
 
 constexpr uint64_t kArpRetryNs = 1'000'000'000;
-// Exact time: a PFC frame that found no mbuf or a full control queue is
-// asked again this much later (real time asks on the next iteration).
-constexpr uint64_t kPfcRetryNs = 1'000;
 constexpr unsigned kIdleSpinsBeforeYield = 256;
 constexpr unsigned kTimerEveryIterations = 1024;
 // The fidelity target's lateness bucket (docs/testbed.md): a busy pass
@@ -480,9 +477,9 @@ bool Worker::pfc_decision(const PortRuntime& port, uint64_t now, PfcDecision* d)
 void Worker::generate_pfc(PortRuntime& port, uint64_t now) {
   PfcDecision d;
   if (!pfc_decision(port, now, &d)) return;
-  // Not sent: asked again next iteration (real time), or kPfcRetryNs later
+  // Not sent: asked again next iteration (real time), or a retry later
   // (exact time, where asking again at the same instant would never end).
-  port.pfc_retry_ns = now + kPfcRetryNs;
+  port.pfc_retry_ns = now + EventCalendar::kRetryNs;
   uint8_t* frame;
   rte_mbuf* m = new_frame(kMacControlFrameLen, &frame);
   if (m == nullptr) return;

@@ -23,9 +23,6 @@ namespace {
 
 constexpr unsigned kVoqDrainBudget = 1024;  // packets released per drain call
 constexpr uint32_t kMaxListEntries = 256;   // entries built into one frame at most
-// A credit frame that found no mbuf or a full control queue is tried again
-// this much later (sooner would, in exact time, repeat at one instant).
-constexpr uint64_t kFgCreditRetryNs = 1'000;
 
 // The bytes a window counts for a packet: the frame as it leaves toward the
 // next switch (a fresh Ethernet header, no VLAN tag or shim), padded to the
@@ -259,7 +256,7 @@ void Worker::send_fg_credit(uint16_t sw, uint32_t ingress, uint64_t now) {
     // next try: it is never lost in this switch.
     if (m == nullptr || (owner && !send_control(port, now, m))) {
       for (uint32_t e = 0; e < n; ++e) a.add(ingress, entries[e].dst_ip, entries[e].credit_bytes);
-      a.retry_at(ingress, now + kFgCreditRetryNs);
+      a.retry_at(ingress, now + EventCalendar::kRetryNs);
       return;
     }
     const uint32_t frame_len = m->pkt_len;  // before another lcore may send it

@@ -26,6 +26,10 @@ namespace sluice {
 class EventCalendar {
  public:
   static constexpr uint64_t kNever = UINT64_MAX;
+  // A rule that could not act for want of a resource (an mbuf, room in a
+  // control queue) asks again this much later: asking again at the same
+  // instant would keep time from moving.
+  static constexpr uint64_t kRetryNs = 1'000;
 
   explicit EventCalendar(uint32_t elements) : pos_(elements, kAbsent) { heap_.reserve(elements); }
 
