@@ -113,12 +113,6 @@ void Worker::loop_exact() {
   w_.finished.store(true);
 }
 
-// The calendar's invariant: an element with something to do is due no
-// later than it should be (an entry, or in the ready list at `now`).
-// Checked once at the end of every run (and after every element under
-// SLUICE_EXACT_AUDIT); a breach is a rule that changed what an element will
-// do without asking it again: counted, reported, and repaired so the run
-// goes on.
 // An element in a diagnostic: its port's name, or "timer".
 const char* Worker::exact_element_name(uint32_t id) const {
   return id < exact_->bfc_base ? ports_[id]->cfg->name.c_str() : "timer";
@@ -134,6 +128,12 @@ void Worker::print_port_sides(uint32_t id) const {
                d.rx, d.tx, d.misc, ports_[id]->tx_pending_count);
 }
 
+// The calendar's invariant: an element with something to do is due no
+// later than it should be (an entry, or in the ready list at `now`).
+// Checked once at the end of every run (and after every element under
+// SLUICE_EXACT_AUDIT); a breach is a rule that changed what an element will
+// do without asking it again: counted, reported, and repaired so the run
+// goes on.
 void Worker::audit_calendar(uint64_t now) {
   Exact& x = *exact_;
   for (uint32_t id = 0; id < x.cal.elements(); ++id) {

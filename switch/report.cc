@@ -159,7 +159,6 @@ void print_workers(const Runtime& rt, double seconds) {
 // of them says so in one line (any other figure is printed per port).
 void print_fidelity(const Runtime& rt) {
   std::vector<std::string> lines;
-  uint64_t samples = 0, late_ns = 0;
   for (const auto& p : rt.ports) {
     const uint64_t lost = p->tm->shaper_lost_ns();
     char line[256];
@@ -175,8 +174,6 @@ void print_fidelity(const Runtime& rt) {
     const LatencyHistogram* link = &p->link_lateness;
     for (const LatencyHistogram* h : {shaper, link, replay}) {
       if (h == nullptr || h->total() == 0) continue;
-      samples += h->total();
-      late_ns += h->sum_ns();
       if (exact_time(rt) && h->sum_ns() == 0) continue;
       std::snprintf(line, sizeof line,
                     "    %-16s %-7s n=%-10" PRIu64 " p50 %-10s p99 %-10s p99.9 %-10s\n",
@@ -190,10 +187,12 @@ void print_fidelity(const Runtime& rt) {
       lines.push_back(line);
     }
   }
-  if (exact_time(rt))
+  if (exact_time(rt)) {
+    const ExactFigures f = exact_figures(rt);
     std::printf("fidelity: lateness against due time summed over %" PRIu64
                 " shaper, link and replay samples: %" PRIu64 " ns\n",
-                samples, late_ns);
+                f.late_samples, f.late_ns);
+  }
   if (lines.empty()) return;
   std::printf("fidelity (lateness against due time; bucket upper bounds)\n");
   for (const std::string& l : lines) std::fputs(l.c_str(), stdout);
@@ -501,12 +500,14 @@ std::string mbuf_pools_json(const Runtime& rt) {
     const rte_mempool* pool = rt.pools[socket];
     if (pool == nullptr) continue;
     if (j.size() > 1) j += ", ";
-    uint64_t peak = 0;
-    for (const auto& w : rt.workers) peak = std::max(peak, w->mbuf_peak_in_use.get());
     j += "{\"socket\": " + std::to_string(socket) + ", \"size\": " + std::to_string(pool->size) +
          ", \"in_use_after_drain\": " + std::to_string(rte_mempool_in_use_count(pool));
     // Exact time samples the high-water mark of the pool its worker uses.
-    if (exact_time(rt) && pool == rt.pool) j += ", \"peak_in_use\": " + std::to_string(peak);
+    if (exact_time(rt) && pool == rt.pool) {
+      uint64_t peak = 0;
+      for (const auto& w : rt.workers) peak = std::max(peak, w->mbuf_peak_in_use.get());
+      j += ", \"peak_in_use\": " + std::to_string(peak);
+    }
     j += "}";
   }
   return j + "]";

@@ -28,7 +28,6 @@ namespace {
 
 constexpr uint16_t kRxDescriptors = 1024;
 constexpr uint16_t kTxDescriptors = 1024;
-constexpr unsigned kRingSize = 4096;
 constexpr unsigned kMbufCache = 256;
 
 std::string device_name(const std::string& device) { return device.substr(0, device.find(',')); }
@@ -186,6 +185,7 @@ uint32_t replay_copy_bytes(const Config& c) {
 }
 
 std::string create_ports(Runtime& rt) {
+  const uint32_t copy_bytes = replay_copy_bytes(rt.config);
   for (size_t si = 0; si < rt.config.switches.size(); ++si) {
     const SwitchConfig& sc = rt.config.switches[si];
     SwitchRuntime& sw = rt.switches[si];
@@ -210,7 +210,7 @@ std::string create_ports(Runtime& rt) {
         p->pcap_wire =
             std::make_unique<LinkTiming>(pc.rate_bps, pc.wire_overhead_bytes, pc.link_delay_ns);
         if (rt.config.clock.mode == ClockMode::kExact)
-          p->pcap->set_exact_link(pc.link_delay_ns, pc.mtu, replay_copy_bytes(rt.config));
+          p->pcap->set_exact_link(pc.link_delay_ns, pc.mtu, copy_bytes);
       } else {
         std::string err = start_ethdev(rt, *p);
         if (!err.empty()) return port_ref(sc, pc) + ": " + err;
@@ -278,8 +278,9 @@ std::string create_rings(Runtime& rt) {
     for (size_t b = 0; b < n; ++b) {
       if (a == b) continue;
       const std::string name = "sluice_r" + std::to_string(a) + "_" + std::to_string(b);
-      rte_ring* r = rte_ring_create(name.c_str(), kRingSize, static_cast<int>(rte_socket_id()),
-                                    RING_F_SP_ENQ | RING_F_SC_DEQ);
+      rte_ring* r =
+          rte_ring_create(name.c_str(), kWorkerRingSlots, static_cast<int>(rte_socket_id()),
+                          RING_F_SP_ENQ | RING_F_SC_DEQ);
       if (r == nullptr) return "cannot create ring " + name + ": " + rte_strerror(rte_errno);
       rt.workers[a]->to[b] = r;
       rt.workers[b]->from[a] = r;
@@ -469,8 +470,6 @@ std::string create_pfc(Runtime& rt) {
   return "";
 }
 
-constexpr unsigned kControlRingSize = 1024;
-
 // Frames one lcore builds to leave another's port (BFC, Floodgate) cross on
 // the owner's control ring; a switch without either needs none.
 std::string create_control_rings(Runtime& rt) {
@@ -479,7 +478,7 @@ std::string create_control_rings(Runtime& rt) {
   if (!needed) return "";
   for (auto& w : rt.workers) {
     const std::string name = "sluice_c" + std::to_string(w->slot);
-    w->control_in = rte_ring_create(name.c_str(), kControlRingSize,
+    w->control_in = rte_ring_create(name.c_str(), kControlRingSlots,
                                     static_cast<int>(rte_socket_id()), RING_F_SC_DEQ);
     if (w->control_in == nullptr)
       return "cannot create ring " + name + ": " + rte_strerror(rte_errno);
