@@ -17,8 +17,6 @@ constexpr uint64_t kLpmRuleBytes = 8;
 constexpr uint64_t kMbufOverheadBytes = 128 + 128 + 64;
 constexpr uint64_t kSmallPageBytes = 4096;
 constexpr uint64_t kRingSlotBytes = 8;
-constexpr uint64_t kWorkerRingSlots = 4096;   // runtime_builder.cc kRingSize
-constexpr uint64_t kControlRingSlots = 1024;  // runtime_builder.cc kControlRingSize
 // EAL's memzones (the memseg lists, telemetry, pdump), the pool's per-lcore
 // caches, and slack for the heap's fragmentation (measured: under 60 MiB
 // with --no-huge on Debian's DPDK 22.11).
@@ -44,7 +42,8 @@ MemoryEstimate estimate_dpdk_memory(const Config& c, uint32_t workers) {
         e.rings += uint64_t{link_ring_size(p.rate_bps, p.link_delay_ns)} * kRingSlotBytes;
     }
   }
-  e.rings += uint64_t{workers} * (workers * kWorkerRingSlots + kControlRingSlots) * kRingSlotBytes;
+  e.rings += uint64_t{workers} * (uint64_t{workers} * kWorkerRingSlots + kControlRingSlots) *
+             kRingSlotBytes;
   e.eal = kEalBytes;
   return e;
 }

@@ -19,6 +19,10 @@ namespace sluice {
 // whatever the routes, the second-level groups, and the rules.
 constexpr uint32_t kLpmTbl8Groups = 256;
 uint32_t lpm_max_rules(const SwitchConfig& sw);
+// Slots of each ring from one lcore to another, and of each lcore's ring
+// of control frames other lcores send out of its ports.
+constexpr uint32_t kWorkerRingSlots = 4096;
+constexpr uint32_t kControlRingSlots = 1024;
 
 struct MemoryEstimate {
   uint64_t mbuf_pool = 0;  // mbufs x (mbuf_size + headroom + headers)
