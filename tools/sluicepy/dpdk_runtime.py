@@ -5,6 +5,8 @@ tool that killed it removes it (docs/testing.md, "Runtime state")."""
 import os
 import shutil
 
+from sluicepy import cli
+
 RUNTIME = "/var/run/dpdk"
 
 
@@ -20,3 +22,15 @@ def left_behind(prefix):
 def remove(prefix):
     """Removes what a run of this prefix left (after it ended)."""
     shutil.rmtree(path(prefix), ignore_errors=True)
+
+
+def check_run(prefix, rc, log_path):
+    """After a sluice run of this prefix ended with exit code rc: removes
+    what it left, and raises cli.ToolError when it failed (pointing at its
+    log) or stopped cleanly yet left its directory (a bug)."""
+    left = left_behind(prefix)
+    remove(prefix)
+    if rc != 0:
+        raise cli.ToolError(f"sluice failed ({cli.exit_text(rc)}); see {log_path}")
+    if left:
+        raise cli.ToolError(f"sluice left {path(prefix)} behind")
