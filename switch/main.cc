@@ -30,6 +30,7 @@
 #include "lib/common/cpu_steal.h"
 #include "lib/config/config_loader.h"
 #include "lib/config/memory_estimate.h"
+#include "lib/hosts/transport_check.h"
 #include "lib/replay/capture_check.h"
 #include "switch/capture_writer.h"
 #include "switch/cli_options.h"
@@ -41,6 +42,7 @@
 #include "switch/report.h"
 #include "switch/runtime_builder.h"
 #include "switch/telemetry.h"
+#include "switch/transport_report.h"
 #include "switch/version.h"
 #include "switch/worker.h"
 
@@ -304,8 +306,14 @@ int run(int argc, char** argv) {
       std::fprintf(stderr, "%s\n", e.to_string().c_str());
     for (const ConfigError& e : captures.notes)
       std::fprintf(stderr, "note: %s\n", e.to_string().c_str());
-    if (!captures.errors.empty()) {
-      std::fprintf(stderr, "%zu error(s) in %s\n", captures.errors.size(), opt.config_file.c_str());
+    // The transport hosts' flow list: every flow from one host to another.
+    std::vector<ConfigError> flow_errors;
+    std::vector<FlowListEntry> flows;
+    check_transport_flows(rt->config, &flows, &flow_errors);
+    for (const ConfigError& e : flow_errors) std::fprintf(stderr, "%s\n", e.to_string().c_str());
+    if (!captures.errors.empty() || !flow_errors.empty()) {
+      std::fprintf(stderr, "%zu error(s) in %s\n", captures.errors.size() + flow_errors.size(),
+                   opt.config_file.c_str());
       return 1;
     }
     size_t ports = 0;
@@ -417,6 +425,10 @@ int run(int argc, char** argv) {
   const std::vector<PortFinal> finals = drain_and_total(*rt);
   print_summary(*rt, finals, seconds);
   int rc = flush_captures(*rt) ? 0 : 1;
+  if (!write_transport_completions(*rt, &err)) {
+    std::fprintf(stderr, "sluice: %s\n", err.c_str());
+    rc = 1;
+  }
   if (!opt.summary_json.empty() &&
       !write_summary_json(*rt, finals, seconds, opt.summary_json, &err)) {
     std::fprintf(stderr, "sluice: %s\n", err.c_str());

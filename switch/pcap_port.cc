@@ -9,6 +9,7 @@
 
 #include "lib/control/data_shim.h"
 #include "lib/fabric/event_calendar.h"
+#include "lib/net/byte_order.h"
 #include "lib/net/flow_hash.h"
 #include "lib/net/packet_parser.h"
 
@@ -74,6 +75,8 @@ PcapPort::PcapPort(const PcapPortConfig& cfg, rte_mempool* pool, PcapCapture cap
 void PcapPort::set_host_nic(const HostNicConfig& nic, NicQueueKey key,
                             const std::array<uint8_t, 64>& dscp_priority) {
   host_ = HostNic(nic);
+  dscp_priority_ = dscp_priority;
+  queue_key_ = key;
   nic_info_.clear();
   if (!host_.enabled()) return;
   nic_info_.reserve(replayed_.size());
@@ -127,13 +130,20 @@ void PcapPort::set_exact_link(uint64_t delay_ns, uint32_t mtu, uint32_t copy_byt
 
 uint16_t PcapPort::rx_burst(uint64_t now_ns, rte_mbuf** pkts, uint16_t n) {
   if (!host_.enabled()) return replay_direct(now_ns, pkts, n);
+  if (app_) app_deliver(now_ns);
   host_.poll(now_ns);
-  hand_over(now_ns);
+  if (app_) {
+    app_poll(now_ns);
+  } else {
+    hand_over(now_ns);
+  }
   // (Exact time sets this gauge once, at the end: settle_gauges.)
   if (!exact_) host_paused_ns_.set(host_.paused_ns(now_ns));
   uint16_t got;
   if (exact_) {
     launch(now_ns);
+    // What the wire just took lets its flows hand over their next segments.
+    if (app_) app_poll(now_ns);
     got = arrive(now_ns, pkts, n);
   } else {
     got = nic_send(now_ns, pkts, n);
@@ -192,8 +202,13 @@ void PcapPort::launch(uint64_t now_ns) {
   uint64_t worst = max_lateness_ns_.get();
   HostNic::Pick p;
   while (arrival_count_ <= mask && host_.pick(now_ns, &p)) {
-    const uint16_t shim_queue = shimmed(p.frame.id) ? static_cast<uint16_t>(p.queue) : kNoShim;
-    rte_mbuf* m = copy_frame(p.frame.id, shim_queue);
+    rte_mbuf* m;
+    if (app_) {
+      m = app_frame(p, now_ns);
+    } else {
+      const uint16_t shim_queue = shimmed(p.frame.id) ? static_cast<uint16_t>(p.queue) : kNoShim;
+      m = copy_frame(p.frame.id, shim_queue);
+    }
     if (m == nullptr) {
       // Asked again a retry later (deterministically), not at every instant.
       starved_until_ns_ = now_ns + EventCalendar::kRetryNs;
@@ -236,6 +251,13 @@ uint64_t PcapPort::next_rx_ns(uint64_t now_ns) const {
   // A full link waits for its next arrival; a dry pool for its retry.
   if (arrival_count_ <= mask)
     due = std::min(due, std::max(host_.next_due_ns(now_ns), starved_until_ns_));
+  if (app_) {
+    if (inbox_count_ != 0) due = std::min(due, inbox_[inbox_head_].at_ns);
+    const uint64_t app_due = app_->next_due_ns();
+    if (app_due != kTransportNever)
+      due = std::min(due, std::max({app_due, now_ns, app_starved_until_}));
+    return due;
+  }
   if (!host_.full() && schedule_.started() && !schedule_.done())
     due = std::min(due, cfg_.mode == PcapReplayMode::kFast ? now_ns : schedule_.due_ns());
   return due;
@@ -245,12 +267,146 @@ void PcapPort::settle_gauges(uint64_t now_ns) {
   if (host_.enabled()) host_paused_ns_.set(host_.paused_ns(now_ns));
 }
 
+// ---- Transport host ----
+
+void PcapPort::set_transport_host(std::unique_ptr<TransportHost> host, const FrameAddrs& addrs,
+                                  uint8_t data_dscp, uint8_t ack_dscp) {
+  app_ = std::move(host);
+  app_addrs_ = addrs;
+  app_data_dscp_ = data_dscp;
+  app_ack_dscp_ = ack_dscp;
+  const uint32_t slots = host_.config().capacity;
+  slot_mbuf_.assign(slots, nullptr);
+  slot_tag_.assign(slots, 0);
+  free_slots_.resize(slots);
+  for (uint32_t i = 0; i < slots; ++i) free_slots_[i] = slots - 1 - i;
+  // As many frames on the host's link toward it as toward the switch.
+  inbox_.assign(std::max<size_t>(arrivals_.size(), 64), InboxEntry{});
+}
+
+class PcapPort::TransportSink : public SegmentSink {
+ public:
+  TransportSink(PcapPort& port, uint64_t now_ns) : port_(port), now_(now_ns) {}
+  bool emit(const Segment& s, uint32_t dst_ip, uint32_t tag) override {
+    return port_.app_emit(s, dst_ip, tag, now_);
+  }
+
+ private:
+  PcapPort& port_;
+  uint64_t now_;
+};
+
+void PcapPort::app_poll(uint64_t now_ns) {
+  if (now_ns < app_starved_until_) return;
+  TransportSink sink(*this, now_ns);
+  app_->poll(now_ns, sink);
+}
+
+// The host hands the NIC a segment: its frame is built now, into a slot.
+bool PcapPort::app_emit(const Segment& seg, uint32_t dst_ip, uint32_t tag, uint64_t now_ns) {
+  if (host_.full() || free_slots_.empty()) {
+    host_full_polls_.add();
+    return false;
+  }
+  rte_mbuf* m = rte_pktmbuf_alloc(pool_);
+  if (m == nullptr) {
+    alloc_failures_.add();
+    app_starved_until_ = now_ns + EventCalendar::kRetryNs;
+    return false;
+  }
+  FrameAddrs a = app_addrs_;
+  a.dst_ip = dst_ip;
+  a.dscp = seg.kind == SegmentKind::kData ? app_data_dscp_ : app_ack_dscp_;
+  const uint32_t room = rte_pktmbuf_tailroom(m);
+  const uint32_t len = encode_segment(seg, a, rte_pktmbuf_mtod(m, uint8_t*), room, copy_bytes_);
+  if (len == 0) {  // a segment larger than an mbuf: refused at --check
+    rte_pktmbuf_free(m);
+    alloc_failures_.add();
+    return true;
+  }
+  m->data_len = static_cast<uint16_t>(len);
+  m->pkt_len = len;
+  const uint32_t slot = free_slots_.back();
+  free_slots_.pop_back();
+  slot_mbuf_[slot] = m;
+  slot_tag_[slot] = tag;
+  NicFrame f;
+  f.due_ns = now_ns;
+  f.id = slot;
+  f.bytes = len + (host_.bfc() ? kSluiceShimLen : 0);
+  f.priority = dscp_priority_[a.dscp];
+  f.dst_ip = dst_ip;
+  const uint64_t dst_or_flow =
+      queue_key_ == NicQueueKey::kFlow ? (uint64_t{1} << 31 | seg.flow) : uint64_t{dst_ip};
+  host_.enqueue(uint64_t{f.priority} << 32 | dst_or_flow, f, now_ns);
+  return true;
+}
+
+// The NIC puts slot p.frame.id on the wire at now_ns: a data frame's
+// timestamp is that instant; its flow may hand over its next segment.
+rte_mbuf* PcapPort::app_frame(const HostNic::Pick& p, uint64_t now_ns) {
+  const uint32_t slot = p.frame.id;
+  rte_mbuf* m = slot_mbuf_[slot];
+  slot_mbuf_[slot] = nullptr;
+  free_slots_.push_back(slot);
+  const uint32_t tag = slot_tag_[slot];
+  uint8_t* f = rte_pktmbuf_mtod(m, uint8_t*);
+  if (tag != TransportHost::kReplyTag) {
+    store_be64(f + kSltOffsetInFrame + 20, now_ns);
+    app_->sent(tag, now_ns);
+  }
+  if (host_.bfc()) {
+    auto* q = reinterpret_cast<uint8_t*>(rte_pktmbuf_prepend(m, kSluiceShimLen));
+    insert_shim(q, 12, DataShim{static_cast<uint16_t>(p.queue), 0, 0, 0});
+  }
+  return m;
+}
+
+// A frame the switch sends toward the host, whose last bit arrives at
+// time_ns: NIC control acts on the NIC; a transport frame waits on the link
+// until then.
+void PcapPort::app_to_host(uint64_t time_ns, const rte_mbuf* m) {
+  const uint8_t* f = rte_pktmbuf_mtod(m, const uint8_t*);
+  Segment s;
+  if (!decode_segment(f, m->data_len, &s)) {
+    const uint64_t before = host_pause_frames_.get() + host_bfc_frames_.get() +
+                            host_dst_pause_frames_.get() + host_invalid_frames_.get();
+    to_host(time_ns, m);
+    const uint64_t after = host_pause_frames_.get() + host_bfc_frames_.get() +
+                           host_dst_pause_frames_.get() + host_invalid_frames_.get();
+    if (after == before) foreign_frames_.add();
+    return;
+  }
+  const uint32_t mask = static_cast<uint32_t>(inbox_.size()) - 1;
+  if (inbox_count_ > mask) {
+    inbox_overflow_.add();
+    return;
+  }
+  InboxEntry& e = inbox_[(inbox_head_ + inbox_count_++) & mask];
+  e.at_ns = time_ns;
+  e.s = s;
+}
+
+void PcapPort::app_deliver(uint64_t now_ns) {
+  const uint32_t mask = static_cast<uint32_t>(inbox_.size()) - 1;
+  while (inbox_count_ != 0 && inbox_[inbox_head_].at_ns <= now_ns) {
+    app_->receive(inbox_[inbox_head_].at_ns, inbox_[inbox_head_].s);
+    inbox_head_ = (inbox_head_ + 1) & mask;
+    --inbox_count_;
+  }
+}
+
 uint32_t PcapPort::discard_link() {
   const uint32_t mask = static_cast<uint32_t>(arrivals_.size()) - 1;
   const uint32_t n = arrival_count_;
   for (; arrival_count_ != 0; --arrival_count_) {
     rte_pktmbuf_free(arrivals_[arrival_head_].m);
     arrival_head_ = (arrival_head_ + 1) & mask;
+  }
+  // Frames a transport host had built and its NIC still held.
+  for (rte_mbuf*& m : slot_mbuf_) {
+    if (m != nullptr) rte_pktmbuf_free(m);
+    m = nullptr;
   }
   return n;
 }
@@ -369,7 +525,9 @@ uint16_t PcapPort::tx_burst_at(const uint64_t* times_ns, rte_mbuf** pkts, uint16
     for (uint16_t i = 0; i < n; ++i)
       write(times_ns[i] + static_cast<uint64_t>(clock_offset_ns_), pkts[i]);
   }
-  if (host_.enabled()) {
+  if (app_) {
+    for (uint16_t i = 0; i < n; ++i) app_to_host(times_ns[i], pkts[i]);
+  } else if (host_.enabled()) {
     for (uint16_t i = 0; i < n; ++i) to_host(times_ns[i], pkts[i]);
   }
   release(pkts, n);

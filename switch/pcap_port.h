@@ -24,12 +24,14 @@
 
 #include "lib/common/relaxed_counter.h"
 #include "lib/config/config.h"
+#include "lib/hosts/transport_host.h"
 #include "lib/replay/capture_ring.h"
 #include "lib/replay/host_nic.h"
 #include "lib/replay/pcap_reader.h"
 #include "lib/replay/pcap_writer.h"
 #include "lib/replay/replay_schedule.h"
 #include "lib/tm/latency_histogram.h"
+#include "lib/transport/segment_wire.h"
 
 namespace sluice {
 
@@ -51,6 +53,7 @@ class PcapPort {
     schedule_.start(
         paced ? first_frame_due_ns(start_ns, first_timestamp_ns(), origin_ts_ns, cfg_.speed)
               : start_ns);
+    if (app_) app_->start(start_ns);  // flow times count from the replay's start
   }
   // Capture time of the first replayed frame (UINT64_MAX when none).
   uint64_t first_timestamp_ns() const {
@@ -78,6 +81,20 @@ class PcapPort {
   // in the process keeps more than copy_bytes - 64 of a frame and nothing
   // else reads payload (exact time has no device port); 0: all of it.
   void set_exact_link(uint64_t delay_ns, uint32_t mtu, uint32_t copy_bytes = 0);
+  // Exact fabric time (after set_host_nic and set_exact_link): the host runs
+  // transports (lib/hosts/transport_host.h) instead of replaying a capture.
+  // Its frames are built when it hands them to the NIC (addrs: its MACs and
+  // address; data in DSCP data_dscp, replies in ack_dscp), their timestamp
+  // set when their first bit goes on the wire; transport frames the switch
+  // sends toward the host reach the host's transports when their last bit
+  // has arrived; PAUSE, PFC, BFC and dstPause act on the NIC as for replay.
+  void set_transport_host(std::unique_ptr<TransportHost> host, const FrameAddrs& addrs,
+                          uint8_t data_dscp, uint8_t ack_dscp);
+  TransportHost* transport_host() const { return app_.get(); }
+  // Transport frames toward the host that found its inbox full (dropped),
+  // and frames toward it that were not transport frames nor NIC control.
+  uint64_t transport_inbox_overflow() const { return inbox_overflow_.get(); }
+  uint64_t transport_foreign_frames() const { return foreign_frames_.get(); }
   // Exact fabric time, after rx_burst(now_ns): when rx_burst() next has
   // something to do (a frame arrives, the NIC may send, a frame sent to the
   // host takes effect, the application hands over a frame); UINT64_MAX
@@ -113,6 +130,7 @@ class PcapPort {
   bool has_tx() const { return writer_.is_open(); }
   // Every frame replayed and none left in the NIC (also true without an rx file).
   bool rx_done() const {
+    if (app_) return app_->all_done() && host_held_frames() == 0 && arrival_count_ == 0;
     return schedule_.done() && host_held_frames() == 0 && arrival_count_ == 0;
   }
   // Frees the frames on the host's link when the run stopped (exact fabric
@@ -168,6 +186,12 @@ class PcapPort {
   uint16_t arrive(uint64_t now_ns, rte_mbuf** pkts, uint16_t n);  // exact: link -> switch
   rte_mbuf* copy_frame(uint32_t frame, uint16_t shim_queue);      // nullptr: pool empty
   void count_pass();
+  class TransportSink;
+  bool app_emit(const Segment& seg, uint32_t dst_ip, uint32_t tag, uint64_t now_ns);
+  void app_poll(uint64_t now_ns);
+  void app_deliver(uint64_t now_ns);
+  rte_mbuf* app_frame(const HostNic::Pick& p, uint64_t now_ns);
+  void app_to_host(uint64_t time_ns, const rte_mbuf* m);
   void count_replayed(uint16_t frames, uint64_t bytes, uint64_t worst_lateness_ns);
   bool shimmed(uint32_t frame) const;
   void note_lateness(uint64_t lateness_ns, uint64_t* worst);
@@ -201,8 +225,27 @@ class PcapPort {
   std::vector<Arrival> arrivals_;
   uint32_t arrival_head_ = 0;
   uint32_t arrival_count_ = 0;
-  uint64_t starved_until_ns_ = 0;      // the pool ran dry: try again then
-  uint32_t copy_bytes_ = UINT32_MAX;   // bytes of a replayed frame copied (set_exact_link)
+  uint64_t starved_until_ns_ = 0;     // the pool ran dry: try again then
+  uint32_t copy_bytes_ = UINT32_MAX;  // bytes of a replayed frame copied (set_exact_link)
+  // Transport host (set_transport_host): the frames waiting in the NIC (by
+  // NicFrame::id; a free list), and what reached the host but is still on
+  // its link (a ring of inbox_.size(), a power of two).
+  std::unique_ptr<TransportHost> app_;
+  FrameAddrs app_addrs_{};
+  uint8_t app_data_dscp_ = 0, app_ack_dscp_ = 0;
+  std::array<uint8_t, 64> dscp_priority_{};
+  NicQueueKey queue_key_ = NicQueueKey::kDestination;
+  std::vector<rte_mbuf*> slot_mbuf_;
+  std::vector<uint32_t> slot_tag_;
+  std::vector<uint32_t> free_slots_;
+  struct InboxEntry {
+    uint64_t at_ns;
+    Segment s;
+  };
+  std::vector<InboxEntry> inbox_;
+  uint32_t inbox_head_ = 0, inbox_count_ = 0;
+  uint64_t app_starved_until_ = 0;
+  RelaxedCounter inbox_overflow_, foreign_frames_;
   std::unique_ptr<CaptureRing> ring_;  // worker -> writer thread
   int64_t clock_offset_ns_ = 0;
   uint64_t oversize_skipped_ = 0;

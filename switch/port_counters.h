@@ -35,7 +35,9 @@ struct PortCounters {
   RelaxedCounter rx_consumed_packets;   // used by sluice, not forwarded
   RelaxedCounter forwarded_packets;     // handed to this port's egress admission
   RelaxedCounter ecn_marks;
-  RelaxedCounter link_lost;  // internal link: transmitted, lost on the wire
+  RelaxedCounter link_lost;    // internal link: transmitted, lost on the wire
+  RelaxedCounter int_stamped;  // INT records written into transport data frames
+  RelaxedCounter int_full;     // frames that asked for INT with every hop slot filled
   // BFC frames by type (kBfcFrameTypes order): sent out of / received on the port.
   RelaxedCounter bfc_sent[3];
   RelaxedCounter bfc_received[3];
@@ -61,6 +63,7 @@ struct PortTotals {
   uint64_t tx_generated_packets = 0, rx_consumed_packets = 0, forwarded_packets = 0;
   uint64_t ecn_marks = 0;
   uint64_t link_lost = 0;
+  uint64_t int_stamped = 0, int_full = 0;
   uint64_t bfc_sent[3] = {}, bfc_received[3] = {};
   uint64_t fg_sent[3] = {}, fg_received[3] = {};
   uint64_t fg_credit_sent_bytes = 0, fg_credit_received_bytes = 0, fg_control_tx_bytes = 0;
@@ -78,6 +81,8 @@ struct PortTotals {
     forwarded_packets += c.forwarded_packets.get();
     ecn_marks += c.ecn_marks.get();
     link_lost += c.link_lost.get();
+    int_stamped += c.int_stamped.get();
+    int_full += c.int_full.get();
     for (unsigned i = 0; i < 3; ++i) {
       bfc_sent[i] += c.bfc_sent[i].get();
       bfc_received[i] += c.bfc_received[i].get();

@@ -15,6 +15,7 @@
 #include "switch/dibs_builder.h"
 #include "switch/floodgate_builder.h"
 #include "switch/flowtune_builder.h"
+#include "switch/transport_report.h"
 
 namespace sluice {
 namespace {
@@ -326,6 +327,7 @@ void print_summary(const Runtime& rt, const std::vector<PortFinal>& ports, doubl
   }
   print_flowtune(rt);
   print_flowtune_allocator(rt);
+  print_transport(rt);
   print_fidelity(rt);
   print_clock(rt, seconds);
   // Exact time has no loop gaps to read against the machine's floor.
@@ -552,6 +554,10 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
       field("queued_at_stop", f.queued_at_stop);
       field("link_lost_packets", t.link_lost);
       field("link_in_flight_at_stop", f.in_flight_at_stop);
+      if (rt.ports[pi]->plan.int_stamp) {
+        field("int_stamped", t.int_stamped);
+        field("int_full", t.int_full);
+      }
       if (const PortRuntime& pr = *rt.ports[pi]; pr.pfc_ingress) {
         field("pfc_frames_sent", pr.pfc_ingress->stats().frames_sent.get());
         field("pfc_frames_received", pr.pfc_reaction->stats().frames_received.get());
@@ -632,6 +638,7 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
   j += "]";
   if (rt.flowtune_allocator)
     j += ", \"flowtune_allocator\": " + flowtune_allocator_json(*rt.flowtune_allocator);
+  if (const std::string t = transport_json(rt); !t.empty()) j += ", \"transport\": " + t;
   j += ", \"clock\": " + clock_json(rt, seconds) + ", \"workers\": " + workers_json(rt) +
        ", \"mbuf_pools\": " + mbuf_pools_json(rt) + "}\n";
   FILE* f = std::fopen(path.c_str(), "w");

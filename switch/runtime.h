@@ -87,6 +87,7 @@ struct PortRuntime {
   rte_mempool* rx_pool = nullptr;  // device ports: the pool on the device's NUMA socket
   uint32_t mtu = 1500;             // copy of cfg->mtu, read per packet
   StagePlan plan;                  // the optional steps packets leaving here take
+  uint64_t int_tx_bytes = 0;       // INT: data bytes this port transmitted (owner lcore)
   MacAddr mac{};
   // Peer MAC packed in the low 48 bits, bit 48 set when known. Written only by
   // the owner lcore (ARP learning); read by telemetry.
@@ -289,6 +290,9 @@ struct Runtime {
   std::vector<SwitchRuntime> switches;
   std::vector<std::unique_ptr<PortRuntime>> ports;
   std::vector<std::unique_ptr<WorkerRuntime>> workers;
+  // Transport hosts' makers of flow ends, one per host port (they build the
+  // ends when the hosts start).
+  std::vector<std::unique_ptr<TransportMaker>> transport_makers;
   // Flowtune's allocator inside the fabric (exact time, flowtune_allocator;
   // written by the one worker lcore), and the edges it knows by number.
   std::unique_ptr<flowtune::FabricAllocator> flowtune_allocator;

@@ -7,12 +7,15 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <map>
 
 #include "lib/bfc/hop_rtt.h"
 #include "lib/common/seeds.h"
 #include "lib/config/default_workers.h"
 #include "lib/config/memory_estimate.h"
+#include "lib/hosts/transport_check.h"
+#include "lib/hosts/transport_factory.h"
 #include "lib/link/link_ring.h"
 #include "lib/net/ethertypes.h"
 #include "lib/pfc/pfc_classes.h"
@@ -184,8 +187,39 @@ uint32_t replay_copy_bytes(const Config& c) {
   return most >= kPcapWriteSnaplen - kHeaderRoom ? 0 : most + kHeaderRoom;
 }
 
+// A transport host's own MAC when the configuration gives none: 02:5d:
+// then switch index and global port index (the port's is 02:5c:...).
+MacAddr host_mac(size_t switch_index, size_t port_index) {
+  MacAddr m = generated_mac(switch_index, port_index);
+  m[1] = 0x5d;
+  return m;
+}
+
+// The port's host runs the configuration's transport on its flows.
+void set_transport_host(Runtime& rt, PortRuntime& p, const std::vector<FlowListEntry>& flows) {
+  const PortConfig& pc = *p.cfg;
+  const TransportConfig& t = rt.config.transport;
+  auto maker = std::make_unique<ConfiguredTransport>(
+      t, transport_context(t, pc.rate_bps, pc.wire_overhead_bytes));
+  auto host = std::make_unique<TransportHost>(*pc.peer_ipv4, flows, *maker);
+  rt.transport_makers.push_back(std::move(maker));
+  const MacAddr own = pc.peer_mac ? *pc.peer_mac : host_mac(p.switch_index, p.index);
+  FrameAddrs a{};
+  std::memcpy(a.dst_mac, p.mac.data(), 6);
+  std::memcpy(a.src_mac, own.data(), 6);
+  a.src_ip = *pc.peer_ipv4;
+  p.pcap->set_transport_host(std::move(host), a, t.data_dscp, t.ack_dscp);
+  // The host answers no ARP: the switch knows its MAC from the start.
+  if (!pc.peer_mac) set_peer_mac(p, own);
+}
+
 std::string create_ports(Runtime& rt) {
   const uint32_t copy_bytes = replay_copy_bytes(rt.config);
+  std::vector<FlowListEntry> flows;
+  {
+    std::vector<ConfigError> errors;
+    if (!check_transport_flows(rt.config, &flows, &errors)) return errors.front().to_string();
+  }
   for (size_t si = 0; si < rt.config.switches.size(); ++si) {
     const SwitchConfig& sc = rt.config.switches[si];
     SwitchRuntime& sw = rt.switches[si];
@@ -211,6 +245,7 @@ std::string create_ports(Runtime& rt) {
             std::make_unique<LinkTiming>(pc.rate_bps, pc.wire_overhead_bytes, pc.link_delay_ns);
         if (rt.config.clock.mode == ClockMode::kExact)
           p->pcap->set_exact_link(pc.link_delay_ns, pc.mtu, copy_bytes);
+        if (is_transport_host_port(rt.config, pc)) set_transport_host(rt, *p, flows);
       } else {
         std::string err = start_ethdev(rt, *p);
         if (!err.empty()) return port_ref(sc, pc) + ": " + err;

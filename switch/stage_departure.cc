@@ -9,7 +9,9 @@
 //     counts (worker_floodgate.cc);
 //   - TCD: marked CE or UE from its queue's state (worker_tcd.cc);
 //   - DIBS, leaving the fabric (host-facing port): its detour count goes
-//     into the histogram of detours per packet (worker_dibs.cc).
+//     into the histogram of detours per packet (worker_dibs.cc);
+//   - INT: a transport data frame that asks for it gets this port's record
+//     (HPCC; worker_int.cc).
 // Frames sluice built (ARP, PFC, BFC, Floodgate) pass no departure step. A port whose
 // StagePlan has no departure step skips this stage.
 
@@ -26,6 +28,7 @@ void Worker::depart(PortRuntime& port, const TmPacket* pkts, unsigned n, uint64_
     if (port.plan.fg_credit) fg_departure(port, p, now);
     if (port.plan.tcd) tcd_departure(port, p, now);
     if (port.plan.dibs_exit) dibs_exit(port, p);
+    if (port.plan.int_stamp) int_departure(port, p, now);
     if (aux != 0) {
       rte_mbuf* m = static_cast<rte_mbuf*>(p.handle);
       w_.pfc_bytes[aux - 1].on_dequeue(mbuf_extra(m)->pfc_priority, p.bytes);

@@ -183,6 +183,7 @@ class Worker {
   void detour(PortRuntime& out, rte_mbuf* m, uint64_t now);
   void admit_detour(PortRuntime& to, rte_mbuf* m, MbufMeta meta, uint64_t now);
   void dibs_exit(PortRuntime& port, const TmPacket& p);
+  void int_departure(PortRuntime& port, const TmPacket& p, uint64_t now);
   void publish_dibs(uint64_t now);
   // TCD (worker_tcd.cc): pauses seen each pass, marking at departure, timer.
   void tcd_track_pauses(PortRuntime& port, uint64_t now);

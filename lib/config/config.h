@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "lib/transport/transport_config.h"
+
 namespace sluice {
 
 using MacAddr = std::array<uint8_t, 6>;
@@ -234,6 +236,9 @@ struct SwitchConfig {
   TcdConfig tcd;
   DibsConfig dibs;
   FlowtuneConfig flowtune;
+  // HPCC's in-band telemetry: every egress port stamps its record into
+  // transport data frames that ask for it (lib/transport/int_stamp.h).
+  bool int_telemetry = false;
   int line = 0;
 };
 
@@ -274,6 +279,7 @@ struct Config {
   ClockConfig clock;
   std::vector<SwitchConfig> switches;
   FlowtuneAllocatorConfig flowtune_allocator;
+  TransportConfig transport;          // emulated transport hosts (kind kNone: none)
   std::vector<WorkerConfig> workers;  // empty: ports spread over EAL worker lcores
   MetricsConfig metrics;
   uint32_t mbufs = 32768;  // mbuf pool size (per NUMA socket)

@@ -55,7 +55,7 @@ class Loader {
   void load(const YAML::Node& root, Config* c) {
     const Field top{root, ""};
     if (!r_.expect_map(top, {"clock", "seed", "metrics", "mbufs", "mbuf_size", "switches",
-                             "workers", "flowtune_allocator"}))
+                             "workers", "flowtune_allocator", "transport"}))
       return;
     if (auto f = r_.field(top, "clock", Need::kOptional)) load_clock(*f, &c->clock);
     if (auto f = r_.field(top, "seed", Need::kOptional))
@@ -78,6 +78,7 @@ class Loader {
     }
     if (auto f = r_.field(top, "flowtune_allocator", Need::kOptional))
       load_flowtune_allocator(*f, &c->flowtune_allocator);
+    if (auto f = r_.field(top, "transport", Need::kOptional)) load_transport(*f, &c->transport);
   }
 
  private:
@@ -132,7 +133,7 @@ class Loader {
     out->line = YamlReader::line_of(s.node);
     if (!r_.expect_map(s, {"name", "buffer", "queues_per_port", "queue_capacity", "scheduler",
                            "class_map", "drr_quantum", "ecn", "pfc", "bfc", "floodgate", "tcd",
-                           "dibs", "flowtune", "ports", "routes"})) {
+                           "dibs", "flowtune", "int", "ports", "routes"})) {
       return;
     }
     if (auto f = r_.field(s, "name", Need::kRequired)) set(r_.string(*f), &out->name);
@@ -144,6 +145,7 @@ class Loader {
     if (auto f = r_.field(s, "tcd", Need::kOptional)) load_tcd(*f, &out->tcd);
     if (auto f = r_.field(s, "dibs", Need::kOptional)) load_dibs(*f, &out->dibs);
     if (auto f = r_.field(s, "flowtune", Need::kOptional)) load_flowtune(*f, &out->flowtune);
+    if (auto f = r_.field(s, "int", Need::kOptional)) load_int(*f, &out->int_telemetry);
     if (auto f = r_.field(s, "ports", Need::kRequired)) {
       if (auto items = r_.list(*f)) {
         if (items->empty()) r_.error(f->node, f->path, "expected at least one port");
@@ -356,6 +358,14 @@ class Loader {
 
   // DIBS; the section's presence turns it on unless it says enabled: false.
   // max_detours stops at 255: the shim's count is one byte and saturates.
+  // HPCC's INT: the section's presence turns it on unless it says
+  // enabled: false.
+  void load_int(const Field& e, bool* out) {
+    if (!r_.expect_map(e, {"enabled"})) return;
+    *out = true;
+    if (auto f = r_.field(e, "enabled", Need::kOptional)) set(r_.boolean(*f), out);
+  }
+
   void load_dibs(const Field& e, DibsConfig* out) {
     if (!r_.expect_map(e, {"enabled", "policy", "max_detours"})) return;
     out->enabled = true;
@@ -422,6 +432,142 @@ class Loader {
       set(r_.integer(*f, 1, 1u << 24), &out->hosts);
     if (auto f = r_.field(a, "flows", Need::kOptional))
       set(r_.integer(*f, 1, 1u << 24), &out->flows);
+  }
+
+  // Emulated transport hosts (docs/configuration.md "Transport hosts").
+  void load_transport(const Field& t, TransportConfig* out) {
+    out->line = YamlReader::line_of(t.node);
+    if (!r_.expect_map(t, {"kind", "flows", "completions", "mss", "base_rtt", "data_dscp",
+                           "ack_dscp", "tcp", "rdma", "dcqcn", "hpcc", "timely", "bfc_nic"}))
+      return;
+    if (auto f = r_.field(t, "kind", Need::kRequired)) {
+      set(r_.choice<TransportKind>(*f, {{"none", TransportKind::kNone},
+                                        {"tcp", TransportKind::kTcp},
+                                        {"dctcp", TransportKind::kDctcp},
+                                        {"dcqcn", TransportKind::kDcqcn},
+                                        {"hpcc", TransportKind::kHpcc},
+                                        {"timely", TransportKind::kTimely},
+                                        {"bfc-nic", TransportKind::kBfcNic}}),
+          &out->kind);
+    }
+    const Need need = out->kind == TransportKind::kNone ? Need::kOptional : Need::kRequired;
+    if (auto f = r_.field(t, "flows", need)) set(r_.string(*f), &out->flows_path);
+    if (auto f = r_.field(t, "completions", Need::kOptional))
+      set(r_.string(*f), &out->completions_path);
+    if (auto f = r_.field(t, "mss", Need::kOptional)) set(r_.size(*f, 64, 9000), &out->mss);
+    if (auto f = r_.field(t, "base_rtt", Need::kOptional))
+      set(r_.duration(*f, 1, 1'000'000'000), &out->base_rtt_ns);
+    if (auto f = r_.field(t, "data_dscp", Need::kOptional))
+      set(r_.integer(*f, 0, 63), &out->data_dscp);
+    if (auto f = r_.field(t, "ack_dscp", Need::kOptional))
+      set(r_.integer(*f, 0, 63), &out->ack_dscp);
+    if (auto f = r_.field(t, "tcp", Need::kOptional)) load_tcp(*f, &out->tcp);
+    if (auto f = r_.field(t, "rdma", Need::kOptional)) load_rdma(*f, &out->rdma);
+    if (auto f = r_.field(t, "dcqcn", Need::kOptional)) load_dcqcn(*f, &out->dcqcn);
+    if (auto f = r_.field(t, "hpcc", Need::kOptional)) load_hpcc(*f, &out->hpcc);
+    if (auto f = r_.field(t, "timely", Need::kOptional)) load_timely(*f, &out->timely);
+    if (auto f = r_.field(t, "bfc_nic", Need::kOptional)) {
+      if (r_.expect_map(*f, {"window"})) {
+        if (auto w = r_.field(*f, "window", Need::kOptional))
+          set(r_.size(*w, 0, UINT32_MAX), &out->bfc_window_bytes);
+      }
+    }
+  }
+
+  static constexpr uint64_t kMaxTimerNs = 100'000'000'000;  // 100 s
+
+  void load_tcp(const Field& t, TcpParams* out) {
+    if (!r_.expect_map(t,
+                       {"ecn", "init_cwnd", "min_rto", "initial_rto", "max_rto", "fast_retransmit",
+                        "dupack_threshold", "dctcp_g", "ack_every", "delayed_ack"}))
+      return;
+    if (auto f = r_.field(t, "ecn", Need::kOptional)) set(r_.boolean(*f), &out->ecn);
+    if (auto f = r_.field(t, "init_cwnd", Need::kOptional))
+      set(r_.integer(*f, 1, 1000), &out->init_cwnd_segments);
+    if (auto f = r_.field(t, "min_rto", Need::kOptional))
+      set(r_.duration(*f, 1000, kMaxTimerNs), &out->min_rto_ns);
+    if (auto f = r_.field(t, "initial_rto", Need::kOptional))
+      set(r_.duration(*f, 1000, kMaxTimerNs), &out->initial_rto_ns);
+    if (auto f = r_.field(t, "max_rto", Need::kOptional))
+      set(r_.duration(*f, 1000, kMaxTimerNs), &out->max_rto_ns);
+    if (auto f = r_.field(t, "fast_retransmit", Need::kOptional))
+      set(r_.boolean(*f), &out->fast_retransmit);
+    if (auto f = r_.field(t, "dupack_threshold", Need::kOptional))
+      set(r_.integer(*f, 1, 100), &out->dupack_threshold);
+    if (auto f = r_.field(t, "dctcp_g", Need::kOptional)) set(r_.real(*f, 0, 1), &out->dctcp_g);
+    if (auto f = r_.field(t, "ack_every", Need::kOptional))
+      set(r_.integer(*f, 1, 64), &out->ack_every);
+    if (auto f = r_.field(t, "delayed_ack", Need::kOptional))
+      set(r_.duration(*f, 1, kMaxTimerNs), &out->delayed_ack_ns);
+  }
+
+  void load_rdma(const Field& t, GbnParams* out) {
+    if (!r_.expect_map(t, {"ack_every", "cnp_interval", "timeout", "nack_once_per_gap"})) return;
+    if (auto f = r_.field(t, "ack_every", Need::kOptional))
+      set(r_.integer(*f, 1, 64), &out->ack_every);
+    if (auto f = r_.field(t, "cnp_interval", Need::kOptional))
+      set(r_.duration(*f, 0, kMaxTimerNs), &out->cnp_interval_ns);
+    if (auto f = r_.field(t, "timeout", Need::kOptional))
+      set(r_.duration(*f, 0, kMaxTimerNs), &out->rto_ns);
+    if (auto f = r_.field(t, "nack_once_per_gap", Need::kOptional))
+      set(r_.boolean(*f), &out->nack_once_per_gap);
+  }
+
+  void load_dcqcn(const Field& t, DcqcnParams* out) {
+    if (!r_.expect_map(t,
+                       {"g", "alpha_interval", "rate_timer", "byte_counter", "fast_recovery_stages",
+                        "rate_ai", "rate_hai", "min_rate", "clamp_target_rate", "ue_aware"}))
+      return;
+    if (auto f = r_.field(t, "g", Need::kOptional)) set(r_.real(*f, 0, 1), &out->g);
+    if (auto f = r_.field(t, "alpha_interval", Need::kOptional))
+      set(r_.duration(*f, 1, kMaxTimerNs), &out->alpha_interval_ns);
+    if (auto f = r_.field(t, "rate_timer", Need::kOptional))
+      set(r_.duration(*f, 1, kMaxTimerNs), &out->rate_timer_ns);
+    if (auto f = r_.field(t, "byte_counter", Need::kOptional))
+      set(r_.size(*f, 1, UINT64_MAX), &out->byte_counter_bytes);
+    if (auto f = r_.field(t, "fast_recovery_stages", Need::kOptional))
+      set(r_.integer(*f, 0, 1000), &out->fast_recovery_stages);
+    if (auto f = r_.field(t, "rate_ai", Need::kOptional)) set(r_.rate(*f), &out->rate_ai_bps);
+    if (auto f = r_.field(t, "rate_hai", Need::kOptional)) set(r_.rate(*f), &out->rate_hai_bps);
+    if (auto f = r_.field(t, "min_rate", Need::kOptional)) set(r_.rate(*f), &out->min_rate_bps);
+    if (auto f = r_.field(t, "clamp_target_rate", Need::kOptional))
+      set(r_.boolean(*f), &out->clamp_target_rate);
+    if (auto f = r_.field(t, "ue_aware", Need::kOptional)) set(r_.boolean(*f), &out->ue_aware);
+  }
+
+  void load_hpcc(const Field& t, HpccParams* out) {
+    if (!r_.expect_map(t, {"eta", "max_stage", "w_ai", "expected_flows", "min_rate"})) return;
+    if (auto f = r_.field(t, "eta", Need::kOptional)) set(r_.real(*f, 0, 1), &out->eta);
+    if (auto f = r_.field(t, "max_stage", Need::kOptional))
+      set(r_.integer(*f, 0, 1000), &out->max_stage);
+    if (auto f = r_.field(t, "w_ai", Need::kOptional))
+      set(r_.size(*f, 1, UINT32_MAX), &out->w_ai_bytes);
+    if (auto f = r_.field(t, "expected_flows", Need::kOptional))
+      set(r_.integer(*f, 1, 1u << 20), &out->expected_flows);
+    if (auto f = r_.field(t, "min_rate", Need::kOptional)) set(r_.rate(*f), &out->min_rate_bps);
+  }
+
+  void load_timely(const Field& t, TimelyParams* out) {
+    if (!r_.expect_map(t, {"alpha", "beta", "delta", "t_low", "t_high", "min_rtt", "hai_after",
+                           "hai_factor", "min_rate", "completion_bytes", "ue_aware"}))
+      return;
+    if (auto f = r_.field(t, "alpha", Need::kOptional)) set(r_.real(*f, 0, 1), &out->alpha);
+    if (auto f = r_.field(t, "beta", Need::kOptional)) set(r_.real(*f, 0, 2), &out->beta);
+    if (auto f = r_.field(t, "delta", Need::kOptional)) set(r_.rate(*f), &out->delta_bps);
+    if (auto f = r_.field(t, "t_low", Need::kOptional))
+      set(r_.duration(*f, 0, kMaxTimerNs), &out->t_low_ns);
+    if (auto f = r_.field(t, "t_high", Need::kOptional))
+      set(r_.duration(*f, 1, kMaxTimerNs), &out->t_high_ns);
+    if (auto f = r_.field(t, "min_rtt", Need::kOptional))
+      set(r_.duration(*f, 1, kMaxTimerNs), &out->min_rtt_ns);
+    if (auto f = r_.field(t, "hai_after", Need::kOptional))
+      set(r_.integer(*f, 1, 1000), &out->hai_after);
+    if (auto f = r_.field(t, "hai_factor", Need::kOptional))
+      set(r_.integer(*f, 1, 1000), &out->hai_factor);
+    if (auto f = r_.field(t, "min_rate", Need::kOptional)) set(r_.rate(*f), &out->min_rate_bps);
+    if (auto f = r_.field(t, "completion_bytes", Need::kOptional))
+      set(r_.size(*f, 0, UINT32_MAX), &out->completion_bytes);
+    if (auto f = r_.field(t, "ue_aware", Need::kOptional)) set(r_.boolean(*f), &out->ue_aware);
   }
 
   // An IPv4 address and UDP port, "A.B.C.D:PORT".

@@ -51,6 +51,7 @@ class Validator {
     check_capture_files();
     check_clock();
     check_flowtune_allocator();
+    check_transport();
   }
 
  private:
@@ -582,6 +583,49 @@ class Validator {
         }
       }
     }
+  }
+
+  // Transport hosts (docs/configuration.md "Transport hosts"): every
+  // capture-file host port without rx runs the transport, in exact fabric
+  // time, at its peer_ip; its frames must fit every port's MTU; HPCC's
+  // senders need every switch to stamp INT.
+  void check_transport() {
+    const TransportConfig& t = c_.transport;
+    if (t.kind == TransportKind::kNone) return;
+    if (c_.clock.mode != ClockMode::kExact)
+      error("transport.kind", "transport hosts run in exact fabric time only (clock.mode exact)");
+    const bool int_room = t.kind == TransportKind::kHpcc;
+    const uint32_t ip_bytes = 20 + 8 + 28 + (int_room ? 80 : 0) + t.mss;
+    std::map<uint32_t, std::string> owner;
+    size_t hosts = 0;
+    for (size_t s = 0; s < c_.switches.size(); ++s) {
+      const SwitchConfig& sw = c_.switches[s];
+      if (t.kind == TransportKind::kHpcc && !sw.int_telemetry)
+        error(at("", "switches", s), "transport kind hpcc needs INT on every switch, and switch " +
+                                         sw.name +
+                                         " does not stamp it (add `int: {enabled: true}`)");
+      for (size_t p = 0; p < sw.ports.size(); ++p) {
+        const PortConfig& port = sw.ports[p];
+        const std::string path = at(at("", "switches", s), "ports", p);
+        if (port.mtu < ip_bytes)
+          error(path + ".mtu", "transport segments of mss " + std::to_string(t.mss) + " are " +
+                                   std::to_string(ip_bytes) +
+                                   "-byte IP packets, more than this port's mtu " +
+                                   std::to_string(port.mtu));
+        if (!(port.role == PortRole::kHost && port.pcap && port.pcap->rx_path.empty() &&
+              port.link_peer.empty()))
+          continue;
+        ++hosts;
+        if (!port.peer_ipv4) {
+          error(path, "a transport host port needs peer_ip (the host's address)");
+          continue;
+        }
+        const auto [it, fresh] = owner.emplace(*port.peer_ipv4, sw.name + "/" + port.name);
+        if (!fresh) error(path + ".peer_ip", "the same host address as " + it->second);
+      }
+    }
+    if (hosts == 0)
+      error("transport", "no port runs the transport: give host ports a pcap section without rx");
   }
 
   // (path, key) of every non-empty rx_path or tx_path, in file order.

@@ -17,7 +17,8 @@ StagePlan plan_stages(const SwitchConfig& sw, const PortConfig& egress) {
   p.tcd = sw.tcd.enabled;
   p.dibs = sw.dibs.enabled;
   p.dibs_exit = sw.dibs.enabled && egress.role == PortRole::kHost;
-  p.departure = p.pfc || p.bfc || p.fg_credit || p.tcd || p.dibs_exit;
+  p.int_stamp = sw.int_telemetry;
+  p.departure = p.pfc || p.bfc || p.fg_credit || p.tcd || p.dibs_exit || p.int_stamp;
   p.data_shim = egress.role == PortRole::kSwitch &&
                 (sw.bfc.enabled || (sw.dibs.enabled && sw.dibs.max_detours != 0));
   return p;

@@ -33,6 +33,9 @@ struct StagePlan {
   // Departure: a packet leaving the fabric (host-facing port of a DIBS
   // switch) adds its detour count to the histogram of detours per packet.
   bool dibs_exit = false;
+  // Departure: HPCC's INT record stamped into transport data frames that
+  // ask for it (every port of a switch with `int`).
+  bool int_stamp = false;
   // Departure runs at all (some departure step is on).
   bool departure = false;
   // Admission's L2 rewrite: data leaves with the 0x88B6 shim (a
