@@ -186,8 +186,12 @@ class Validator {
     const PortConfig& port = sw.ports[p];
     if (!port.nic.given) return;
     const std::string key = at(at("", "switches", s), "ports", p) + ".nic";
-    if (!port.pcap || port.pcap->rx_path.empty()) {
-      error(key, "nic: only a port that replays a capture (pcap.rx) has an emulated host NIC");
+    const bool transport_host = c_.transport.kind != TransportKind::kNone && port.pcap &&
+                                port.role == PortRole::kHost;
+    if (!port.pcap || (port.pcap->rx_path.empty() && !transport_host)) {
+      error(key,
+            "nic: only a port that replays a capture (pcap.rx) or runs the transport has an "
+            "emulated host NIC");
     } else if (port.role != PortRole::kHost) {
       error(key, "nic: the emulated NIC is a host's: the port's role must be host");
     } else if (port.rate_bps == 0) {

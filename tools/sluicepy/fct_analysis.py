@@ -303,3 +303,38 @@ def result_stats(results):
     """stats() of FlowResults: every flow with a slowdown, censored or not."""
     counted = [r for r in results if r.slowdown is not None]
     return stats([r.slowdown for r in counted], sum(1 for r in counted if r.censored))
+
+
+def results_from_completions(path):
+    """FlowResults of a transport-host run from sluice's completions file
+    (docs/transports.md, "Completions"): a flow's FCT is from its arrival to
+    the ACK of its last byte at the sender; its ideal is the file's (its
+    frames back to back at the host's rate plus one base RTT). Unfinished
+    flows get FCT = observed_until - start, censored. Returns (results,
+    observed_until ns)."""
+    results, observed = [], None
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    if rows and "fct_seconds" not in rows[0]:
+        raise ValueError("%s: not a sluice completions file (no fct_seconds column)" % path)
+    for row in rows:
+        size = int(row["size"])
+        start = parse_ns(row["start_time"])
+        ideal = parse_ns(row["ideal_seconds"])
+        end = parse_ns(row["observed_until"])
+        observed = end if observed is None else max(observed, end)
+        finished = row["finished"] == "1"
+        spec = FlowSpec(int(row["flow_id"]), row["src_ip"], row["dst_ip"], size,
+                        int(row["data_segments"]), start, row["is_incast"] == "1")
+        if finished:
+            finish = parse_ns(row["finish_time"])
+            fct, censored = finish - start, False
+        else:
+            finish, fct, censored = None, max(end - start, 0), True
+        sd, clamped = slowdown_of(fct, ideal)
+        # Loss is the transport's to repair (its retransmissions are in the
+        # file): every segment counts as received.
+        results.append(FlowResult(spec, start, finish, fct, ideal, sd, spec.packets, 0, 0,
+                                  int(row["ecn_echoes"]), clamped, censored))
+    return results, observed
+
