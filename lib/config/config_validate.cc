@@ -186,8 +186,8 @@ class Validator {
     const PortConfig& port = sw.ports[p];
     if (!port.nic.given) return;
     const std::string key = at(at("", "switches", s), "ports", p) + ".nic";
-    const bool transport_host = c_.transport.kind != TransportKind::kNone && port.pcap &&
-                                port.role == PortRole::kHost;
+    const bool transport_host =
+        c_.transport.kind != TransportKind::kNone && port.pcap && port.role == PortRole::kHost;
     if (!port.pcap || (port.pcap->rx_path.empty() && !transport_host)) {
       error(key,
             "nic: only a port that replays a capture (pcap.rx) or runs the transport has an "

@@ -1,0 +1,312 @@
+#!/usr/bin/python3
+"""Emulated hosts running the papers' transports do what each transport's
+paper says (docs/transports.md), in exact fabric time, on one switch with
+hosts on 1-2 us links:
+
+- DCTCP (Alizadeh et al., "Data Center TCP", section 3.3): two long flows
+  into one 10 Gb/s port with step marking at K = 20 packets keep the queue
+  between the analysis's Q_max = K + N and Q_min = Q_max - A, with
+  A = 1/2 sqrt(2N(C x RTT + K)) packets (here C x RTT = 48 packets, A = 8.2),
+  and the link busy (the queue never empties).
+- DCQCN (Zhu et al., SIGCOMM 2015): a flow that joins 10 ms after another
+  ends up with an equal share of a 40 Gb/s port (RED marking, the paper's
+  5 KB / 200 KB / 1 %), and the port stays busy.
+- HPCC (Li et al., SIGCOMM 2019): one flow holds the 100 Gb/s link at
+  eta = 0.95 of its frame rate with a queue of at most a packet; when a
+  second flow joins, the queue it causes drains back to at most two packets
+  within 10 base RTTs and the link stays at its target.
+- TIMELY (Mittal et al., SIGCOMM 2015), paper parameters at 10 Gb/s: after
+  start-up the RTT (base RTT + queueing delay) stays between T_low / 2 and
+  T_high and averages near T_low; the link stays busy and the two flows
+  share it equally.
+- TCP with a 10 ms minimum RTO: flows whose last segments are dropped wait
+  out one RTO (fast retransmit on or off: a tail loss has no duplicate ACKs).
+- Incast: eight flows into one port all complete with DCTCP under drop-tail
+  with a small buffer, and with DCQCN under PFC without a drop.
+- Repeatability: the same run twice gives identical completions and
+  captures; another seed changes RED's marks.
+- Bad input: --check refuses a flow to an unknown host, a flow larger than
+  the sequence space, and HPCC on a switch without INT, each with the file,
+  line and reason."""
+
+import csv
+import math
+import os
+import subprocess
+import sys
+
+import yaml
+
+import harness
+from harness import check
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+from sluicepy import queue_trace, transport_frames  # noqa: E402
+
+HEADER = "flow_id,src,dst,src_ip,dst_ip,size,packets,arrival_time,start_time,end_time,is_incast\n"
+DATA_FRAME = 1000 + 70  # a full data segment's frame (MSS 1000), INT room aside
+WIRE = 24
+
+
+def write_flows(path, flows):
+    with open(path, "w") as f:
+        f.write(HEADER)
+        for fid, s, d, size, t in flows:
+            f.write(f"{fid},h{s},h{d},10.0.{s}.2,10.0.{d}.2,{size},0,{t:.9f},0,0,0\n")
+
+
+def star_config(tmp, name, hosts, rate, delay, transport, sw_extra=None, seed=None):
+    """One switch, `hosts` transport hosts h0.. at `rate` on links of
+    `delay`, each capturing what it receives into NAME.tx_hI.pcap."""
+    ports = []
+    for i in range(hosts):
+        p = harness.replay_host(f"h{i}", f"02:00:00:00:0f:{i:02x}",
+                                f"02:00:00:00:0f:{0xa0 + i:02x}", f"10.0.{i}.1/24", rate,
+                                tx=f"{name}.tx_h{i}.pcap")
+        p["peer_ip"] = f"10.0.{i}.2"
+        p["delay"] = delay
+        p["pcap"]["snaplen"] = 200
+        ports.append(p)
+    extra = dict(queues_per_port=1, queue_capacity=65536, buffer={"size": "32MB", "alpha": 64.0})
+    extra.update(sw_extra or {})
+    path = harness.write_config(os.path.join(tmp, f"{name}.yaml"),
+                                [harness.switch("s1", ports, [], **extra)],
+                                clock={"mode": "exact"})
+    with open(path) as f:
+        doc = yaml.safe_load(f)
+    doc["transport"] = dict(transport, flows=f"{name}.flows.csv",
+                            completions=f"{name}.completions.csv")
+    if seed is not None:
+        doc["seed"] = seed
+    with open(path, "w") as f:
+        yaml.safe_dump(doc, f, sort_keys=False)
+    return path
+
+
+def run(binary, tmp, name, hosts, rate, delay, transport, flows, duration, sw_extra=None,
+        trace=False, seed=None):
+    """Runs the star; returns (summary, completions rows)."""
+    write_flows(os.path.join(tmp, f"{name}.flows.csv"), flows)
+    cfg = star_config(tmp, name, hosts, rate, delay, transport, sw_extra, seed)
+    app = (["--queue-trace", f"{name}.qt.csv", "--queue-trace-interval", "0.000001",
+            "--queue-trace-ports", f"s1/h{hosts - 1}"] if trace else [])
+    _, summary = harness.run_to_end(binary, tmp, cfg, name, duration, app_extra=app)
+    with open(os.path.join(tmp, f"{name}.completions.csv"), newline="") as f:
+        rows = list(csv.DictReader(f))
+    check(len(rows) == len(flows), f"{name}: {len(rows)} completions for {len(flows)} flows")
+    return summary, rows
+
+
+def queue_samples(tmp, name, port, lo, hi):
+    """(t, bytes) of the port's queue 0 between lo and hi seconds after the
+    flow list's time 0."""
+    _, queues, ports = queue_trace.read_queue_trace(os.path.join(tmp, f"{name}.qt.csv"))
+    # A sample has a queue row only when the queue holds something.
+    held = {t: b for t, b, _ in queues.get(("s1", port), {}).get(0, [])}
+    return [(t, held.get(t, 0)) for t, _, _, _ in ports[("s1", port)] if lo <= t < hi]
+
+
+def arrivals(tmp, name, port):
+    """Data arrivals at a host, times relative to its first."""
+    a = transport_frames.data_arrivals(os.path.join(tmp, f"{name}.tx_{port}.pcap"))
+    check(a, f"{name}: no data reached {port}")
+    return a
+
+
+def payload_capacity(rate_bps, frame):
+    return rate_bps * 1000 / (frame + WIRE)
+
+
+def check_dctcp(binary, tmp):
+    k, n = 20, 2
+    run(binary, tmp, "dctcp", 3, "10Gbps", "10us", {"kind": "dctcp", "base_rtt": "42us"},
+        [(1, 0, 2, 20_000_000, 1e-6), (2, 1, 2, 20_000_000, 1e-6)], 0.08,
+        sw_extra={"ecn": {"mode": "step", "k": k * DATA_FRAME}}, trace=True)
+    # C x RTT in packets: 4 x 10 us of links, two data serialisations and an
+    # ACK's (42 us), at 10 Gb/s in 1094-byte wire frames.
+    bdp = 10e9 / 8 / (DATA_FRAME + WIRE) * 42e-6
+    amplitude = 0.5 * math.sqrt(2 * n * (bdp + k))
+    q = [b / DATA_FRAME for _, b in queue_samples(tmp, "dctcp", "h2", 0.005, 0.025)]
+    check(len(q) > 10000, f"dctcp: {len(q)} queue samples")
+    q_max, q_min = max(q), min(q)
+    print(f"dctcp: queue {q_min:.0f}..{q_max:.0f} packets; analysis Q_max {k + n}, amplitude "
+          f"{amplitude:.1f} (measured {q_max - q_min:.0f})")
+    check(k <= q_max <= k + n + 3, f"dctcp: queue peaks at {q_max} packets, analysis K + N = {k + n}")
+    check(0.6 * amplitude <= q_max - q_min <= 1.5 * amplitude,
+          f"dctcp: queue amplitude {q_max - q_min} packets, analysis {amplitude:.1f}")
+    check(q_min > 0, "dctcp: the queue emptied (the link idled)")
+    a = arrivals(tmp, "dctcp", "h2")
+    t0 = a[0][0]
+    total = sum(transport_frames.throughput(a, t0 + 5_000_000, t0 + 15_000_000).values())
+    cap = payload_capacity(10e9, DATA_FRAME)
+    check(total >= 0.99 * cap, f"dctcp: {total / 1e9:.2f} Gb/s of {cap / 1e9:.2f} Gb/s")
+
+
+def check_dcqcn(binary, tmp):
+    _, rows = run(binary, tmp, "dcqcn", 3, "40Gbps", "1us", {"kind": "dcqcn", "base_rtt": "5us"},
+                  [(1, 0, 2, 200_000_000, 1e-6), (2, 1, 2, 200_000_000, 0.010)], 0.095,
+                  sw_extra={"ecn": {"mode": "red", "min": "5KB", "max": "200KB", "pmax": 0.01}})
+    check(all(int(r["cnps"]) > 0 for r in rows), "dcqcn: a flow took no CNP")
+    a = arrivals(tmp, "dcqcn", "h2")
+    t0 = a[0][0]
+    share = transport_frames.throughput(a, t0 + 35_000_000, t0 + 45_000_000)
+    total = sum(share.values())
+    cap = payload_capacity(40e9, DATA_FRAME)
+    print("dcqcn: 25-35 ms after the join: " +
+          ", ".join(f"flow {f} {v / 1e9:.2f} Gb/s" for f, v in sorted(share.items())))
+    check(set(share) == {1, 2}, f"dcqcn: flows seen {sorted(share)}")
+    check(all(0.45 <= v / total <= 0.55 for v in share.values()),
+          f"dcqcn: shares {[round(v / total, 3) for v in share.values()]}, expected 0.5 each")
+    check(total >= 0.9 * cap, f"dcqcn: {total / 1e9:.2f} Gb/s of {cap / 1e9:.2f}")
+
+
+def check_hpcc(binary, tmp):
+    frame = DATA_FRAME + 80  # with the INT room
+    base_rtt = 5_000
+    summary, _ = run(binary, tmp, "hpcc", 3, "100Gbps", "1us",
+                     {"kind": "hpcc", "base_rtt": "5us"},
+                     [(1, 0, 2, 100_000_000, 1e-6), (2, 1, 2, 100_000_000, 0.001)], 0.054,
+                     sw_extra={"int": {"enabled": True}}, trace=True)
+    stamped = harness.find_port(summary, "s1", "h2").get("int_stamped", 0)
+    check(stamped > 0, "hpcc: the switch stamped no INT record")
+    a = arrivals(tmp, "hpcc", "h2")
+    t0 = a[0][0]
+    alone = sum(transport_frames.throughput(a, t0 + 200_000, t0 + 900_000).values())
+    # eta of the link's frame rate, in payload.
+    target = 0.95 * 100e9 * 1000 / frame
+    check(abs(alone / target - 1) <= 0.03,
+          f"hpcc: one flow at {alone / 1e9:.2f} Gb/s, target {target / 1e9:.2f}")
+    q = queue_samples(tmp, "hpcc", "h2", 0.0002, 0.0009)
+    check(max(b for _, b in q) <= frame, f"hpcc: queue {max(b for _, b in q)} B with one flow")
+    after = queue_samples(tmp, "hpcc", "h2", 0.001, 0.003)
+    peak = max(b for _, b in after)
+    settled = max(t for t, b in after if b > 2 * frame) - 0.001
+    print(f"hpcc: one flow {alone / 1e9:.2f} Gb/s (target {target / 1e9:.2f}); the join's queue "
+          f"peaks at {peak} B and stays under two packets {settled * 1e6:.1f} us after it")
+    check(settled <= 10 * base_rtt * 1e-9,
+          f"hpcc: queue above two packets until {settled * 1e6:.1f} us after the join")
+    both = transport_frames.throughput(a, t0 + 1_100_000, t0 + 2_000_000)
+    check(sum(both.values()) >= 0.97 * target,
+          f"hpcc: two flows {sum(both.values()) / 1e9:.2f} Gb/s, target {target / 1e9:.2f}")
+
+
+def check_timely(binary, tmp):
+    t_low, t_high, base = 50e-6, 500e-6, 9e-6
+    run(binary, tmp, "timely", 3, "10Gbps", "2us", {"kind": "timely", "base_rtt": "9us"},
+        [(1, 0, 2, 50_000_000, 1e-6), (2, 1, 2, 50_000_000, 1e-6)], 0.09, trace=True)
+    q = queue_samples(tmp, "timely", "h2", 0.005, 0.04)
+    rtts = [base + b * 8 / 10e9 for _, b in q]
+    mean = sum(rtts) / len(rtts)
+    print(f"timely: RTT {min(rtts) * 1e6:.1f}..{max(rtts) * 1e6:.1f} us, mean "
+          f"{mean * 1e6:.1f} us (T_low 50, T_high 500)")
+    check(min(rtts) >= t_low / 2 and max(rtts) <= t_high,
+          f"timely: RTT {min(rtts) * 1e6:.1f}..{max(rtts) * 1e6:.1f} us")
+    check(0.8 * t_low <= mean <= 1.5 * t_low, f"timely: mean RTT {mean * 1e6:.1f} us")
+    a = arrivals(tmp, "timely", "h2")
+    t0 = a[0][0]
+    share = transport_frames.throughput(a, t0 + 5_000_000, t0 + 35_000_000)
+    total = sum(share.values())
+    check(total >= 0.99 * payload_capacity(10e9, DATA_FRAME), f"timely: {total / 1e9:.2f} Gb/s")
+    check(all(0.47 <= v / total <= 0.53 for v in share.values()),
+          f"timely: shares {[round(v / total, 3) for v in share.values()]}")
+
+
+def check_tcp_rto(binary, tmp):
+    for fast in (False, True):
+        name = f"tcp_rto_{int(fast)}"
+        summary, rows = run(
+            binary, tmp, name, 4, "10Gbps", "2us",
+            {"kind": "tcp", "base_rtt": "9us",
+             "tcp": {"min_rto": "10ms", "fast_retransmit": fast, "init_cwnd": 10}},
+            [(i + 1, i, 3, 10_000, 1e-6) for i in range(3)], 0.08,
+            sw_extra={"buffer": {"size": "12KB", "alpha": 64.0}})
+        drops = sum(sum(r.values()) for r in harness.all_drops(summary).values())
+        check(drops > 0, f"{name}: nothing was dropped")
+        for r in rows:
+            fct = float(r["fct_seconds"])
+            print(f"{name}: flow {r['flow_id']} {fct * 1e3:.3f} ms, {r['timeouts']} timeout(s)")
+            check(r["finished"] == "1" and 0.010 <= fct <= 0.0102 and r["timeouts"] == "1",
+                  f"{name}: flow {r['flow_id']}: FCT {r['fct_seconds']} s, timeouts "
+                  f"{r['timeouts']}; expected one 10 ms RTO")
+
+
+def incast_flows():
+    return [(i + 1, i, 8, 500_000, 1e-6) for i in range(8)]
+
+
+DCQCN_INCAST = dict(
+    transport={"kind": "dcqcn", "base_rtt": "5us"},
+    sw_extra={"buffer": {"size": "2MB", "alpha": 64.0},
+              "ecn": {"mode": "red", "min": "5KB", "max": "200KB", "pmax": 0.01},
+              "pfc": {"mode": "pfc", "xoff": "50KB"}})
+
+
+def check_incast(binary, tmp):
+    summary, rows = run(binary, tmp, "dctcp_incast", 9, "10Gbps", "2us",
+                        {"kind": "dctcp", "base_rtt": "9us", "tcp": {"min_rto": "10ms"}},
+                        incast_flows(), 0.1,
+                        sw_extra={"buffer": {"size": "64KB", "alpha": 64.0},
+                                  "ecn": {"mode": "step", "k": "30KB"}})
+    drops = sum(sum(r.values()) for r in harness.all_drops(summary).values())
+    print(f"dctcp incast: {drops} drops, " +
+          ", ".join(f"{float(r['fct_seconds']) * 1e3:.2f}" for r in rows) + " ms")
+    check(drops > 0, "dctcp incast: the 64 KB buffer dropped nothing (the test needs losses)")
+    check(all(r["finished"] == "1" for r in rows), "dctcp incast: a flow did not finish")
+    summary, rows = run(binary, tmp, "dcqcn_incast", 9, "100Gbps", "1us",
+                        DCQCN_INCAST["transport"], incast_flows(), 0.08,
+                        sw_extra=DCQCN_INCAST["sw_extra"])
+    pfc = sum(p.get("pfc_frames_sent", 0) for _, p in harness.summary_ports(summary))
+    check(not harness.all_drops(summary), f"dcqcn+pfc incast: drops {harness.all_drops(summary)}")
+    check(pfc > 0, "dcqcn+pfc incast: no PFC frame (the test needs pauses)")
+    check(all(r["finished"] == "1" for r in rows), "dcqcn+pfc incast: a flow did not finish")
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def check_repeat(binary, tmp):
+    outs = []
+    for name, seed in (("rep_a", 1), ("rep_b", 1), ("rep_c", 2)):
+        run(binary, tmp, name, 9, "100Gbps", "1us", DCQCN_INCAST["transport"], incast_flows(),
+            0.08, sw_extra=DCQCN_INCAST["sw_extra"], seed=seed)
+        outs.append((read(os.path.join(tmp, f"{name}.completions.csv")),
+                     read(os.path.join(tmp, f"{name}.tx_h8.pcap")),
+                     read(os.path.join(tmp, f"{name}.tx_h0.pcap"))))
+    check(outs[0] == outs[1], "repeat: the same run twice differs")
+    check(outs[0] != outs[2], "repeat: seed 2 gave the same run as seed 1 (RED marks at random)")
+
+
+def check_bad_input(binary, tmp):
+    def refused(name, flows, transport, sw_extra=None, expect=()):
+        with open(os.path.join(tmp, f"{name}.flows.csv"), "w") as f:
+            f.write(HEADER + flows)
+        cfg = star_config(tmp, name, 2, "10Gbps", "1us", transport, sw_extra)
+        r = subprocess.run([binary, "--", "--config", cfg, "--check"], cwd=tmp,
+                           capture_output=True, text=True, timeout=60)
+        check(r.returncode == 1, f"{name}: --check exit {r.returncode}\n{r.stderr}")
+        for text in expect:
+            check(text in r.stderr, f"{name}: --check said\n{r.stderr}\nexpected {text!r}")
+    refused("bad_host", "1,h0,h9,10.0.0.2,10.0.9.2,1000,1,0.000001,0,0,0\n", {"kind": "dctcp"},
+            expect=("bad_host.flows.csv:2: flow 1: destination 10.0.9.2 is not a transport host",))
+    refused("bad_size", "1,h0,h1,10.0.0.2,10.0.1.2,5000000000,1,0.000001,0,0,0\n",
+            {"kind": "dcqcn"}, expect=("bad_size.flows.csv:2:", "sequence space"))
+    refused("bad_int", "1,h0,h1,10.0.0.2,10.0.1.2,1000,1,0.000001,0,0,0\n", {"kind": "hpcc"},
+            expect=("transport kind hpcc needs INT on every switch",))
+
+
+def test(binary, srcdir):
+    with harness.TempDir("transports") as tmp:
+        check_bad_input(binary, tmp)
+        check_dctcp(binary, tmp)
+        check_dcqcn(binary, tmp)
+        check_hpcc(binary, tmp)
+        check_timely(binary, tmp)
+        check_tcp_rto(binary, tmp)
+        check_incast(binary, tmp)
+        check_repeat(binary, tmp)
+
+
+if __name__ == "__main__":
+    harness.main(test)
