@@ -7,6 +7,7 @@
 
 #include "lib/hosts/flow_list.h"
 #include "lib/hosts/transport_factory.h"
+#include "lib/transport/segment_wire.h"
 
 namespace sluice {
 namespace {
@@ -85,11 +86,13 @@ bool write_transport_completions(const Runtime& rt, std::string* error) {
         transport_context(tc, p->cfg->rate_bps, p->cfg->wire_overhead_bytes);
     for (const FlowOutcome& o : out) {
       // Ideal: the flow's frames back to back at the host's rate, plus one
-      // base RTT (its last segment's trip and the ACK's).
+      // base RTT (its last segment's trip and the ACK's); frames counted
+      // without HPCC's INT room, so one flow has one ideal whatever the
+      // transport (as HPCC's ns-3 counts its standalone FCT).
       const uint64_t packets = (o.bytes + ctx.max_payload - 1) / ctx.max_payload;
-      const unsigned __int128 bits = (static_cast<unsigned __int128>(o.bytes) +
-                                      packets * uint64_t{ctx.header_bytes + ctx.wire_overhead}) *
-                                     8'000'000'000ull;
+      const uint64_t per_packet = segment_header_bytes(false) + ctx.wire_overhead;
+      const unsigned __int128 bits =
+          (static_cast<unsigned __int128>(o.bytes) + packets * per_packet) * 8'000'000'000ull;
       rows.push_back({o, static_cast<uint64_t>(bits / ctx.link_rate_bps) + ctx.base_rtt_ns});
     }
   }
