@@ -8,7 +8,8 @@ FlowtuneEdge::FlowtuneEdge(const FlowtuneConfig& c)
     : cfg(c),
       flowlets(c.flows, c.idle_gap_ns),
       pacer(c.flows, {c.max_held_packets, c.ecn_threshold_bytes}),
-      held(c.flows, c.max_held_packets) {}
+      held(c.flows, c.max_held_packets),
+      host_flows(c.pace_at_host ? c.flows : 0) {}
 
 bool FlowtuneEdge::open_udp(const std::string& name, std::string* error) {
   udp_ = std::make_unique<FlowtuneUdpPath>(cfg);

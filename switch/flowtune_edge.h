@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "lib/common/relaxed_counter.h"
 #include "lib/config/config.h"
@@ -50,10 +51,20 @@ class FlowtuneEdge {
   // Real time: the rates that came over the UDP path.
   void apply_rates(uint64_t now_ns);
 
+  // pace_at: host: whose flowlet a slot holds, so that a rate reaches the
+  // transport host that sends it (the flowlet's id, the port the host is
+  // behind, the host's own flow id).
+  struct HostFlow {
+    uint32_t flowlet = 0;
+    uint16_t port = 0;
+    uint32_t flow = 0;
+  };
+
   const FlowtuneConfig& cfg;
   FlowletTable flowlets;
   FlowPacer pacer;
   PacedQueues held;
+  std::vector<HostFlow> host_flows;  // by flowlet slot (pace_at: host only)
   uint64_t next_expire_ns = 0;
   uint32_t element = 0;  // exact time: the worker's calendar element for its timers
 

@@ -184,6 +184,9 @@ class Worker {
   void admit_detour(PortRuntime& to, rte_mbuf* m, MbufMeta meta, uint64_t now);
   void dibs_exit(PortRuntime& port, const TmPacket& p);
   void int_departure(PortRuntime& port, const TmPacket& p, uint64_t now);
+  void note_host_flow(FlowtuneEdge& e, const PortRuntime& in, const rte_mbuf* m,
+                      const ParsedPacket& pp, uint32_t flowlet);
+  void flowtune_host_rate(FlowtuneEdge& e, uint32_t flowlet, uint32_t kbps, uint64_t now);
   void publish_dibs(uint64_t now);
   // TCD (worker_tcd.cc): pauses seen each pass, marking at departure, timer.
   void tcd_track_pauses(PortRuntime& port, uint64_t now);

@@ -8,6 +8,7 @@
 
 #include "lib/flowtune/flow_key.h"
 #include "lib/net/ipv4_rewrite.h"
+#include "lib/transport/segment_wire.h"
 #include "switch/worker.h"
 
 namespace sluice {
@@ -36,7 +37,11 @@ bool Worker::flowtune_pace(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp,
     e.report_start(r.flow_id, pp.src_ip, pp.dst_ip, now);
     ft_touch(e);  // its idle gap runs out from now
     ft_touch_allocator();
+    if (e.cfg.pace_at_host) note_host_flow(e, in, m, pp, r.flow_id);
   }
+  // The endpoint paces itself (flowtune_host_rate); the edge only tells
+  // the allocator of flowlets.
+  if (e.cfg.pace_at_host) return true;
   const uint32_t bytes = m->pkt_len + in.cfg->wire_overhead_bytes;
   const FlowPacer::Verdict v = e.pacer.admit(r.flow_id, bytes, now);
   switch (v.action) {
@@ -138,11 +143,45 @@ uint64_t Worker::flowtune_edge_due(const FlowtuneEdge& e, uint64_t now) const {
 
 // Exact time: what the allocator in the fabric has due now; each rate that
 // reached its edge goes to the pacer (no edge timer moves: a rate changes
-// the pace of packets still to come).
+// the pace of packets still to come), or with pace_at: host to the
+// transport host that sends the flow.
 void Worker::flowtune_allocator_exact(uint64_t now) {
   rt_.flowtune_allocator->run(now, [&](uint32_t edge, uint32_t flow_id, uint32_t kbps) {
-    rt_.flowtune_edges[edge]->apply_rate(flow_id, kbps, now);
+    FlowtuneEdge& e = *rt_.flowtune_edges[edge];
+    if (e.cfg.pace_at_host) {
+      flowtune_host_rate(e, flow_id, kbps, now);
+    } else {
+      e.apply_rate(flow_id, kbps, now);
+    }
   });
+}
+
+// pace_at: host: a flowlet's first packet says which transport host and
+// flow it is (a packet that is not a transport host's data leaves the slot
+// unknown, and its rates unused).
+void Worker::note_host_flow(FlowtuneEdge& e, const PortRuntime& in, const rte_mbuf* m,
+                            const ParsedPacket& pp, uint32_t flowlet) {
+  FlowtuneEdge::HostFlow& h = e.host_flows[e.flowlets.slot_of(flowlet)];
+  h.flowlet = 0;
+  uint32_t flow;
+  if (!in.pcap || !in.pcap->transport_host() || m->data_len <= pp.l3_offset) return;
+  if (!transport_data_flow(rte_pktmbuf_mtod(m, const uint8_t*) + pp.l3_offset,
+                           m->data_len - pp.l3_offset, &flow))
+    return;
+  h = {flowlet, in.index, flow};
+}
+
+// pace_at: host: a rate reached the edge; the sending host paces the flow
+// at it for a lease (the paper's servers, section 4).
+void Worker::flowtune_host_rate(FlowtuneEdge& e, uint32_t flowlet, uint32_t kbps, uint64_t now) {
+  const FlowtuneEdge::HostFlow& h = e.host_flows[e.flowlets.slot_of(flowlet)];
+  if (h.flowlet != flowlet) return;
+  PortRuntime& port = *ports_[h.port];
+  if (port.pcap->transport_host()->set_allocation(h.flow, now, uint64_t{kbps} * 1000,
+                                                  now + e.cfg.lease_ns)) {
+    e.rate_updates.add();
+    if (exact_) exact_touch(port.index, kDueRx);
+  }
 }
 
 // Stopping: every held packet goes on to admission, to be sent or counted

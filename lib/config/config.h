@@ -197,6 +197,10 @@ struct FlowtuneConfig {
   uint32_t max_held_packets = 64;         // per flow, in the pacer queue
   uint64_t ecn_threshold_bytes = 30'000;  // held bytes of a flow above which CE is marked
   uint32_t weight = 1;                    // every flowlet's weight in FLOWLET_START
+  // Where flows are paced at their allocated rate: the edge switch's pacer
+  // (false), or the flow's own endpoint, a transport host that paces itself
+  // as the paper's servers do (true; pace_at: host).
+  bool pace_at_host = false;
 };
 
 // Flowtune's allocator inside the fabric, on exact fabric time (SPEC 4.5,

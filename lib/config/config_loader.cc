@@ -384,7 +384,7 @@ class Loader {
   // lease must match sluice-allocator's --lease.
   void load_flowtune(const Field& e, FlowtuneConfig* out) {
     if (!r_.expect_map(e, {"enabled", "allocator", "idle_gap", "lease", "flows", "max_held_packets",
-                           "ecn_threshold", "weight"})) {
+                           "ecn_threshold", "weight", "pace_at"})) {
       return;
     }
     out->enabled = true;
@@ -409,6 +409,9 @@ class Loader {
       set(r_.size(*f, 0, 1ULL << 30), &out->ecn_threshold_bytes);
     if (auto f = r_.field(e, "weight", Need::kOptional))
       set(r_.integer(*f, 1, 65535), &out->weight);
+    if (auto f = r_.field(e, "pace_at", Need::kOptional)) {
+      if (auto v = r_.choice<bool>(*f, {{"edge", false}, {"host", true}})) out->pace_at_host = *v;
+    }
   }
 
   // The allocator in the fabric; the section's presence turns it on. The
@@ -738,10 +741,7 @@ class Loader {
         r_.error(snaplen->node, snaplen->path,
                  "\"snaplen\" applies only to a written capture (tx)");
     }
-    if (!rx && !tx) {
-      r_.error(YAML::Node(), pc.path,
-               "expected rx (a capture to replay), tx (a capture to write) or both");
-    }
+    // Neither rx nor tx is a transport host's (config_validate.cc).
     const auto mode = r_.field(pc, "mode", Need::kOptional);
     const auto loop = r_.field(pc, "loop", Need::kOptional);
     const auto speed = r_.field(pc, "speed", Need::kOptional);

@@ -62,6 +62,16 @@ class Validator {
     return false;
   }
 
+  // An error at `key` or at a key in its map (key.something).
+  bool has_error_at_or_in(const std::string& key) const {
+    for (const ConfigError& e : *errors_) {
+      if (e.file == c_.file && e.key.compare(0, key.size(), key) == 0 &&
+          (e.key.size() == key.size() || e.key[key.size()] == '.'))
+        return true;
+    }
+    return false;
+  }
+
   // An error at `key` or at one of its list items.
   bool has_error_under(const std::string& key) const {
     for (const ConfigError& e : *errors_) {
@@ -184,6 +194,16 @@ class Validator {
   void check_nic(size_t s, size_t p) {
     const SwitchConfig& sw = c_.switches[s];
     const PortConfig& port = sw.ports[p];
+    // A capture-file port that neither replays nor writes is a transport
+    // host, or nothing.
+    const std::string pcap_key = at(at("", "switches", s), "ports", p) + ".pcap";
+    if (port.pcap && port.pcap->rx_path.empty() && port.pcap->tx_path.empty() &&
+        !(c_.transport.kind != TransportKind::kNone && port.role == PortRole::kHost) &&
+        !has_error_at_or_in(pcap_key)) {
+      error(pcap_key,
+            "expected rx (a capture to replay), tx (a capture to write) or both (or, with a "
+            "transport section, a host port that runs it)");
+    }
     if (!port.nic.given) return;
     const std::string key = at(at("", "switches", s), "ports", p) + ".nic";
     const bool transport_host =
@@ -392,6 +412,14 @@ class Validator {
       error(fpath + ".allocator",
             "names a sluice-allocator over UDP, but flowtune_allocator runs the allocator in the "
             "fabric: remove one of them");
+    }
+    // Endpoint pacing: the paper's servers are TCP senders that pace at
+    // their allocation; sluice's TCP and DCTCP hosts do.
+    const TransportKind kind = c_.transport.kind;
+    if (sw.flowtune.pace_at_host && kind != TransportKind::kTcp && kind != TransportKind::kDctcp) {
+      error(fpath + ".pace_at",
+            "pace_at: host needs hosts that pace themselves: transport kind tcp or dctcp "
+            "(the edge paces otherwise: pace_at: edge)");
     }
   }
 

@@ -166,6 +166,18 @@ void TransportHost::receive(uint64_t now_ns, const Segment& s) {
   reschedule(it->second, now_ns);
 }
 
+bool TransportHost::set_allocation(uint32_t flow_id, uint64_t now_ns, uint64_t rate_bps,
+                                   uint64_t until_ns) {
+  auto it = send_of_.find(flow_id);
+  if (it == send_of_.end()) return false;
+  SendFlow& f = send_[it->second];
+  if (!f.started || f.done) return false;
+  f.sender->set_allocation(now_ns, rate_bps, until_ns);
+  f.refused = false;
+  reschedule(it->second, now_ns);
+  return true;
+}
+
 void TransportHost::outcomes(std::vector<FlowOutcome>* out) const {
   for (const SendFlow& f : send_) {
     const uint64_t c = f.sender->completed_ns();

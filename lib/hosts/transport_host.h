@@ -91,6 +91,10 @@ class TransportHost {
   void sent(uint32_t tag, uint64_t now_ns);
   // A transport frame reached the host at now_ns.
   void receive(uint64_t now_ns, const Segment& s);
+  // Flowtune: the allocator gave flow `flow_id` (a flow this host sends)
+  // rate_bps until until_ns; its sender paces itself at it (false: no such
+  // flow here, or it is done).
+  bool set_allocation(uint32_t flow_id, uint64_t now_ns, uint64_t rate_bps, uint64_t until_ns);
   // When poll() next has something to do (kTransportNever: nothing until a
   // frame arrives or the NIC sends).
   uint64_t next_due_ns() const;

@@ -66,6 +66,11 @@ class FlowSender {
   virtual uint64_t rate_bps() const = 0;
   virtual uint64_t window_bytes() const = 0;
   virtual const SenderCounters& counters() const = 0;
+  // Flowtune's endpoint pacing ("Flowtune: Flowlet Control for Datacenter
+  // Networks", section 4: a server that receives a rate for a flow opens
+  // its window and paces it at that rate): the allocator gave the flow
+  // rate_bps until until_ns. A transport without it ignores it.
+  virtual void set_allocation(uint64_t /*now_ns*/, uint64_t /*rate_bps*/, uint64_t /*until_ns*/) {}
 };
 
 class FlowReceiver {

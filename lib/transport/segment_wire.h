@@ -65,6 +65,19 @@ uint32_t encode_segment(const Segment& s, const FrameAddrs& a, uint8_t* buf, siz
 bool decode_segment(const uint8_t* frame, uint32_t len, Segment* s, uint32_t* src_ip = nullptr,
                     uint32_t* dst_ip = nullptr);
 
+// The flow id of a transport data frame, read from its IPv4 header on (l3,
+// len bytes); false when it is not one.
+inline bool transport_data_flow(const uint8_t* l3, uint32_t len, uint32_t* flow) {
+  if (len < 20 + 8 + kSltHeaderBytes || l3[0] != 0x45 || l3[9] != 17) return false;
+  const uint8_t* udp = l3 + 20;
+  if (((udp[2] << 8) | udp[3]) != kTransportUdpPort) return false;
+  const uint8_t* h = udp + 8;
+  if (h[0] != 'S' || h[1] != 'L' || h[2] != 'T' || h[3] != '1') return false;
+  if (h[4] != static_cast<uint8_t>(SegmentKind::kData)) return false;
+  *flow = uint32_t{h[8]} << 24 | uint32_t{h[9]} << 16 | uint32_t{h[10]} << 8 | h[11];
+  return true;
+}
+
 // b - a for a record field that wraps at 2^32.
 inline uint64_t int_delta(uint64_t b, uint64_t a) {
   return static_cast<uint32_t>(static_cast<uint32_t>(b) - static_cast<uint32_t>(a));

@@ -21,6 +21,11 @@ hosts on 1-2 us links:
   share it equally.
 - TCP with a 10 ms minimum RTO: flows whose last segments are dropped wait
   out one RTO (fast retransmit on or off: a tail loss has no duplicate ACKs).
+- Flowtune (Perry et al., NSDI 2017, section 4): with pace_at: host the
+  endpoints pace at their allocated rates: a flow joining another at
+  10 Gb/s has half the link from the first rates on, and the edge holds
+  and drops nothing (with edge pacing it drops what DCTCP sends beyond the
+  rate).
 - Incast: eight flows into one port all complete with DCTCP under drop-tail
   with a small buffer, and with DCQCN under PFC without a drop.
 - Repeatability: the same run twice gives identical completions and
@@ -55,7 +60,8 @@ def write_flows(path, flows):
             f.write(f"{fid},h{s},h{d},10.0.{s}.2,10.0.{d}.2,{size},0,{t:.9f},0,0,0\n")
 
 
-def star_config(tmp, name, hosts, rate, delay, transport, sw_extra=None, seed=None):
+def star_config(tmp, name, hosts, rate, delay, transport, sw_extra=None, seed=None,
+                top_extra=None):
     """One switch, `hosts` transport hosts h0.. at `rate` on links of
     `delay`, each capturing what it receives into NAME.tx_hI.pcap."""
     ports = []
@@ -78,16 +84,17 @@ def star_config(tmp, name, hosts, rate, delay, transport, sw_extra=None, seed=No
                             completions=f"{name}.completions.csv")
     if seed is not None:
         doc["seed"] = seed
+    doc.update(top_extra or {})
     with open(path, "w") as f:
         yaml.safe_dump(doc, f, sort_keys=False)
     return path
 
 
 def run(binary, tmp, name, hosts, rate, delay, transport, flows, duration, sw_extra=None,
-        trace=False, seed=None):
+        trace=False, seed=None, top_extra=None):
     """Runs the star; returns (summary, completions rows)."""
     write_flows(os.path.join(tmp, f"{name}.flows.csv"), flows)
-    cfg = star_config(tmp, name, hosts, rate, delay, transport, sw_extra, seed)
+    cfg = star_config(tmp, name, hosts, rate, delay, transport, sw_extra, seed, top_extra)
     app = (["--queue-trace", f"{name}.qt.csv", "--queue-trace-interval", "0.000001",
             "--queue-trace-ports", f"s1/h{hosts - 1}"] if trace else [])
     _, summary = harness.run_to_end(binary, tmp, cfg, name, duration, app_extra=app)
@@ -230,6 +237,39 @@ def check_tcp_rto(binary, tmp):
                   f"{r['timeouts']}; expected one 10 ms RTO")
 
 
+def check_flowtune(binary, tmp):
+    """Flowtune's endpoints pace themselves (pace_at: host): a flow joining
+    another at 10 Gb/s gets half the link from the allocator's first rates
+    on, and the edge drops nothing (its pacer holds nothing); the edge's
+    pacer, behind the same DCTCP senders, drops what exceeds the rate."""
+    flows = [(1, 0, 2, 20_000_000, 1e-6), (2, 1, 2, 20_000_000, 0.002)]
+    results = {}
+    for pace in ("host", "edge"):
+        name = f"flowtune_{pace}"
+        summary, _ = run(binary, tmp, name, 3, "10Gbps", "1.5us",
+                         {"kind": "dctcp", "base_rtt": "8us"}, flows, 0.07,
+                         sw_extra={"flowtune": {"pace_at": pace}},
+                         top_extra={"flowtune_allocator": {}})
+        a = arrivals(tmp, name, "h2")
+        t0 = a[0][0]
+        share = transport_frames.throughput(a, t0 + 2_100_000, t0 + 3_000_000)
+        ft = summary["switches"][0]["flowtune"]
+        drops = sum(sum(r.values()) for r in harness.all_drops(summary).values())
+        results[pace] = (share, ft, drops)
+        print(f"flowtune pace_at {pace}: 0.1-1 ms after the join " +
+              ", ".join(f"flow {f} {v / 1e9:.2f} Gb/s" for f, v in sorted(share.items())) +
+              f"; {ft['rate_updates']} rates applied, {drops} drops")
+    share, ft, drops = results["host"]
+    total = sum(share.values())
+    check(set(share) == {1, 2} and all(0.48 <= v / total <= 0.52 for v in share.values()),
+          f"flowtune host pacing: shares {share}")
+    check(total >= 0.98 * payload_capacity(10e9, DATA_FRAME), f"flowtune: {total / 1e9:.2f} Gb/s")
+    check(ft["rate_updates"] > 0 and drops == 0 and ft["held"] == 0,
+          f"flowtune host pacing: {ft['rate_updates']} rates, {drops} drops, {ft['held']} held")
+    check(results["edge"][2] > 0 and results["edge"][1]["held"] > 0,
+          "flowtune edge pacing: the edge held and dropped nothing (the comparison proves nothing)")
+
+
 def incast_flows():
     return [(i + 1, i, 8, 500_000, 1e-6) for i in range(8)]
 
@@ -304,6 +344,7 @@ def test(binary, srcdir):
         check_hpcc(binary, tmp)
         check_timely(binary, tmp)
         check_tcp_rto(binary, tmp)
+        check_flowtune(binary, tmp)
         check_incast(binary, tmp)
         check_repeat(binary, tmp)
 

@@ -9,6 +9,8 @@ TcpSender::TcpSender(const TcpParams& params, const TransportContext& ctx, const
     : params_(params),
       flow_(flow),
       mss_(ctx.max_payload > 0 ? ctx.max_payload : 1),
+      frame_extra_(ctx.header_bytes + ctx.wire_overhead),
+      base_rtt_ns_(ctx.base_rtt_ns),
       cwnd_(uint64_t{std::max(params.init_cwnd_segments, 1u)} * mss_),
       ssthresh_(params.initial_ssthresh_bytes),
       alpha_(params.dctcp_initial_alpha),
@@ -31,16 +33,47 @@ bool TcpSender::can_send() const {
   if (done_) return false;
   if (retransmit_pending_) return true;  // a fast retransmit goes regardless of cwnd
   if (snd_nxt_ >= flow_.bytes) return false;
-  return snd_nxt_ - snd_una_ + segment_bytes(snd_nxt_) <= cwnd_;
+  return snd_nxt_ - snd_una_ + segment_bytes(snd_nxt_) <= window_limit();
+}
+
+// cwnd, or while an allocation holds the window it opens: two RTTs' worth of
+// the rate (the smoothed RTT, or the base RTT before a sample), so the
+// pacing, not the window, sets the pace.
+uint64_t TcpSender::window_limit() const {
+  if (!allocated_) return cwnd_;
+  const uint64_t rtt = have_rtt_ ? std::max(srtt_ns_, base_rtt_ns_) : base_rtt_ns_;
+  const unsigned __int128 open =
+      static_cast<unsigned __int128>(alloc_rate_bps_) * rtt * 2 / 8'000'000'000ull;
+  return std::max<uint64_t>(cwnd_, std::max<uint64_t>(static_cast<uint64_t>(open), mss_));
 }
 
 uint64_t TcpSender::send_due_ns() const {
   if (!can_send()) return kTransportNever;
-  return std::max(flow_.start_ns, last_send_ns_);
+  const uint64_t due = std::max(flow_.start_ns, last_send_ns_);
+  return allocated_ ? std::max(due, next_paced_ns_) : due;
+}
+
+void TcpSender::set_allocation(uint64_t now_ns, uint64_t rate_bps, uint64_t until_ns) {
+  if (rate_bps == 0 || until_ns <= now_ns) return;
+  if (!allocated_) next_paced_ns_ = now_ns;
+  allocated_ = true;
+  alloc_rate_bps_ = rate_bps;
+  alloc_until_ns_ = until_ns;
+}
+
+// The allocation lapsed: TCP goes on from the rate it had.
+void TcpSender::end_allocation() {
+  allocated_ = false;
+  const uint64_t rtt = have_rtt_ ? srtt_ns_ : base_rtt_ns_;
+  const unsigned __int128 bytes =
+      static_cast<unsigned __int128>(alloc_rate_bps_) * rtt / 8'000'000'000ull;
+  cwnd_ = std::max<uint64_t>(cwnd_, std::max<uint64_t>(static_cast<uint64_t>(bytes), mss_));
+  alloc_until_ns_ = kTransportNever;
 }
 
 bool TcpSender::send(uint64_t now_ns, Segment* out) {
   if (now_ns < flow_.start_ns || !can_send()) return false;
+  if (allocated_ && now_ns < next_paced_ns_) return false;
   uint64_t seq;
   if (retransmit_pending_) {
     retransmit_pending_ = false;
@@ -56,6 +89,11 @@ bool TcpSender::send(uint64_t now_ns, Segment* out) {
   // RFC 6298 (5.1): a data segment starts the timer if it is not running.
   if (rto_due_ns_ == kTransportNever) rto_due_ns_ = now_ns + rto_ns_;
   last_send_ns_ = now_ns;
+  if (allocated_) {
+    // The next segment no sooner than this one's frame takes at the rate.
+    const unsigned __int128 bits = uint64_t{bytes + frame_extra_} * 8'000'000'000ull;
+    next_paced_ns_ = now_ns + static_cast<uint64_t>((bits + alloc_rate_bps_ - 1) / alloc_rate_bps_);
+  }
 
   *out = Segment{};
   out->kind = SegmentKind::kData;
@@ -238,6 +276,7 @@ void TcpSender::dctcp_observe(uint64_t acked, bool ece) {
 }
 
 void TcpSender::on_timer(uint64_t now_ns) {
+  if (allocated_ && now_ns >= alloc_until_ns_) end_allocation();
   if (done_ || rto_due_ns_ == kTransportNever || now_ns < rto_due_ns_) return;
   ++counters_.timeouts;
   // RFC 5681 eq. 4, LW = 1 MSS. A repeated timeout of the same data finds

@@ -11,6 +11,12 @@
 // exact time of the transmission that triggered the ACK, original or
 // retransmission, so there is no retransmission ambiguity for Karn's rule to
 // resolve.
+// Flowtune's endpoints (set_allocation; "Flowtune: Flowlet Control for
+// Datacenter Networks", section 4): while an allocated rate holds, the
+// window is opened to twice the rate's bytes per RTT and each segment is
+// paced at the rate (its frame's wire time); when the allocation lapses,
+// TCP takes over from cwnd = the rate's bytes per smoothed RTT (section 4,
+// "using the previously allocated rates as a starting point").
 
 #include <cstdint>
 
@@ -29,12 +35,15 @@ class TcpSender final : public FlowSender {
   // room or a retransmission waits, meaning "now"; else kTransportNever.
   uint64_t send_due_ns() const override;
   void receive(uint64_t now_ns, const Segment& s) override;
-  uint64_t timer_due_ns() const override { return rto_due_ns_; }
+  uint64_t timer_due_ns() const override {
+    return allocated_ && alloc_until_ns_ < rto_due_ns_ ? alloc_until_ns_ : rto_due_ns_;
+  }
   void on_timer(uint64_t now_ns) override;
   uint64_t completed_ns() const override { return completed_ns_; }
   uint64_t rate_bps() const override { return 0; }
   uint64_t window_bytes() const override { return cwnd_; }
   const SenderCounters& counters() const override { return counters_; }
+  void set_allocation(uint64_t now_ns, uint64_t rate_bps, uint64_t until_ns) override;
 
   // State, for traces and tests.
   uint64_t cwnd_bytes() const { return cwnd_; }
@@ -46,6 +55,7 @@ class TcpSender final : public FlowSender {
   uint64_t rto_ns() const { return rto_ns_; }
   bool in_fast_recovery() const { return in_recovery_; }
   double dctcp_alpha() const { return alpha_; }
+  bool allocated() const { return allocated_; }
 
  private:
   bool can_send() const;
@@ -59,9 +69,14 @@ class TcpSender final : public FlowSender {
   void grow(uint64_t acked);
   void enter_fast_recovery();
 
+  uint64_t window_limit() const;
+  void end_allocation();
+
   const TcpParams params_;
   const FlowSpec flow_;
   const uint64_t mss_;
+  const uint32_t frame_extra_;  // header and wire-overhead bytes per segment (pacing)
+  const uint64_t base_rtt_ns_;
 
   // Sequence space (bytes from 0).
   uint64_t snd_una_ = 0;             // first byte not acknowledged
@@ -97,6 +112,12 @@ class TcpSender final : public FlowSender {
   uint64_t rttvar_ns_ = 0;
   uint64_t rto_ns_;
   uint64_t rto_due_ns_ = kTransportNever;
+
+  // Flowtune's allocation.
+  bool allocated_ = false;
+  uint64_t alloc_rate_bps_ = 0;
+  uint64_t alloc_until_ns_ = kTransportNever;
+  uint64_t next_paced_ns_ = 0;  // the next segment may go then
 
   SenderCounters counters_;
 };

@@ -398,9 +398,11 @@ TEST(ConfigErrors, PcapNeedsRxOrTx) {
 )"),
             (Lines{
                 "t.yaml:5: switches[0].ports[0].pcap: expected rx (a capture to replay), tx (a "
-                "capture to write) or both",
+                "capture to write) or both (or, with a transport section, a host port that runs "
+                "it)",
                 "t.yaml:10: switches[0].ports[1].pcap: expected rx (a capture to replay), tx (a "
-                "capture to write) or both",
+                "capture to write) or both (or, with a transport section, a host port that runs "
+                "it)",
                 "t.yaml:15: switches[0].ports[2].pcap.rx: expected a file path, got \"\"",
             }));
 }

@@ -62,7 +62,8 @@ TEST(NicConfig, WhereANicCannotBe) {
       errors_of(load_config_string(
           fabric("{name: h0, role: host, rate: 10Gbps, device: net_null0, nic: plain}"), "t")),
       (std::vector<std::string>{"t:6: switches[0].ports[0].nic: nic: only a port that "
-                                "replays a capture (pcap.rx) has an emulated host NIC"}));
+                                "replays a capture (pcap.rx) or runs the transport has an "
+                                "emulated host NIC"}));
   EXPECT_EQ(
       errors_of(load_config_string(
           fabric("{name: h0, role: switch, rate: 10Gbps, pcap: {rx: a.pcap}, nic: plain}"), "t")),

@@ -752,5 +752,76 @@ TEST(TcpReceiver, IgnoresWhatIsNotItsData) {
   EXPECT_EQ(rx.delivered_bytes(), 0u);
 }
 
+// Flowtune's endpoint pacing: an allocation of 1 Gb/s opens the window
+// and spaces segments by their frame's wire time at that rate. Context:
+// 1000-byte payloads, header_bytes 78 and wire_overhead 24 by default, so a
+// full segment's frame is 1102 bytes = 8816 ns at 1 Gb/s.
+TEST(TcpAllocation, PacesAtTheRateWithTheWindowOpened) {
+  TcpParams p;
+  TcpSender tx(p, context(), flow(100'000));
+  tx.set_allocation(1'000, 1'000'000'000, 1'000 + 10 * kMs);
+  ASSERT_TRUE(tx.allocated());
+  Segment s;
+  ASSERT_TRUE(tx.send(1'000, &s));
+  EXPECT_EQ(s.seq, 0u);
+  // The second segment waits for the first one's 8816 ns.
+  EXPECT_FALSE(tx.send(1'000, &s));
+  EXPECT_EQ(tx.send_due_ns(), 1'000u + 8'816);
+  EXPECT_FALSE(tx.send(9'815, &s));
+  ASSERT_TRUE(tx.send(9'816, &s));
+  EXPECT_EQ(s.seq, 1'000u);
+  // The window opens to 2 x 1 Gb/s x 8 us (the base RTT) = 2000 bytes, no
+  // less than cwnd (IW10 = 10000 bytes): 10 segments go unacknowledged,
+  // the 11th waits for an ACK, paced or not.
+  uint64_t t = 9'816;
+  for (int i = 2; i < 10; ++i) {
+    t += 8'816;
+    ASSERT_TRUE(tx.send(t, &s)) << i;
+  }
+  t += 8'816;
+  EXPECT_FALSE(tx.send(t, &s));
+  EXPECT_EQ(tx.send_due_ns(), kTransportNever);
+}
+
+TEST(TcpAllocation, AWideAllocationOpensTheWindowBeyondCwnd) {
+  TcpParams p;
+  p.init_cwnd_segments = 1;
+  TcpSender tx(p, context(), flow(100'000));
+  // 10 Gb/s for 8 us, twice: 20000 bytes, 20 segments, against cwnd 1.
+  tx.set_allocation(0, 10'000'000'000, 10 * kMs);
+  Segment s;
+  uint64_t t = 0;
+  int sent = 0;
+  while (sent < 30 && tx.send_due_ns() != kTransportNever) {
+    t = tx.send_due_ns();
+    ASSERT_TRUE(tx.send(t, &s));
+    ++sent;
+  }
+  EXPECT_EQ(sent, 20);
+  // 1102 bytes at 10 Gb/s: 881.6 ns, rounded up to 882 per segment.
+  EXPECT_EQ(t, 19u * 882);
+}
+
+TEST(TcpAllocation, TcpTakesOverFromTheRateWhenItLapses) {
+  TcpParams p;
+  p.init_cwnd_segments = 2;
+  TcpSender tx(p, context(), flow(1'000'000));
+  tx.set_allocation(0, 5'000'000'000, 1 * kMs);
+  EXPECT_EQ(tx.timer_due_ns(), 1 * kMs);  // before any RTO: nothing sent yet
+  tx.on_timer(1 * kMs);
+  EXPECT_FALSE(tx.allocated());
+  // cwnd = 5 Gb/s x 8 us (the RTT sample from the base RTT) = 5000 bytes.
+  EXPECT_EQ(tx.cwnd_bytes(), 5'000u);
+  EXPECT_EQ(tx.counters().timeouts, 0u);
+}
+
+TEST(TcpAllocation, IgnoresAnAllocationAlreadyOver) {
+  TcpParams p;
+  TcpSender tx(p, context(), flow(10'000));
+  tx.set_allocation(5'000, 1'000'000'000, 5'000);
+  tx.set_allocation(5'000, 0, 9'000);
+  EXPECT_FALSE(tx.allocated());
+}
+
 }  // namespace
 }  // namespace sluice
