@@ -336,10 +336,13 @@ void print_summary(const Runtime& rt, const std::vector<PortFinal>& ports, doubl
 }
 
 // Non-negative nanoseconds as exact decimal seconds.
+// Seconds with nine decimals, exactly; a negative value (a run stopped
+// before its replay started) as -S.NNNNNNNNN, still a JSON number.
 std::string exact_seconds(int64_t ns) {
   char text[64];
-  std::snprintf(text, sizeof text, "%lld.%09lld", static_cast<long long>(ns / 1'000'000'000),
-                static_cast<long long>(ns % 1'000'000'000));
+  const uint64_t mag = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
+  std::snprintf(text, sizeof text, "%s%" PRIu64 ".%09" PRIu64, ns < 0 ? "-" : "",
+                mag / 1'000'000'000, mag % 1'000'000'000);
   return text;
 }
 

@@ -443,9 +443,14 @@ void create_traffic_managers(Runtime& rt) {
     // takes): a shaper too would only add a second, burstier clock.
     ec.rate_bps = p->kind == PortKind::kLink ? 0 : p->cfg->rate_bps;
     // Exact time is never late, so it needs no catch-up: one frame at a
-    // time, as a real port sends (1 byte: "strictly one frame").
-    const uint64_t burst =
-        rt.config.clock.mode == ClockMode::kExact ? 1 : default_burst(p->cfg->rate_bps);
+    // time, as a real port sends, and room for one ns of line rate: a frame
+    // starts at its due time rounded up to the ns, and the bucket must keep
+    // that fraction for the next frame, or every frame at 100 Gb/s would
+    // take a whole ns too many (1094-byte frames 88 ns apart, not 87.52).
+    const uint64_t burst = rt.config.clock.mode == ClockMode::kExact
+                               ? std::max<uint64_t>(1, (p->cfg->rate_bps + 7'999'999'999) /
+                                                           8'000'000'000)
+                               : default_burst(p->cfg->rate_bps);
     ec.burst_bytes = p->cfg->shaper_burst_bytes != 0 ? p->cfg->shaper_burst_bytes : burst;
     ec.wire_overhead_bytes = p->cfg->wire_overhead_bytes;
     ec.ecn = enqueue_ecn_config(sc);  // none on a TCD switch: TCD marks at departure

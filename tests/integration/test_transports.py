@@ -30,6 +30,8 @@ hosts on 1-2 us links:
   with a small buffer, and with DCQCN under PFC without a drop.
 - Repeatability: the same run twice gives identical completions and
   captures; another seed changes RED's marks.
+- A run that ends before the flows start writes a valid summary and
+  counts the flow as never started.
 - Bad input: --check refuses a flow to an unknown host, a flow larger than
   the sequence space, and HPCC on a switch without INT, each with the file,
   line and reason."""
@@ -318,6 +320,17 @@ def check_repeat(binary, tmp):
     check(outs[0] != outs[2], "repeat: seed 2 gave the same run as seed 1 (RED marks at random)")
 
 
+def check_short_run(binary, tmp):
+    """A run that stops before the flow list's time 0 (50 ms in) writes a
+    valid summary: its end is before the replay start, a negative number."""
+    summary, rows = run(binary, tmp, "short", 2, "10Gbps", "1us", {"kind": "dctcp"},
+                        [(1, 0, 1, 10_000, 1e-6)], 0.004)
+    check(summary["run_end_epoch_seconds"] < summary["replay_start_epoch_seconds"],
+          f"short run: end {summary['run_end_epoch_seconds']}")
+    check(rows[0]["finished"] == "0" and rows[0]["started"] == "0",
+          f"short run: the flow {rows[0]}")
+
+
 def check_bad_input(binary, tmp):
     def refused(name, flows, transport, sw_extra=None, expect=()):
         with open(os.path.join(tmp, f"{name}.flows.csv"), "w") as f:
@@ -339,6 +352,7 @@ def check_bad_input(binary, tmp):
 def test(binary, srcdir):
     with harness.TempDir("transports") as tmp:
         check_bad_input(binary, tmp)
+        check_short_run(binary, tmp)
         check_dctcp(binary, tmp)
         check_dcqcn(binary, tmp)
         check_hpcc(binary, tmp)
