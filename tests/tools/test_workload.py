@@ -269,6 +269,24 @@ class GeneratorModel(unittest.TestCase):
             self.assertTrue(all(f.dst == 5 and f.src != 5 for f in fs))
             self.assertEqual(len({f.src for f in fs}), 4)
 
+    def test_incast_random_receiver_per_event(self):
+        flows = self.flows("websearch.cdf", "poisson", 0.1, load=0, incast_degree=3,
+                           incast_size=300_000, incast_period_ns=5_000_000,
+                           incast_receiver="random", time_offset_ns=0)
+        events = {}
+        for f in flows:
+            events.setdefault(f.arrival_ns, []).append(f)
+        self.assertEqual(len(events), 20)
+        receivers = set()
+        for fs in events.values():
+            dst = {f.dst for f in fs}
+            self.assertEqual(len(dst), 1)  # one receiver per event
+            self.assertEqual(len({f.src for f in fs}), 3)
+            self.assertNotIn(fs[0].dst, {f.src for f in fs})
+            self.assertEqual(sum(f.size for f in fs), 300_000)
+            receivers |= dst
+        self.assertGreater(len(receivers), 2)  # drawn, not fixed
+
     def test_incast_alone_starts_at_its_instants(self):
         flows = self.flows("websearch.cdf", "poisson", 0.02, load=0, incast_degree=7,
                            incast_size=700_000, incast_period_ns=5_000_000,

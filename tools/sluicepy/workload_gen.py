@@ -112,12 +112,12 @@ def incast_flows(hosts, params):
     if params.incast_degree <= 0:
         return []
     by_name = {h.name: h for h in hosts}
-    if params.incast_receiver not in by_name:
+    random_receiver = params.incast_receiver == "random"
+    if not random_receiver and params.incast_receiver not in by_name:
         raise ValueError("incast receiver %r is not in the host list" % params.incast_receiver)
-    recv = by_name[params.incast_receiver].index
-    others = [h.index for h in hosts if h.index != recv]
-    if params.incast_degree > len(others):
-        raise ValueError("incast degree %d > %d possible senders" % (params.incast_degree, len(others)))
+    if params.incast_degree > len(hosts) - 1:
+        raise ValueError("incast degree %d > %d possible senders"
+                         % (params.incast_degree, len(hosts) - 1))
     if params.incast_period_ns <= 0 or params.incast_size < params.incast_degree:
         raise ValueError("incast needs a positive period and at least one byte per sender")
     rng = random.Random("%d/incast" % params.seed)
@@ -125,6 +125,11 @@ def incast_flows(hosts, params):
     flows = []
     t = params.incast_start_ns
     while t < params.duration_ns:
+        # "random": each event has its own receiver (the BFC paper's
+        # incasts, several targets at once).
+        recv = (rng.choice(hosts).index if random_receiver
+                else by_name[params.incast_receiver].index)
+        others = [h.index for h in hosts if h.index != recv]
         senders = sorted(rng.sample(others, params.incast_degree))
         for k, src in enumerate(senders):
             flows.append((src, recv, base + (1 if k < extra else 0), params.time_offset_ns + t, True))
