@@ -265,10 +265,13 @@ def summary(cdf, hosts, params, flows):
     }
 
 
-def generate(cdf, hosts, params, out_dir):
+def generate(cdf, hosts, params, out_dir, pcaps=True):
+    """Flows, their captures (unless pcaps is False: transport hosts need
+    only flows.csv), flows.csv and workload.json."""
     os.makedirs(out_dir, exist_ok=True)
     flows = make_flows(cdf, hosts, params)
-    write_pcaps(flows, hosts, params, out_dir)
+    if pcaps:
+        write_pcaps(flows, hosts, params, out_dir)
     write_flows_csv(flows, hosts, os.path.join(out_dir, "flows.csv"))
     info = summary(cdf, hosts, params, flows)
     with open(os.path.join(out_dir, "workload.json"), "w") as f:
