@@ -6,6 +6,8 @@ the flowtune scheme's allocator in the fabric in exact time, and in real
 time its sluice-allocator started, stopped and judged, with a fake sluice
 and a fake allocator."""
 
+import contextlib
+import io
 import json
 import os
 import struct
@@ -70,6 +72,39 @@ class Schemes(unittest.TestCase):
                              {scheme.startswith("dibs")}, scheme)
             self.assertEqual({sw["tcd"]["enabled"] for sw in conf["switches"]},
                              {scheme.startswith("tcd")}, scheme)
+
+    def test_transport_section(self):
+        """--transport: every host port stops replaying and runs it; the
+        section names the workload's flow list and the completions file;
+        --transport-param sets (dotted) keys; hpcc turns on INT everywhere;
+        the NICs still follow the scheme."""
+        args = self.args("--clock", "exact", "--transport", "hpcc", "--base-rtt", "12us",
+                         "--transport-param", "mss=1400",
+                         "--transport-param", "hpcc.eta=0.9",
+                         "--transport-param", "rdma.nack_once_per_gap=false")
+        conf = self.exp.apply_scheme(self.conf, "bfc", args)
+        t = conf["transport"]
+        self.assertEqual(t, {"kind": "hpcc", "flows": "workload/flows.csv",
+                             "completions": "completions.csv", "base_rtt": "12us", "mss": 1400,
+                             "hpcc": {"eta": 0.9}, "rdma": {"nack_once_per_gap": False}})
+        hosts = [p for sw in conf["switches"] for p in sw["ports"] if p.get("role") == "host"]
+        self.assertEqual(len(hosts), 8)
+        for p in hosts:
+            self.assertNotIn("rx", p["pcap"])
+            self.assertEqual(p["nic"], {"mode": "bfc", "queue_by": "flow"})
+        self.assertTrue(all(sw["int"] == {"enabled": True} for sw in conf["switches"]))
+        plain = self.exp.apply_scheme(self.conf, "droptail", self.args("--clock", "exact"))
+        self.assertNotIn("transport", plain)
+        self.assertTrue(all("int" not in sw for sw in plain["switches"]))
+
+    def test_transport_refusals(self):
+        for argv in (["--transport", "dctcp", "--clock", "real"],
+                     ["--transport-param", "tcp.min_rto=1ms"],
+                     ["--transport", "dctcp", "--clock", "exact", "--transport-param", "oops"],
+                     ["--transport", "quic"]):
+            with self.assertRaises(SystemExit, msg=argv):
+                with contextlib.redirect_stderr(io.StringIO()):
+                    self.args(*argv)
 
     def test_dibs_and_tcd_schemes(self):
         """What the DIBS and TCD schemes set besides their sections: ECN step
