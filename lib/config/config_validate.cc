@@ -628,6 +628,12 @@ class Validator {
       error("transport.kind", "transport hosts run in exact fabric time only (clock.mode exact)");
     const bool int_room = t.kind == TransportKind::kHpcc;
     const uint32_t ip_bytes = 20 + 8 + 28 + (int_room ? 80 : 0) + t.mss;
+    // A host builds each frame in one mbuf (and a BFC NIC adds its shim).
+    if (14 + ip_bytes + 6 > c_.mbuf_size)
+      error("transport.mss", "transport frames of mss " + std::to_string(t.mss) + " are " +
+                                 std::to_string(14 + ip_bytes) +
+                                 " bytes (with a BFC NIC's shim 6 more), more than mbuf_size " +
+                                 std::to_string(c_.mbuf_size) + ": raise mbuf_size");
     std::map<uint32_t, std::string> owner;
     size_t hosts = 0;
     for (size_t s = 0; s < c_.switches.size(); ++s) {

@@ -374,6 +374,9 @@ TEST(ConfigLoader, TransportRefusals) {
   EXPECT_NE(errors_of(replace(ok, "peer_ip: 10.0.1.2", "peer_ip: 10.0.0.2"))
                 .find("the same host address as s1/h0"),
             std::string::npos);
+  EXPECT_NE(errors_of(replace(ok, "mss: 1400", "mss: 2000"))
+                .find("more than mbuf_size 2048: raise mbuf_size"),
+            std::string::npos);
   EXPECT_NE(errors_of(replace(ok, "kind: dctcp", "kind: quic")).find("quic"), std::string::npos);
   EXPECT_NE(errors_of(replace(ok, "  flows: w/flows.csv\n", "")).find("flows"), std::string::npos);
 }
