@@ -22,7 +22,10 @@ One process, one worker, exact fabric time.
   none reaches r with more than one.
 - dibs with B's uplinks on one worker and r on another (real time): the
   refusing lcore reads the uplinks' snapshots and hands the packet to their
-  owner; again nothing is dropped and every frame arrives."""
+  owner; every frame arrives, but for at most 2 % dropped as
+  detour_no_port: real time cannot promise none (B's buffer is split
+  between the two workers, and a descheduled uplink worker can keep its share
+  full; one sanitizer run dropped 4)."""
 
 import os
 
@@ -98,21 +101,37 @@ def check_droptail(summary):
     print(f"drop-tail: B dropped {dropped} of {2 * FRAMES} in front of r")
 
 
-def check_dibs(summary, tmp, name, what):
-    check_eq(harness.all_drops(summary), {}, f"{what}: drops")
-    check_eq(port(summary, "b", "r")["tx_packets"], 2 * FRAMES, f"{what}: frames delivered to r")
+def check_dibs(summary, tmp, name, what, real_time=False):
+    drops = harness.all_drops(summary)
+    lost = 0
+    if real_time:
+        # Real time cannot promise none: B's buffer is split between its two
+        # workers, and while the uplinks' worker is descheduled its share
+        # can stay full, so the refusing worker finds no port to detour to.
+        # Such drops are counted under detour_no_port, few, and every frame
+        # is either delivered or counted.
+        lost = sum(n for counts in drops.values() for reason, n in counts.items()
+                   if reason == "detour_no_port")
+        check_eq(sum(sum(c.values()) for c in drops.values()), lost,
+                 f"{what}: drops other than detour_no_port {drops}")
+        check(lost <= 2 * FRAMES // 50, f"{what}: {lost} detour_no_port drops, more than 2 %")
+    else:
+        check_eq(drops, {}, f"{what}: drops")
+    check_eq(port(summary, "b", "r")["tx_packets"], 2 * FRAMES - lost,
+             f"{what}: frames delivered to r")
     up = [port(summary, "b", u)["dibs_detours"] for u in ("u0", "u1")]
     check(all(n > 0 for n in up), f"{what}: B's uplinks took detours {up}, not both")
     check_eq(port(summary, "b", "r")["dibs_detours"], 0, f"{what}: detours into host port r")
     d = dibs(summary, "b")
     hist = d["detours_per_packet"]
-    check_eq(sum(hist.values()), 2 * FRAMES, f"{what}: packets counted leaving at r {hist}")
-    detoured = 2 * FRAMES - hist["le_0"]
+    check_eq(sum(hist.values()), 2 * FRAMES - lost,
+             f"{what}: packets counted leaving at r {hist}")
+    detoured = 2 * FRAMES - lost - hist["le_0"]
     check(detoured > 0, f"{what}: no packet reached r detoured: {hist}")
     ce = harness.pcap_ecn_fields(os.path.join(tmp, f"{name}_r.pcap")).count(CE)
     check(ce >= detoured, f"{what}: {ce} frames reached r marked CE, fewer than the "
                           f"{detoured} detoured (each is marked)")
-    print(f"{what}: 0 drops; B detoured {d['detours']} times ({up[0]} via s0, {up[1]} via s1); "
+    print(f"{what}: {lost} drops; B detoured {d['detours']} times ({up[0]} via s0, {up[1]} via s1); "
           f"{detoured} of {2 * FRAMES} packets detoured at least once; per packet {hist}")
 
 
@@ -143,7 +162,8 @@ def test(binary, srcdir):
         check_droptail(run(binary, tmp, "droptail"))
         check_dibs(run(binary, tmp, "dibs", dibs={}), tmp, "dibs", "dibs")
         check_max_detours(run(binary, tmp, "cap", dibs={"max_detours": 1}))
-        check_dibs(run(binary, tmp, "split", dibs={}, split=True), tmp, "split", "two lcores")
+        check_dibs(run(binary, tmp, "split", dibs={}, split=True), tmp, "split", "two lcores",
+                   real_time=True)
 
 
 if __name__ == "__main__":
