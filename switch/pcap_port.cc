@@ -369,12 +369,7 @@ void PcapPort::app_to_host(uint64_t time_ns, const rte_mbuf* m) {
   const uint8_t* f = rte_pktmbuf_mtod(m, const uint8_t*);
   Segment s;
   if (!decode_segment(f, m->data_len, &s)) {
-    const uint64_t before = host_pause_frames_.get() + host_bfc_frames_.get() +
-                            host_dst_pause_frames_.get() + host_invalid_frames_.get();
-    to_host(time_ns, m);
-    const uint64_t after = host_pause_frames_.get() + host_bfc_frames_.get() +
-                           host_dst_pause_frames_.get() + host_invalid_frames_.get();
-    if (after == before) foreign_frames_.add();
+    if (to_host(time_ns, m) == HostFrame::kOther) foreign_frames_.add();
     return;
   }
   const uint32_t mask = static_cast<uint32_t>(inbox_.size()) - 1;
@@ -478,24 +473,26 @@ void PcapPort::note_lateness(uint64_t lateness_ns, uint64_t* worst) {
   if (lateness_ns > *worst) *worst = lateness_ns;
 }
 
-void PcapPort::to_host(uint64_t time_ns, const rte_mbuf* m) {
-  switch (host_.receive(time_ns, rte_pktmbuf_mtod(m, const uint8_t*), m->data_len)) {
+HostFrame PcapPort::to_host(uint64_t time_ns, const rte_mbuf* m) {
+  const HostFrame what = host_.receive(time_ns, rte_pktmbuf_mtod(m, const uint8_t*), m->data_len);
+  switch (what) {
     case HostFrame::kPause:
     case HostFrame::kPfc:
       host_pause_frames_.add();
-      return;
+      break;
     case HostFrame::kBfc:
       host_bfc_frames_.add();
-      return;
+      break;
     case HostFrame::kDstPause:
       host_dst_pause_frames_.add();
-      return;
+      break;
     case HostFrame::kInvalid:
       host_invalid_frames_.add();
-      return;
+      break;
     case HostFrame::kOther:
-      return;
+      break;
   }
+  return what;
 }
 
 void PcapPort::write(uint64_t realtime_ns, rte_mbuf* m) {

@@ -177,8 +177,9 @@ class PcapPort {
   PcapPort(const PcapPortConfig& cfg, rte_mempool* pool, PcapCapture capture,
            std::vector<uint32_t> replayed, uint64_t oversize);
   void write(uint64_t realtime_ns, rte_mbuf* m);
-  void release(rte_mbuf** pkts, uint16_t n);          // counts and frees transmitted frames
-  void to_host(uint64_t time_ns, const rte_mbuf* m);  // PAUSE/PFC/BFC act on the host NIC
+  void release(rte_mbuf** pkts, uint16_t n);  // counts and frees transmitted frames
+  // PAUSE/PFC/BFC act on the host NIC; says what the frame was to it.
+  HostFrame to_host(uint64_t time_ns, const rte_mbuf* m);
   uint16_t replay_direct(uint64_t now_ns, rte_mbuf** pkts, uint16_t n);  // no NIC
   void hand_over(uint64_t now_ns);  // due frames into the NIC's queues
   uint16_t nic_send(uint64_t now_ns, rte_mbuf** pkts, uint16_t n);

@@ -335,7 +335,6 @@ void print_summary(const Runtime& rt, const std::vector<PortFinal>& ports, doubl
   std::fflush(stdout);
 }
 
-// Non-negative nanoseconds as exact decimal seconds.
 // Seconds with nine decimals, exactly; a negative value (a run stopped
 // before its replay started) as -S.NNNNNNNNN, still a JSON number.
 std::string exact_seconds(int64_t ns) {

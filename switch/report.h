@@ -34,6 +34,10 @@ void print_summary(const Runtime& rt, const std::vector<PortFinal>& ports, doubl
 bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, double seconds,
                         const std::string& path, std::string* error);
 
+// Nanoseconds as seconds with nine decimals, exactly (a negative value as
+// -S.NNNNNNNNN): the summary JSON's and the completions file's times.
+std::string exact_seconds(int64_t ns);
+
 // L1 bit rate of a port between its first and last transmit, counting the
 // shaper's per-frame wire overhead.
 double tx_l1_bits_per_second(const PortRuntime& p, const PortTotals& t);

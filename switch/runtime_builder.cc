@@ -12,6 +12,7 @@
 
 #include "lib/bfc/hop_rtt.h"
 #include "lib/common/seeds.h"
+#include "lib/config/config_validate.h"
 #include "lib/config/default_workers.h"
 #include "lib/config/memory_estimate.h"
 #include "lib/hosts/transport_check.h"

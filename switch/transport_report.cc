@@ -5,9 +5,10 @@
 #include <cstdio>
 #include <vector>
 
-#include "lib/hosts/flow_list.h"
 #include "lib/hosts/transport_factory.h"
+#include "lib/net/mac_addr.h"
 #include "lib/transport/segment_wire.h"
+#include "switch/report.h"
 
 namespace sluice {
 namespace {
@@ -54,11 +55,7 @@ Totals totals(const Runtime& rt) {
   return t;
 }
 
-std::string seconds9(uint64_t ns) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%" PRIu64 ".%09" PRIu64, ns / 1'000'000'000, ns % 1'000'000'000);
-  return b;
-}
+std::string seconds9(uint64_t ns) { return exact_seconds(static_cast<int64_t>(ns)); }
 
 }  // namespace
 
@@ -108,7 +105,7 @@ bool write_transport_completions(const Runtime& rt, std::string* error) {
     std::fprintf(f,
                  "%" PRIu32 ",%s,%s,%" PRIu64 ",%d,%s,%s,%s,%s,%s,%d,%d,%s,%" PRIu64 ",%" PRIu64
                  ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
-                 o.id, ipv4_text(o.src_ip).c_str(), ipv4_text(o.dst_ip).c_str(), o.bytes,
+                 o.id, format_ipv4(o.src_ip).c_str(), format_ipv4(o.dst_ip).c_str(), o.bytes,
                  o.incast ? 1 : 0, transport_name(tc.kind), seconds9(o.start_ns).c_str(),
                  done ? seconds9(o.completed_ns).c_str() : "",
                  done ? seconds9(o.completed_ns - o.start_ns).c_str() : "",

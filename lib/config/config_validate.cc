@@ -198,17 +198,14 @@ class Validator {
     // host, or nothing.
     const std::string pcap_key = at(at("", "switches", s), "ports", p) + ".pcap";
     if (port.pcap && port.pcap->rx_path.empty() && port.pcap->tx_path.empty() &&
-        !(c_.transport.kind != TransportKind::kNone && port.role == PortRole::kHost) &&
-        !has_error_at_or_in(pcap_key)) {
+        !is_transport_host_port(c_, port) && !has_error_at_or_in(pcap_key)) {
       error(pcap_key,
             "expected rx (a capture to replay), tx (a capture to write) or both (or, with a "
             "transport section, a host port that runs it)");
     }
     if (!port.nic.given) return;
     const std::string key = at(at("", "switches", s), "ports", p) + ".nic";
-    const bool transport_host =
-        c_.transport.kind != TransportKind::kNone && port.pcap && port.role == PortRole::kHost;
-    if (!port.pcap || (port.pcap->rx_path.empty() && !transport_host)) {
+    if (!port.pcap || (port.pcap->rx_path.empty() && !is_transport_host_port(c_, port))) {
       error(key,
             "nic: only a port that replays a capture (pcap.rx) or runs the transport has an "
             "emulated host NIC");
@@ -650,9 +647,7 @@ class Validator {
                                    std::to_string(ip_bytes) +
                                    "-byte IP packets, more than this port's mtu " +
                                    std::to_string(port.mtu));
-        if (!(port.role == PortRole::kHost && port.pcap && port.pcap->rx_path.empty() &&
-              port.link_peer.empty()))
-          continue;
+        if (!is_transport_host_port(c_, port)) continue;
         ++hosts;
         if (!port.peer_ipv4) {
           error(path, "a transport host port needs peer_ip (the host's address)");
@@ -689,6 +684,11 @@ class Validator {
 };
 
 }  // namespace
+
+bool is_transport_host_port(const Config& c, const PortConfig& p) {
+  return c.transport.kind != TransportKind::kNone && p.role == PortRole::kHost && p.pcap &&
+         p.pcap->rx_path.empty() && p.link_peer.empty();
+}
 
 int line_for(const KeyLines& lines, std::string path) {
   while (!path.empty()) {

@@ -17,6 +17,10 @@ namespace sluice {
 using KeyLines = std::map<std::string, int>;
 int line_for(const KeyLines& lines, std::string path);
 
+// With a transport section, a capture-file host port without an rx capture
+// is an emulated host that runs the transport (docs/transports.md).
+bool is_transport_host_port(const Config& c, const PortConfig& p);
+
 // Appends one error per problem found, and to `notes` (if given) one per
 // combination that is accepted but worth saying; uses config.file as the file
 // name.

@@ -5,6 +5,8 @@
 #include <sstream>
 #include <unordered_set>
 
+#include "lib/net/mac_addr.h"
+
 namespace sluice {
 namespace {
 
@@ -29,24 +31,6 @@ bool parse_u64(const std::string& s, uint64_t* v) {
   return r.ec == std::errc() && r.ptr == s.data() + s.size();
 }
 
-bool parse_ipv4(const std::string& s, uint32_t* ip) {
-  uint32_t v = 0;
-  int parts = 0;
-  size_t i = 0;
-  while (parts < 4) {
-    size_t j = s.find('.', i);
-    if (parts < 3 && j == std::string::npos) return false;
-    if (parts == 3) j = s.size();
-    uint64_t b;
-    if (!parse_u64(s.substr(i, j - i), &b) || b > 255) return false;
-    v = v << 8 | static_cast<uint32_t>(b);
-    ++parts;
-    i = j + 1;
-  }
-  *ip = v;
-  return true;
-}
-
 // Seconds with at most nine decimals, exactly, in ns.
 bool parse_seconds_ns(const std::string& s, uint64_t* ns) {
   const size_t dot = s.find('.');
@@ -64,11 +48,6 @@ bool parse_seconds_ns(const std::string& s, uint64_t* ns) {
 }
 
 }  // namespace
-
-std::string ipv4_text(uint32_t ip) {
-  return std::to_string(ip >> 24) + "." + std::to_string(ip >> 16 & 255) + "." +
-         std::to_string(ip >> 8 & 255) + "." + std::to_string(ip & 255);
-}
 
 bool parse_flow_list(const std::string& text, const std::string& name,
                      std::vector<FlowListEntry>* out, std::string* error) {

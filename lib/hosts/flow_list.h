@@ -34,7 +34,5 @@ bool read_flow_list(const std::string& path, std::vector<FlowListEntry>* out, st
 // The same from text (tests); `name` stands for the file in errors.
 bool parse_flow_list(const std::string& text, const std::string& name,
                      std::vector<FlowListEntry>* out, std::string* error);
-// "a.b.c.d" of a host-order address.
-std::string ipv4_text(uint32_t ip);
 
 }  // namespace sluice

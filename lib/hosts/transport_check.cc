@@ -2,12 +2,9 @@
 
 #include <unordered_map>
 
-namespace sluice {
+#include "lib/net/mac_addr.h"
 
-bool is_transport_host_port(const Config& c, const PortConfig& p) {
-  return c.transport.kind != TransportKind::kNone && p.role == PortRole::kHost && p.pcap &&
-         p.pcap->rx_path.empty() && p.link_peer.empty();
-}
+namespace sluice {
 
 std::vector<TransportHostPort> transport_host_ports(const Config& c) {
   std::vector<TransportHostPort> out;
@@ -41,7 +38,7 @@ bool check_transport_flows(const Config& c, std::vector<FlowListEntry>* flows,
          {std::pair{f.src_ip, "source"}, std::pair{f.dst_ip, "destination"}}) {
       if (hosts.count(ip) != 0) continue;
       e.message = c.transport.flows_path + ":" + std::to_string(f.line) + ": flow " +
-                  std::to_string(f.id) + ": " + what + " " + ipv4_text(ip) +
+                  std::to_string(f.id) + ": " + what + " " + format_ipv4(ip) +
                   " is not a transport host (the peer_ip of a capture-file host port without "
                   "an rx capture)";
       errors->push_back(e);

@@ -11,6 +11,7 @@
 
 #include "lib/config/config.h"
 #include "lib/config/config_loader.h"
+#include "lib/config/config_validate.h"
 #include "lib/hosts/flow_list.h"
 
 namespace sluice {
@@ -24,7 +25,6 @@ struct TransportHostPort {
 // The transport host ports, in configuration order (none without a
 // transport section).
 std::vector<TransportHostPort> transport_host_ports(const Config& c);
-bool is_transport_host_port(const Config& c, const PortConfig& p);
 
 // Reads the flow list into *flows and checks it against the host ports;
 // false with errors ("flows.csv:12: flow 7: source 10.0.9.2 is not the

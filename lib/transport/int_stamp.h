@@ -40,15 +40,9 @@ inline uint32_t ipv4_offset(const uint8_t* frame, uint32_t len) {
 // from there.
 inline IntStamp stamp_int(uint8_t* l3, uint32_t len, const IntHop& hop) {
   if (len < 20 + 8 + kSltHeaderBytes + kIntRoomBytes) return IntStamp::kNotAsked;
-  if ((l3[0] >> 4) != 4 || l3[9] != 17) return IntStamp::kNotAsked;
-  const uint32_t ihl = (l3[0] & 0x0F) * 4u;
-  if (ihl != 20) return IntStamp::kNotAsked;  // our hosts send no options
-  const uint8_t* udp = l3 + ihl;
-  if (load_be16(udp + 2) != kTransportUdpPort) return IntStamp::kNotAsked;
-  uint8_t* slt = l3 + ihl + 8;
-  if (slt[0] != 'S' || slt[1] != 'L' || slt[2] != 'T' || slt[3] != '1') return IntStamp::kNotAsked;
-  if (slt[4] != static_cast<uint8_t>(SegmentKind::kData) || (slt[5] & 4) == 0)
-    return IntStamp::kNotAsked;
+  if (slt_data_header(l3, len) == nullptr) return IntStamp::kNotAsked;
+  uint8_t* slt = l3 + 20 + 8;
+  if ((slt[5] & 4) == 0) return IntStamp::kNotAsked;
   const uint8_t hops = slt[6];
   if (hops >= kMaxIntHops) return IntStamp::kFull;
   uint8_t* rec = slt + kSltHeaderBytes + hops * kIntRecordBytes;

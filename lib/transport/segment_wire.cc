@@ -3,16 +3,10 @@
 #include <cstring>
 
 #include "lib/net/byte_order.h"
+#include "lib/net/ipv4_rewrite.h"
 
 namespace sluice {
 namespace {
-
-uint16_t ipv4_checksum(const uint8_t* h) {
-  uint32_t sum = 0;
-  for (int i = 0; i < 20; i += 2) sum += load_be16(h + i);
-  while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
-  return static_cast<uint16_t>(~sum);
-}
 
 // Flows spread over ECMP by their source port.
 uint16_t flow_port(uint32_t flow) { return static_cast<uint16_t>(49152 + flow % 16384); }
@@ -40,7 +34,7 @@ uint32_t encode_segment(const Segment& s, const FrameAddrs& a, uint8_t* buf, siz
   store_be16(ip + 10, 0);
   store_be32(ip + 12, a.src_ip);
   store_be32(ip + 16, a.dst_ip);
-  store_be16(ip + 10, ipv4_checksum(ip));
+  store_be16(ip + 10, ipv4_header_checksum(ip, 20));
   uint8_t* udp = ip + 20;
   const bool data = s.kind == SegmentKind::kData;
   store_be16(udp, data ? flow_port(s.flow) : kTransportUdpPort);
@@ -83,12 +77,8 @@ bool decode_segment(const uint8_t* f, uint32_t len, Segment* s, uint32_t* src_ip
   if (len < kSltOffsetInFrame + kSltHeaderBytes) return false;
   if (load_be16(f + 12) != 0x0800) return false;
   const uint8_t* ip = f + 14;
-  if (ip[0] != 0x45 || ip[9] != 17) return false;
-  const uint8_t* udp = ip + 20;
-  const uint16_t sport = load_be16(udp), dport = load_be16(udp + 2);
-  if (dport != kTransportUdpPort && sport != kTransportUdpPort) return false;
-  const uint8_t* h = udp + 8;
-  if (std::memcmp(h, "SLT1", 4) != 0) return false;
+  const uint8_t* h = slt_header(ip, len - 14);
+  if (h == nullptr) return false;
   const uint8_t kind = h[4];
   if (kind < 1 || kind > 4) return false;
   const bool int_room = (h[5] & 4) != 0;

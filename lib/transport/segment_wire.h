@@ -20,7 +20,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
+#include "lib/net/byte_order.h"
 #include "lib/transport/segment.h"
 
 namespace sluice {
@@ -65,16 +67,31 @@ uint32_t encode_segment(const Segment& s, const FrameAddrs& a, uint8_t* buf, siz
 bool decode_segment(const uint8_t* frame, uint32_t len, Segment* s, uint32_t* src_ip = nullptr,
                     uint32_t* dst_ip = nullptr);
 
-// The flow id of a transport data frame, read from its IPv4 header on (l3,
-// len bytes); false when it is not one.
-inline bool transport_data_flow(const uint8_t* l3, uint32_t len, uint32_t* flow) {
-  if (len < 20 + 8 + kSltHeaderBytes || l3[0] != 0x45 || l3[9] != 17) return false;
+// The SLT1 header of a transport frame whose IPv4 header is at l3, len
+// bytes from there on: nullptr unless IPv4 with a 20-byte header (our hosts
+// send no options), UDP with kTransportUdpPort as source or destination
+// port, and the magic.
+inline const uint8_t* slt_header(const uint8_t* l3, uint32_t len) {
+  if (len < 20 + 8 + kSltHeaderBytes || l3[0] != 0x45 || l3[9] != 17) return nullptr;
   const uint8_t* udp = l3 + 20;
-  if (((udp[2] << 8) | udp[3]) != kTransportUdpPort) return false;
+  if (load_be16(udp) != kTransportUdpPort && load_be16(udp + 2) != kTransportUdpPort)
+    return nullptr;
   const uint8_t* h = udp + 8;
-  if (h[0] != 'S' || h[1] != 'L' || h[2] != 'T' || h[3] != '1') return false;
-  if (h[4] != static_cast<uint8_t>(SegmentKind::kData)) return false;
-  *flow = uint32_t{h[8]} << 24 | uint32_t{h[9]} << 16 | uint32_t{h[10]} << 8 | h[11];
+  return std::memcmp(h, "SLT1", 4) == 0 ? h : nullptr;
+}
+// The same for a data segment (which goes to kTransportUdpPort).
+inline const uint8_t* slt_data_header(const uint8_t* l3, uint32_t len) {
+  const uint8_t* h = slt_header(l3, len);
+  if (h == nullptr || load_be16(l3 + 22) != kTransportUdpPort) return nullptr;
+  return h[4] == static_cast<uint8_t>(SegmentKind::kData) ? h : nullptr;
+}
+
+// The flow id of a transport data frame (IPv4 header at l3, len bytes from
+// there on); false when it is not one.
+inline bool transport_data_flow(const uint8_t* l3, uint32_t len, uint32_t* flow) {
+  const uint8_t* h = slt_data_header(l3, len);
+  if (h == nullptr) return false;
+  *flow = load_be32(h + 8);
   return true;
 }
 

@@ -30,30 +30,23 @@ import test_bfc_two_process as two
 from harness import check, check_eq
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
-from sluicepy import pcapio, transport_frames  # noqa: E402
+from sluicepy import payload, pcapio, transport_frames  # noqa: E402
 
 INT_FRAMES = 300
 DURATION = 9
 
 
-def ip_checksum(h):
-    s = sum(struct.unpack("!10H", h))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return (~s) & 0xFFFF
-
-
-def frame(seq, int_room, dport=9001, payload=500):
+def frame(seq, int_room, dport=9001, app_bytes=500):
     """Ethernet / IPv4 / UDP / SLT1 data (flow 7), with or without INT room."""
-    slt = struct.pack("!4sBBBBIIIQ", b"SLT1", 1, 4 if int_room else 0, 0, 0, 7, seq * payload,
-                      payload, 0)
-    body = slt + (bytes(80) if int_room else b"") + bytes(payload)
+    slt = struct.pack("!4sBBBBIIIQ", b"SLT1", 1, 4 if int_room else 0, 0, 0, 7,
+                      seq * app_bytes, app_bytes, 0)
+    body = slt + (bytes(80) if int_room else b"") + bytes(app_bytes)
     udp = struct.pack("!HHHH", 49159, dport, 8 + len(body), 0) + body
     ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 2, 20 + len(udp), 0, 0x4000, 64, 17, 0,
                                bytes([10, 0, 1, 2]), bytes([10, 0, 2, 2])))
-    ip[10:12] = struct.pack("!H", ip_checksum(bytes(ip)))
-    mac = lambda s: bytes(int(x, 16) for x in s.split(":"))  # noqa: E731
-    return mac(two.A_H1) + mac(two.H1) + b"\x08\x00" + bytes(ip) + udp
+    ip[10:12] = struct.pack("!H", payload.ipv4_checksum(bytes(ip)))
+    return (payload.mac_bytes(two.A_H1) + payload.mac_bytes(two.H1) + b"\x08\x00" + bytes(ip)
+            + udp)
 
 
 def h1_frames():

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "lib/net/mac_addr.h"
+
 namespace sluice {
 namespace {
 
@@ -25,7 +27,7 @@ TEST(FlowList, ReadsWorkloadCsv) {
   EXPECT_EQ(f[1].start_ns, 2'500'000'000u);
   EXPECT_TRUE(f[1].incast);
   EXPECT_EQ(f[1].line, 3u);
-  EXPECT_EQ(ipv4_text(f[1].src_ip), "10.0.0.2");
+  EXPECT_EQ(format_ipv4(f[1].src_ip), "10.0.0.2");
 }
 
 TEST(FlowList, ErrorsNameFileLineAndReason) {
