@@ -256,6 +256,8 @@ uint64_t PcapPort::next_rx_ns(uint64_t now_ns) const {
     const uint64_t app_due = app_->next_due_ns();
     if (app_due != kTransportNever)
       due = std::min(due, std::max({app_due, now_ns, app_starved_until_}));
+    // A host the dry pool refused waits for no departure: retry then.
+    if (app_starved_until_ > now_ns) due = std::min(due, app_starved_until_);
     return due;
   }
   if (!host_.full() && schedule_.started() && !schedule_.done())
@@ -351,10 +353,8 @@ rte_mbuf* PcapPort::app_frame(const HostNic::Pick& p, uint64_t now_ns) {
   free_slots_.push_back(slot);
   const uint32_t tag = slot_tag_[slot];
   uint8_t* f = rte_pktmbuf_mtod(m, uint8_t*);
-  if (tag != TransportHost::kReplyTag) {
-    store_be64(f + kSltOffsetInFrame + 20, now_ns);
-    app_->sent(tag, now_ns);
-  }
+  if (tag != TransportHost::kReplyTag) store_be64(f + kSltOffsetInFrame + 20, now_ns);
+  app_->sent(tag, now_ns);
   if (host_.bfc()) {
     auto* q = reinterpret_cast<uint8_t*>(rte_pktmbuf_prepend(m, kSluiceShimLen));
     insert_shim(q, 12, DataShim{static_cast<uint16_t>(p.queue), 0, 0, 0});

@@ -39,8 +39,11 @@ void TransportHost::start(uint64_t start_ns) {
 }
 
 uint64_t TransportHost::next_due_ns() const {
-  if (reply_count_ != 0) return 0;  // the caller clamps to now
+  // A NIC that refused a segment wakes the host with sent() (or the port
+  // retries after a dry pool); due "now" instead would spin at this instant
+  // for as long as the NIC is paused.
   if (nic_blocked_) return kTransportNever;
+  if (reply_count_ != 0) return 0;  // the caller clamps to now
   return cal_.empty() ? kTransportNever : cal_.next_time();
 }
 
@@ -131,10 +134,10 @@ void TransportHost::note_done(uint32_t i) {
 }
 
 void TransportHost::sent(uint32_t tag, uint64_t now_ns) {
+  nic_blocked_ = false;  // a reply's departure frees room as a data segment's does
   if (tag >= send_.size()) return;
   send_[tag].in_nic = false;
   send_[tag].refused = false;
-  nic_blocked_ = false;
   reschedule(tag, now_ns);
 }
 

@@ -87,7 +87,7 @@ class TransportHost {
 
   // Hands the sink everything due at now_ns (see the top).
   void poll(uint64_t now_ns, SegmentSink& sink);
-  // The NIC put the data segment tagged `tag` on the wire.
+  // The NIC put the segment tagged `tag` (data, or kReplyTag) on the wire.
   void sent(uint32_t tag, uint64_t now_ns);
   // A transport frame reached the host at now_ns.
   void receive(uint64_t now_ns, const Segment& s);

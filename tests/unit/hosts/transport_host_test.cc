@@ -184,7 +184,14 @@ TEST(TransportHost, AFullNicHoldsRepliesUntilRoom) {
   nic.room = 1;
   b.poll(6, nic);
   EXPECT_EQ(nic.out.size(), 1u);
-  EXPECT_EQ(b.next_due_ns(), 0u);  // a reply still waits: due at once
+  // A reply still waits, but the NIC refused it: the host waits for a
+  // departure (due "now" would spin at this instant while the NIC is paused).
+  EXPECT_EQ(b.next_due_ns(), kTransportNever);
+  b.poll(6, nic);  // polled again anyway: still refused, still waiting
+  EXPECT_EQ(nic.out.size(), 1u);
+  EXPECT_EQ(b.next_due_ns(), kTransportNever);
+  b.sent(TransportHost::kReplyTag, 7);  // the first ACK left the NIC
+  EXPECT_EQ(b.next_due_ns(), 0u);       // the waiting reply is due at once
   nic.room = 5;
   b.poll(7, nic);
   EXPECT_EQ(nic.out.size(), 2u);
