@@ -505,7 +505,10 @@ class Loader {
   }
 
   void load_rdma(const Field& t, GbnParams* out) {
-    if (!r_.expect_map(t, {"ack_every", "cnp_interval", "timeout", "nack_once_per_gap"})) return;
+    if (!r_.expect_map(t, {"ack_every", "cnp_interval", "timeout", "nack_once_per_gap", "window"}))
+      return;
+    if (auto f = r_.field(t, "window", Need::kOptional))
+      set(r_.size(*f, 0, uint64_t{1} << 30), &out->window_bytes);
     if (auto f = r_.field(t, "ack_every", Need::kOptional))
       set(r_.integer(*f, 1, 64), &out->ack_every);
     if (auto f = r_.field(t, "cnp_interval", Need::kOptional))

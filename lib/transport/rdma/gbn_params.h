@@ -34,6 +34,10 @@ struct GbnParams {
   // causes one rewind, not one per packet. false: NACK every out-of-order
   // segment.
   bool nack_once_per_gap = true;
+  // A cap on payload bytes in flight on top of the congestion control's
+  // window (0: none). The public RoCE simulators give every queue pair one
+  // (HPCC's and Floodgate's ns-3, HAS_WIN 1: the fabric's largest BDP).
+  uint64_t window_bytes = 0;
 };
 
 }  // namespace sluice

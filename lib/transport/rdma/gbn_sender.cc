@@ -20,7 +20,7 @@ uint32_t GbnSender::next_payload() const {
 uint64_t GbnSender::send_due_ns() const {
   if (complete_ || snd_nxt_ >= flow_.bytes) return kTransportNever;
   const uint64_t in_flight = snd_nxt_ - snd_una_;
-  const uint64_t window = cc_->window_bytes();
+  const uint64_t window = window_bytes();
   // A window below one segment must not stall the flow: one segment may go
   // whenever nothing is in flight.
   if (window != kTransportNever && in_flight > 0 && in_flight + next_payload() > window) {

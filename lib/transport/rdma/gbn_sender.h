@@ -8,8 +8,8 @@
 //     (payload + header_bytes + wire_overhead) x 8 / rate, in whole ns with
 //     the remainder carried, so a flow at a constant rate never drifts;
 //   - payload bytes in flight (snd_nxt - snd_una) stay within the
-//     congestion control's window (one segment may always go when nothing
-//     is in flight);
+//     congestion control's window and params.window_bytes (one segment may
+//     always go when nothing is in flight);
 //   - a cumulative ACK advances snd_una; a NACK also rewinds snd_nxt to it
 //     (go back N); with bytes in flight and no progress for rto_ns, the
 //     timer rewinds snd_nxt to snd_una;
@@ -41,7 +41,11 @@ class GbnSender : public FlowSender {
   void on_timer(uint64_t now_ns) override;
   uint64_t completed_ns() const override { return completed_ns_; }
   uint64_t rate_bps() const override { return cc_->rate_bps(); }
-  uint64_t window_bytes() const override { return cc_->window_bytes(); }
+  // The smaller of the congestion control's window and params.window_bytes.
+  uint64_t window_bytes() const override {
+    const uint64_t cc = cc_->window_bytes();
+    return params_.window_bytes != 0 && params_.window_bytes < cc ? params_.window_bytes : cc;
+  }
   const SenderCounters& counters() const override { return counters_; }
 
   // State, for tests and traces.

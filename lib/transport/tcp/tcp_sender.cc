@@ -53,9 +53,22 @@ uint64_t TcpSender::send_due_ns() const {
   return allocated_ ? std::max(due, next_paced_ns_) : due;
 }
 
+// A frame of `bits` at rate_bps, in whole ns rounded up.
+uint64_t TcpSender::paced_gap_ns(uint64_t bits, uint64_t rate_bps) {
+  const unsigned __int128 b = static_cast<unsigned __int128>(bits) * 1'000'000'000ull;
+  return static_cast<uint64_t>((b + rate_bps - 1) / rate_bps);
+}
+
 void TcpSender::set_allocation(uint64_t now_ns, uint64_t rate_bps, uint64_t until_ns) {
   if (rate_bps == 0 || until_ns <= now_ns) return;
-  if (!allocated_) next_paced_ns_ = now_ns;
+  if (!allocated_) {
+    next_paced_ns_ = now_ns;
+  } else if (rate_bps != alloc_rate_bps_ && last_paced_bits_ != 0) {
+    // The next segment is re-timed at the new rate from the last one's
+    // start: after a brief very low rate, a raised one must not leave it
+    // waiting out the old gap (until the lease ends, if no rate comes).
+    next_paced_ns_ = last_send_ns_ + paced_gap_ns(last_paced_bits_, rate_bps);
+  }
   allocated_ = true;
   alloc_rate_bps_ = rate_bps;
   alloc_until_ns_ = until_ns;
@@ -91,8 +104,8 @@ bool TcpSender::send(uint64_t now_ns, Segment* out) {
   last_send_ns_ = now_ns;
   if (allocated_) {
     // The next segment no sooner than this one's frame takes at the rate.
-    const unsigned __int128 bits = uint64_t{bytes + frame_extra_} * 8'000'000'000ull;
-    next_paced_ns_ = now_ns + static_cast<uint64_t>((bits + alloc_rate_bps_ - 1) / alloc_rate_bps_);
+    last_paced_bits_ = uint64_t{bytes + frame_extra_} * 8;
+    next_paced_ns_ = now_ns + paced_gap_ns(last_paced_bits_, alloc_rate_bps_);
   }
 
   *out = Segment{};

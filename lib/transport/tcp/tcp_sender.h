@@ -71,6 +71,7 @@ class TcpSender final : public FlowSender {
 
   uint64_t window_limit() const;
   void end_allocation();
+  static uint64_t paced_gap_ns(uint64_t bits, uint64_t rate_bps);
 
   const TcpParams params_;
   const FlowSpec flow_;
@@ -118,6 +119,7 @@ class TcpSender final : public FlowSender {
   uint64_t alloc_rate_bps_ = 0;
   uint64_t alloc_until_ns_ = kTransportNever;
   uint64_t next_paced_ns_ = 0;  // the next segment may go then
+  uint64_t last_paced_bits_ = 0;  // the last paced segment's frame, in bits
 
   SenderCounters counters_;
 };

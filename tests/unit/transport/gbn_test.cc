@@ -185,6 +185,25 @@ TEST(GbnSender, WindowCapsBytesInFlight) {
   EXPECT_EQ(r.s->send_due_ns(), kTransportNever);
 }
 
+// rdma.window caps a rate-only control (DCQCN, TIMELY) as the congestion
+// control's own window does, and the smaller of the two wins.
+TEST(GbnSender, ParamsWindowCapsBytesInFlightAndTheSmallerWindowWins) {
+  GbnParams p;
+  p.window_bytes = 2'000;
+  auto r = make_sender(100'000, kTransportNever, 0, p);
+  EXPECT_EQ(r.s->window_bytes(), 2'000u);
+  Segment seg;
+  ASSERT_TRUE(r.s->send(0, &seg));
+  ASSERT_TRUE(r.s->send(88, &seg));
+  // 2000 B in flight: a third 1000 B would exceed the window.
+  EXPECT_EQ(r.s->send_due_ns(), kTransportNever);
+  r.s->receive(300, ack(1'000));
+  EXPECT_EQ(r.s->send_due_ns(), 176u);
+  r.cc->window = 1'500;  // the control's window is now the smaller
+  EXPECT_EQ(r.s->window_bytes(), 1'500u);
+  EXPECT_EQ(r.s->send_due_ns(), kTransportNever);  // 1000 + 1000 > 1500
+}
+
 TEST(GbnSender, WindowBelowOneSegmentStillSendsOneAtATime) {
   auto r = make_sender(10'000, 500);
   Segment seg;

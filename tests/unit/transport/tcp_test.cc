@@ -783,6 +783,25 @@ TEST(TcpAllocation, PacesAtTheRateWithTheWindowOpened) {
   EXPECT_EQ(tx.send_due_ns(), kTransportNever);
 }
 
+// A new rate re-times the waiting segment from the last one's start: 1 Mb/s
+// spaces a 1102-byte frame 8,816,000 ns apart; raised to 1 Gb/s 10 us
+// later, the next segment is due 8816 ns after the first, at once.
+TEST(TcpAllocation, ANewRateRetimesTheWaitingSegment) {
+  TcpParams p;
+  TcpSender tx(p, context(), flow(100'000));
+  tx.set_allocation(1'000, 1'000'000, 1'000 + 10 * kMs);
+  Segment s;
+  ASSERT_TRUE(tx.send(1'000, &s));
+  EXPECT_EQ(tx.send_due_ns(), 1'000u + 8'816'000);
+  tx.set_allocation(11'000, 1'000'000'000, 11'000 + 10 * kMs);
+  EXPECT_EQ(tx.send_due_ns(), 1'000u + 8'816);
+  ASSERT_TRUE(tx.send(11'000, &s));
+  EXPECT_EQ(s.seq, 1'000u);
+  // And a lower rate pushes the next one back: 2 Mb/s, 4,408,000 ns.
+  tx.set_allocation(12'000, 2'000'000, 12'000 + 10 * kMs);
+  EXPECT_EQ(tx.send_due_ns(), 11'000u + 4'408'000);
+}
+
 TEST(TcpAllocation, AWideAllocationOpensTheWindowBeyondCwnd) {
   TcpParams p;
   p.init_cwnd_segments = 1;
