@@ -27,6 +27,16 @@ constexpr uint32_t kReleasePerPass = 256;
 // comes back through flowtune_timers) or dropped it.
 bool Worker::flowtune_pace(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now) {
   FlowtuneEdge& e = *in.flowtune;
+  // pace_at: host: only a transport host's data makes a flowlet. Its ACKs
+  // are no flow the allocator should give a share of the links (the
+  // paper's servers report data flowlets only, section 4).
+  if (e.cfg.pace_at_host && in.pcap && in.pcap->transport_host()) {
+    uint32_t flow;
+    if (m->data_len <= pp.l3_offset ||
+        !transport_data_flow(rte_pktmbuf_mtod(m, const uint8_t*) + pp.l3_offset,
+                             m->data_len - pp.l3_offset, &flow))
+      return true;
+  }
   const uint64_t key = flowlet_key(pp.src_ip, pp.dst_ip, pp.proto, pp.src_port, pp.dst_port);
   const FlowletTable::Result r =
       e.flowlets.on_packet(key, pp.src_ip, pp.dst_ip, now - unwatched_ns_);
