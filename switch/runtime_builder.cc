@@ -209,6 +209,7 @@ void set_transport_host(Runtime& rt, PortRuntime& p, const std::vector<FlowListE
   std::memcpy(a.dst_mac, p.mac.data(), 6);
   std::memcpy(a.src_mac, own.data(), 6);
   a.src_ip = *pc.peer_ipv4;
+  a.ttl = t.ttl;
   p.pcap->set_transport_host(std::move(host), a, t.data_dscp, t.ack_dscp);
   // The host answers no ARP: the switch knows its MAC from the start.
   if (!pc.peer_mac) set_peer_mac(p, own);

@@ -441,7 +441,7 @@ class Loader {
   void load_transport(const Field& t, TransportConfig* out) {
     out->line = YamlReader::line_of(t.node);
     if (!r_.expect_map(t, {"kind", "flows", "completions", "mss", "base_rtt", "data_dscp",
-                           "ack_dscp", "tcp", "rdma", "dcqcn", "hpcc", "timely", "bfc_nic"}))
+                           "ack_dscp", "ttl", "tcp", "rdma", "dcqcn", "hpcc", "timely", "bfc_nic"}))
       return;
     if (auto f = r_.field(t, "kind", Need::kRequired)) {
       set(r_.choice<TransportKind>(*f, {{"none", TransportKind::kNone},
@@ -464,6 +464,7 @@ class Loader {
       set(r_.integer(*f, 0, 63), &out->data_dscp);
     if (auto f = r_.field(t, "ack_dscp", Need::kOptional))
       set(r_.integer(*f, 0, 63), &out->ack_dscp);
+    if (auto f = r_.field(t, "ttl", Need::kOptional)) set(r_.integer(*f, 1, 255), &out->ttl);
     if (auto f = r_.field(t, "tcp", Need::kOptional)) load_tcp(*f, &out->tcp);
     if (auto f = r_.field(t, "rdma", Need::kOptional)) load_rdma(*f, &out->rdma);
     if (auto f = r_.field(t, "dcqcn", Need::kOptional)) load_dcqcn(*f, &out->dcqcn);

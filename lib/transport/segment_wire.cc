@@ -29,7 +29,7 @@ uint32_t encode_segment(const Segment& s, const FrameAddrs& a, uint8_t* buf, siz
   store_be16(ip + 2, static_cast<uint16_t>(ip_len));
   store_be16(ip + 4, 0);
   store_be16(ip + 6, 0x4000);  // DF
-  ip[8] = 64;
+  ip[8] = a.ttl;
   ip[9] = 17;
   store_be16(ip + 10, 0);
   store_be32(ip + 12, a.src_ip);

@@ -41,6 +41,7 @@ struct FrameAddrs {
   uint32_t src_ip;
   uint32_t dst_ip;
   uint8_t dscp;
+  uint8_t ttl = 64;  // IPv4 TTL of every frame the host sends
 };
 
 // Frame bytes of a segment (payload and INT room included; at least 60).

@@ -30,6 +30,7 @@ struct TransportConfig {
   uint64_t base_rtt_ns = 8'000;
   uint8_t data_dscp = 0;  // DSCP of data segments
   uint8_t ack_dscp = 0;   // DSCP of ACKs, NACKs and CNPs
+  uint8_t ttl = 64;       // IPv4 TTL (DIBS drops a detoured packet whose TTL runs out)
   TcpParams tcp;          // tcp, dctcp
   GbnParams rdma;         // dcqcn, hpcc, timely, bfc-nic: go-back-N and the CNP rule
   DcqcnParams dcqcn;

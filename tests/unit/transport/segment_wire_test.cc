@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "lib/net/ipv4_rewrite.h"
 #include "lib/net/packet_parser.h"
 #include "lib/transport/int_stamp.h"
 
@@ -44,6 +45,7 @@ TEST(SegmentWire, DataRoundTripsAndParsesAsUdp) {
   EXPECT_EQ(pp.dst_port, kTransportUdpPort);
   EXPECT_EQ(pp.tos, (3 << 2) | kEcnEct0);  // data is ECT(0)
   EXPECT_EQ(pp.ip_total_len, 1056);
+  EXPECT_EQ(buf[14 + 8], 64);  // TTL: FrameAddrs' default
   // The payload is zeros.
   for (uint32_t i = 70; i < len; ++i) ASSERT_EQ(buf[i], 0) << i;
   Segment d;
@@ -58,6 +60,19 @@ TEST(SegmentWire, DataRoundTripsAndParsesAsUdp) {
   EXPECT_FALSE(d.int_request);
   EXPECT_EQ(src, 0x0A000002u);
   EXPECT_EQ(dst, 0x0A000102u);
+}
+
+TEST(SegmentWire, TtlIsTheHostsAndTheChecksumCoversIt) {
+  Segment s;
+  s.kind = SegmentKind::kData;
+  s.bytes = 100;
+  FrameAddrs a = addrs();
+  a.ttl = 255;
+  std::vector<uint8_t> buf(2048, 0);
+  const uint32_t len = encode_segment(s, a, buf.data(), buf.size());
+  ASSERT_GT(len, 34u);
+  EXPECT_EQ(buf[14 + 8], 255);
+  EXPECT_TRUE(ipv4_checksum_ok(buf.data() + 14, 20));
 }
 
 TEST(SegmentWire, RepliesAreNotEctAndPadded) {
