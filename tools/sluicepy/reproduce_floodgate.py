@@ -3,7 +3,7 @@
 exact fabric time, with the transports at the hosts.
 
     tools/reproduce floodgate [--cdf websearch|hadoop] [--seeds 1]
-        [--poisson-ms 2] [--drain-ms 28] [--schemes dcqcn,dcqcn+fg,...]
+        [--poisson-ms 2] [--drain-ms 40] [--schemes dcqcn,dcqcn+fg,...]
         [--out runs/reproduce/floodgate]
 
 The scenario is the one the authors' public ns-3 code builds (mix/README.md
@@ -19,8 +19,11 @@ next incast --incast-load 0.5 of the receiver's link later (about 47 ms:
 beyond a scaled run, so one); Poisson flows from or to an incast receiver
 are dropped, as theirs are. Schemes: DCQCN, DCTCP and HPCC, each over PFC
 (dynamic threshold, alpha 0.25: theirs on 100 Gb/s ports) without and with
-Floodgate (sluice's defaults are the authors' mix/floodgate-config: window
-1.5 BDP + 10 us, a credit per 10 KiB or 10 us); RED marking between 400 KB
+Floodgate; every queue pair with their one-BDP window and no timeout (their
+HAS_WIN 1 and RTO_us 0); DCTCP is sluice's TCP DCTCP (theirs is a
+rate-based RDMA DCTCP) with an initial window of one BDP. Floodgate is
+sluice's defaults, the authors' mix/floodgate-config (a window of 1.5
+BDP + 10 us, a credit per 10 KiB or 10 us). RED marking between 400 KB
 and 1,600 KB, pmax 0.2 (theirs at 100 Gb/s) for DCQCN and DCTCP.
 
 Reports, beside the paper's direction (its copy holds no numbers): mean and
@@ -60,13 +63,17 @@ PAYLOAD = 1460  # their PACKET_PAYLOAD_SIZE; sluice's mss
 # host - ToR - core - ToR - host: 8 x 600 ns of propagation and a data frame's
 # serialisation on two 100 and two 400 Gb/s links (about 0.33 us).
 BASE_RTT = "5.2us"
-BDP_SEGMENTS = 45  # 100 Gb/s x 5.2 us / 1460 B
+BDP_SEGMENTS = 45  # 100 Gb/s x 5.2 us / 1460 B (DCTCP's initial window)
 # Their hosts never time out (RTO_us 0): PFC loses nothing, and a 500 us
 # timer would fire behind the incast's milliseconds of paused queues and
 # resend whole windows. TCP keeps a timer, far above any queueing here.
 NO_TIMEOUT = ["rdma.timeout=0"]
-DCQCN_PARAMS = NO_TIMEOUT + [  # theirs (mix/config-dcqcn.ini) where sluice has the knob
-    "dcqcn.rate_ai=50Mbps", "dcqcn.rate_hai=100Mbps", "dcqcn.min_rate=100Mbps",
+# Their queue pairs' window (HAS_WIN 1, GLOBAL_T 1): the largest BDP, here
+# 100 Gb/s x 5.2 us (HPCC keeps its own window, which starts there).
+BDP_BYTES = 65_000
+# DCQCN: theirs (mix/config-dcqcn.ini) where sluice has the knob.
+DCQCN_PARAMS = NO_TIMEOUT + [
+    f"rdma.window={BDP_BYTES}B", "dcqcn.rate_ai=50Mbps", "dcqcn.rate_hai=100Mbps", "dcqcn.min_rate=100Mbps",
     "dcqcn.fast_recovery_stages=1", "dcqcn.clamp_target_rate=false"]
 DCTCP_PARAMS = [f"tcp.init_cwnd={BDP_SEGMENTS}", "tcp.min_rto=100ms"]
 SCHEMES = (
@@ -93,8 +100,8 @@ def parse_args(argv):
     p.add_argument("--incast-load", type=float, default=0.5,
                    help="incast load on the receiver's link, sets the period (0.5)")
     p.add_argument("--poisson-ms", type=float, default=2.0, help="ms of Poisson arrivals (2)")
-    p.add_argument("--drain-ms", type=float, default=28.0,
-                   help="ms the run goes on after the last arrival (28: the 294 MB incast "
+    p.add_argument("--drain-ms", type=float, default=40.0,
+                   help="ms the run goes on after the last arrival (40: the 294 MB incast "
                         "needs 23.5 ms of the receiver's link)")
     p.add_argument("--seeds", default="1", help="comma-separated seeds (1)")
     p.add_argument("--schemes", default="",
