@@ -92,24 +92,36 @@ void TransportHost::visit(uint32_t i, uint64_t now_ns, SegmentSink& sink) {
     s.on_timer(now_ns);
     f.refused = false;
   }
-  if (!f.in_nic && !f.done && !f.refused && s.send_due_ns() <= now_ns) {
+  if (f.holding && !f.in_nic && !f.done) {
+    emit_data(i, f.held, sink);
+  } else if (!f.in_nic && !f.done && !f.refused && s.send_due_ns() <= now_ns) {
     Segment seg;
     f.refused = !s.send(now_ns, &seg);
     if (!f.refused) {
       seg.int_request = wants_int_;
-      if (sink.emit(seg, f.flow.dst_ip, i)) {
-        f.in_nic = true;
-        ++counters_.data_sent;
-      } else {
-        // Cannot happen with a NIC that holds a frame per flow; a NIC
-        // smaller than the flows waiting is counted and the segment is sent
-        // again later (the sender treats it as sent: a lost segment).
-        ++counters_.nic_full;
-        nic_blocked_ = true;
-      }
+      emit_data(i, seg, sink);
     }
   }
   reschedule(i, now_ns);
+}
+
+// A NIC with fewer frames than the host has flows can be full when a
+// segment the sender has already counted as sent is due: it is held, not
+// lost, and goes first once a departure makes room (sent()).
+void TransportHost::emit_data(uint32_t i, const Segment& seg, SegmentSink& sink) {
+  SendFlow& f = send_[i];
+  if (sink.emit(seg, f.flow.dst_ip, i)) {
+    f.in_nic = true;
+    f.holding = false;
+    ++counters_.data_sent;
+    return;
+  }
+  ++counters_.nic_full;
+  nic_blocked_ = true;
+  if (!f.holding) {
+    f.held = seg;
+    f.holding = true;
+  }
 }
 
 void TransportHost::reschedule(uint32_t i, uint64_t now_ns) {
@@ -118,7 +130,9 @@ void TransportHost::reschedule(uint32_t i, uint64_t now_ns) {
   const FlowSender& s = *f.sender;
   if (!f.done && s.completed_ns() != 0) note_done(i);
   uint64_t due = s.timer_due_ns();
-  if (!f.in_nic && !f.done && !f.refused) {
+  if (f.holding && !f.done) {
+    due = std::min(due, now_ns);  // waits for the NIC only (poll stops while it is full)
+  } else if (!f.in_nic && !f.done && !f.refused) {
     const uint64_t send_due = s.send_due_ns();
     // A sender that can send "now" is visited again at this instant only
     // if it has not just tried (the same poll would spin otherwise).

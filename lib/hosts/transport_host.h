@@ -119,6 +119,10 @@ class TransportHost {
     // send() said no at the last visit: not asked again until something
     // changes (a reply, a timer, the NIC), or the poll would spin.
     bool refused = false;
+    // The NIC was full when this flow's segment was due: it waits here and
+    // goes first when the NIC has room (the sender counted it as sent).
+    bool holding = false;
+    Segment held;
   };
   struct RecvFlow {
     FlowListEntry flow;
@@ -133,6 +137,7 @@ class TransportHost {
   void reschedule(uint32_t i, uint64_t now_ns);
   void push_reply(const Segment& s, uint32_t dst_ip);
   void note_done(uint32_t i);
+  void emit_data(uint32_t i, const Segment& seg, SegmentSink& sink);
 
   uint32_t ip_;
   const TransportMaker* maker_ = nullptr;  // until start()

@@ -123,6 +123,31 @@ TEST(TransportHost, OneSegmentPerFlowWaitsInTheNic) {
   EXPECT_EQ(nic.out[1].s.seq, 1000u);
 }
 
+// A segment the sender has counted as sent, refused by a full NIC, is held
+// and goes first when a departure makes room: none is lost.
+TEST(TransportHost, ASegmentAFullNicRefusedIsHeldNotLost) {
+  Maker m;
+  TransportHost a(kA, flows(), m);
+  a.start(0);
+  Collect nic;
+  nic.room = 0;
+  a.poll(1000, nic);
+  EXPECT_TRUE(nic.out.empty());
+  EXPECT_EQ(a.counters().nic_full, 1u);
+  EXPECT_EQ(a.next_due_ns(), kTransportNever);  // waits for the NIC
+  nic.room = 5;
+  a.sent(TransportHost::kReplyTag, 1050);  // a reply left: room again
+  EXPECT_EQ(a.next_due_ns(), 1000u);        // the held segment is due
+  a.poll(1050, nic);
+  ASSERT_EQ(nic.out.size(), 1u);
+  EXPECT_EQ(nic.out[0].s.seq, 0u);  // the segment the sender counted, not the next one
+  EXPECT_EQ(a.counters().data_sent, 1u);
+  a.sent(nic.out[0].tag, 1100);
+  a.poll(1100, nic);
+  ASSERT_EQ(nic.out.size(), 2u);
+  EXPECT_EQ(nic.out[1].s.seq, 1000u);
+}
+
 TEST(TransportHost, FlowCompletesAtTheAckOfItsLastByte) {
   Maker m;
   TransportHost a(kA, flows(), m);
