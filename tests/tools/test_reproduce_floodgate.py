@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """tools/reproduce floodgate, a short incast-mix (0.1 ms of Poisson arrivals,
-one 40-flow incast, DCQCN over PFC without and with Floodgate) against
+one 200-flow incast (10 MB), DCQCN over PFC without and with Floodgate) against
 build/switch/sluice, in exact fabric time. Judged on every run:
 
 - PFC loses nothing and every flow, Poisson and incast, finishes.
@@ -8,7 +8,7 @@ build/switch/sluice, in exact fabric time. Judged on every run:
   cores may have at most its window toward one destination outstanding
   (1.5 x the core-ToR hop's BDP + 10 us of 400 Gb/s, SPEC 4.1 and the
   authors' mix/floodgate-config), so the receiver's port holds at most
-  4 windows; without Floodgate the 16 MB incast queues far beyond that.
+  4 windows; without Floodgate the 10 MB incast queues far beyond that.
 - The paper's direction (section 5.2.1): with Floodgate the ToR-down
   maximum falls and the ToR-up maximum (where the VOQs hold the incast)
   rises.
@@ -32,7 +32,7 @@ class FloodgateIncastMix(unittest.TestCase):
         self.assertTrue(os.access(SLUICE, os.X_OK), f"{SLUICE} not built")
         with tempfile.TemporaryDirectory() as out:
             common.run_tool_serialised("reproduce", "floodgate", "--poisson-ms", "0.1",
-                                       "--drain-ms", "2", "--incast-flows", "40",
+                                       "--drain-ms", "2", "--incast-flows", "200",
                                        "--schemes", "dcqcn,dcqcn+fg", "--seeds", "1",
                                        "--out", out, "--sluice", SLUICE)
             with open(os.path.join(out, "results.json")) as f:
@@ -40,7 +40,7 @@ class FloodgateIncastMix(unittest.TestCase):
         self.assertEqual(set(rows), {"DCQCN", "DCQCN+FG"})
         for r in rows.values():
             self.assertEqual(r["drops"], {}, r)
-            self.assertEqual(r["incast_flows"], 40, r)
+            self.assertEqual(r["incast_flows"], 200, r)
             self.assertGreater(r["poisson_flows"], 50, r)
             self.assertEqual(r["poisson_unfinished"] + r["incast_unfinished"], 0, r)
         plain, fg = rows["DCQCN"], rows["DCQCN+FG"]

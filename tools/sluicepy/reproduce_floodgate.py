@@ -3,7 +3,7 @@
 exact fabric time, with the transports at the hosts.
 
     tools/reproduce floodgate [--cdf websearch|hadoop] [--seeds 1]
-        [--poisson-ms 2] [--drain-ms 40] [--schemes dcqcn,dcqcn+fg,...]
+        [--poisson-ms 2] [--drain-ms 20] [--schemes dcqcn,dcqcn+fg,...]
         [--out runs/reproduce/floodgate]
 
 The scenario is the one the authors' public ns-3 code builds (mix/README.md
@@ -14,9 +14,10 @@ switch); Poisson flows at --load 0.8 of each host's link (payload bytes,
 their lambda), each to a host under another ToR chosen uniformly, sizes from
 --cdf, arriving from 30 us on; one incast of --incast-flows 720 flows from
 hosts under other ToRs to the first host of the first ToR at 100-200 ns,
-each 240-320 packets of 1460 bytes (their INCAST_CDF 9 at 100 Gb/s), the
-next incast --incast-load 0.5 of the receiver's link later (about 47 ms:
-beyond a scaled run, so one); Poisson flows from or to an incast receiver
+each 30-40 packets of 1460 bytes (their INCAST_CDF 9: 3-4 x the host's
+bytes per second / 1.25e9, at 100 Gb/s), incast i at i x the period that
+gives --incast-load 0.5 of the receiver's link (5.9 ms) to the first host
+of ToR i, as many as the Poisson arrivals span (at least one); Poisson flows from or to an incast receiver
 are dropped, as theirs are. Schemes: DCQCN, DCTCP and HPCC, each over PFC
 (dynamic threshold, alpha 0.25: theirs on 100 Gb/s ports) without and with
 Floodgate; every queue pair with their one-BDP window and no timeout (their
@@ -100,9 +101,8 @@ def parse_args(argv):
     p.add_argument("--incast-load", type=float, default=0.5,
                    help="incast load on the receiver's link, sets the period (0.5)")
     p.add_argument("--poisson-ms", type=float, default=2.0, help="ms of Poisson arrivals (2)")
-    p.add_argument("--drain-ms", type=float, default=40.0,
-                   help="ms the run goes on after the last arrival (40: the 294 MB incast "
-                        "needs 23.5 ms of the receiver's link)")
+    p.add_argument("--drain-ms", type=float, default=20.0,
+                   help="ms the run goes on after the last arrival (20)")
     p.add_argument("--seeds", default="1", help="comma-separated seeds (1)")
     p.add_argument("--schemes", default="",
                    help="some of " + ",".join(s[0].lower() for s in SCHEMES) + " (all)")
@@ -132,7 +132,7 @@ def make_flows(path, a, seed):
     cdf = FlowSizeCdf.from_file(os.path.join(ROOT, "conf", "workloads", CDFS[a.cdf]))
     rng = random.Random(f"{seed}/floodgate-mix")
     tors = len(hosts) // HOSTS_PER_TOR
-    incast_size_mean = 280 * PAYLOAD
+    incast_size_mean = 35 * PAYLOAD
     period_ns = round(incast_size_mean * a.incast_flows * 8 / (HOST_RATE_BPS * a.incast_load) * 1e9)
     incasts = max(1, int(seconds_to_ns(a.poisson_ms / 1e3) // period_ns)) if a.incast_flows else 0
     receivers = {(i % tors) * HOSTS_PER_TOR for i in range(incasts)}
@@ -143,7 +143,7 @@ def make_flows(path, a, seed):
             src = rng.choice([h for h in range(len(hosts))
                               if h // HOSTS_PER_TOR != dst // HOSTS_PER_TOR])
             t = 100 + rng.randrange(100) + i * period_ns
-            rows.append((t, src, dst, rng.randint(240, 320) * PAYLOAD, 1))
+            rows.append((t, src, dst, rng.randint(30, 40) * PAYLOAD, 1))
     rate = a.load * HOST_RATE_BPS / 8 / cdf.expectation(lambda s: s)  # flows/s per host
     end_ns = 30_000 + seconds_to_ns(a.poisson_ms / 1e3)
     for h in range(len(hosts)):
