@@ -118,7 +118,7 @@ class TcpSender final : public FlowSender {
   bool allocated_ = false;
   uint64_t alloc_rate_bps_ = 0;
   uint64_t alloc_until_ns_ = kTransportNever;
-  uint64_t next_paced_ns_ = 0;  // the next segment may go then
+  uint64_t next_paced_ns_ = 0;    // the next segment may go then
   uint64_t last_paced_bits_ = 0;  // the last paced segment's frame, in bits
 
   SenderCounters counters_;

@@ -137,7 +137,7 @@ TEST(TransportHost, ASegmentAFullNicRefusedIsHeldNotLost) {
   EXPECT_EQ(a.next_due_ns(), kTransportNever);  // waits for the NIC
   nic.room = 5;
   a.sent(TransportHost::kReplyTag, 1050);  // a reply left: room again
-  EXPECT_EQ(a.next_due_ns(), 1000u);        // the held segment is due
+  EXPECT_EQ(a.next_due_ns(), 1000u);       // the held segment is due
   a.poll(1050, nic);
   ASSERT_EQ(nic.out.size(), 1u);
   EXPECT_EQ(nic.out[0].s.seq, 0u);  // the segment the sender counted, not the next one
