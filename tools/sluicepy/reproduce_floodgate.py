@@ -46,7 +46,6 @@ import os
 import random
 import resource
 import shutil
-import sys
 
 import yaml
 
@@ -241,9 +240,8 @@ def tier_buffers(trace_path, fabric):
 
 
 def run(a):
-    from . import cli as _cli
-    reproduce = _cli.load_tool("reproduce")
-    exp = _cli.load_tool("experiment")
+    reproduce = cli.load_tool("reproduce")
+    exp = cli.load_tool("experiment")
     with open(FABRIC) as f:
         fabric = yaml.safe_load(f)
     interval_s = parse_time(a.trace_interval)
