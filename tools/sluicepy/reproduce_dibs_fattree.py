@@ -189,7 +189,7 @@ def run_point(a, exp, fabric, hosts, seed, bg_ia, qps, tag):
             shutil.copy(flows_path, os.path.join(d, "flows.csv"))
             with open(os.path.join(d, "sluice.yaml"), "w") as f:
                 yaml.safe_dump(conf, f, sort_keys=False)
-            summary, wall, rss, cpu = run_with_memory(rp, a, d, seconds, label)
+            summary, wall, cpu, rss = run_with_memory(rp, a, d, seconds, label)
             with open(os.path.join(d, "run.json"), "w") as f:
                 json.dump({"seconds": seconds, "wall_s": wall, "cpu_s": cpu, "rss_mb": rss}, f)
         else:
@@ -222,7 +222,7 @@ def run_point(a, exp, fabric, hosts, seed, bg_ia, qps, tag):
         unfinished_short = sum(1 for i, s in background.items()
                                if 1_000 <= s <= 10_000 and done[i]["finished"] != "1")
         ports = [p for sw in summary["switches"] for p in sw["ports"]]
-        drops = sum(sum(p["drops"].values()) for p in ports)
+        drops = rp.total_drops(summary)
         detours = sum(p.get("dibs_detours", 0) for p in ports)
         t = summary.get("transport", {})
         hist = {}
@@ -241,7 +241,7 @@ def run_point(a, exp, fabric, hosts, seed, bg_ia, qps, tag):
                "bg_all": fct_stats(bg), "bg_short": fct_stats(short),
                "bg_short_unfinished": unfinished_short,
                "drops": drops, "detours": detours,
-               "drop_reasons": drop_reasons(ports),
+               "drop_reasons": rp.drop_reasons(summary),
                "detoured_share": (delivered - hist.get("le_0", 0)) / delivered if delivered
                else 0.0,
                "detours_per_packet": hist,
@@ -257,15 +257,6 @@ def run_point(a, exp, fabric, hosts, seed, bg_ia, qps, tag):
               f"detours, {row['timeouts']} RTOs; wall {wall:.0f} s, cpu {cpu:.0f} s, "
               f"{rss:.0f} MB", flush=True)
     return rows
-
-
-def drop_reasons(ports):
-    out = {}
-    for p in ports:
-        for k, v in p["drops"].items():
-            if v:
-                out[k] = out.get(k, 0) + v
-    return out
 
 
 def mean_size_load(cdf, bg_ia_ns):
@@ -315,24 +306,13 @@ def run_with_memory(rp, a, d, seconds, label):
         while available_mib() < need and time.monotonic() < deadline:
             time.sleep(5)
         try:
-            return run_sluice_timed(rp, a.sluice, d, seconds,
-                                    f"reproduce-dibsft-{os.getpid()}-{label}")
+            return rp.run_sluice(a.sluice, d, seconds, f"reproduce-dibsft-{os.getpid()}-{label}")
         except cli.ToolError as e:
             if "signal 9" not in str(e) or attempt == 2:
                 raise
             print(f"reproduce: {d}: sluice was killed (out of memory?); running it again",
                   flush=True)
             time.sleep(30)
-
-
-def run_sluice_timed(rp, binary, d, seconds, prefix):
-    """rp.run_sluice plus the child's CPU time (user + sys)."""
-    before = os.times()
-    summary, wall, rss = rp.run_sluice(binary, d, seconds, prefix)
-    after = os.times()
-    cpu = (after.children_user - before.children_user) + \
-          (after.children_system - before.children_system)
-    return summary, wall, rss, cpu
 
 
 def fmt_ms(x):

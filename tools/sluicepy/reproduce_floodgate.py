@@ -44,7 +44,6 @@ import csv
 import json
 import os
 import random
-import resource
 import shutil
 
 import yaml
@@ -264,12 +263,10 @@ def run(a):
             seconds = reproduce.REPLAY_LEAD_S + (a.poisson_ms + a.drain_ms) / 1e3
             trace = ["--queue-trace", "qt.csv", "--queue-trace-interval", "%.9f" % interval_s,
                      "--queue-trace-max-rows", "20000000"]
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            summary, wall, rss = reproduce.run_sluice(
+            summary, wall, cpu, rss = reproduce.run_sluice(
                 a.sluice, d, seconds, f"reproduce-{os.getpid()}-{label.replace('+', '')}", trace)
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
             row = measure(a, seed, label, d, summary, fabric, wall, rss, reproduce)
-            row["cpu_s"] = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+            row["cpu_s"] = cpu
             with open(os.path.join(d, "row.json"), "w") as f:
                 json.dump(row, f, indent=2)
             os.remove(os.path.join(d, "qt.csv"))
@@ -296,15 +293,7 @@ def measure(a, seed, label, d, summary, fabric, wall, rss, reproduce):
     fct_us = [r.fct_ns / 1e3 for r in poisson]
     slow = [r.slowdown for r in poisson]
     best = tier_buffers(os.path.join(d, "qt.csv"), fabric)
-    paused = sum(p.get("pfc_paused_ns", 0) for sw in summary["switches"] for p in sw["ports"])
-    ports = sum(len(sw["ports"]) for sw in summary["switches"])
-    active_s = max(1e-9, summary["clock"]["fabric_seconds"] - reproduce.REPLAY_LEAD_S)
-    drops = {}
-    for sw in summary["switches"]:
-        for p in sw["ports"]:
-            for k, v in p["drops"].items():
-                if v:
-                    drops[k] = drops.get(k, 0) + v
+    drops = reproduce.drop_reasons(summary)
     inc_done = [r for r in incast if r.finished]
     row = {"seed": seed, "scheme": label, "cdf": a.cdf,
            "poisson_flows": len(poisson), "poisson_unfinished": sum(1 for r in poisson if not r.finished),
@@ -317,7 +306,7 @@ def measure(a, seed, label, d, summary, fabric, wall, rss, reproduce):
            "max_tor_up_kb": best["tor_up"][0] / 1e3, "max_core_kb": best["core"][0] / 1e3,
            "max_tor_down_kb": best["tor_down"][0] / 1e3,
            "max_receiver_port_kb": best["receiver"][0] / 1e3,
-           "paused_pct": 100.0 * paused / 1e9 / (ports * active_s),
+           "paused_pct": reproduce.paused_pct(summary),
            "drops": drops, "transmissions": summary["clock"]["transmissions"],
            "wall_s": wall, "rss_mb": rss}
     print(f"reproduce: seed {seed} {label}: Poisson FCT mean {row['fct_mean_us']:.1f} us, "

@@ -68,11 +68,10 @@ import json
 import os
 import shutil
 import subprocess
-import time
 
 import yaml
 
-from . import cli, dpdk_runtime, eal_memory, fct_analysis, queue_trace, transport_frames
+from . import cli, fct_analysis, queue_trace, transport_frames
 from . import workload_gen
 from .units import format_ns, parse_size, parse_time, seconds_to_ns
 
@@ -126,25 +125,6 @@ def hosts_of(conf):
     return out
 
 
-def run_sluice(binary, d, seconds, prefix, extra=()):
-    """Runs sluice in d on sluice.yaml; returns (summary, wall s, cpu s, peak RSS MB)."""
-    mem = eal_memory.needed_mib(binary, "sluice.yaml", d)
-    cmd = [binary, "--no-huge", "-m", str(mem), "--no-pci", "-l", "0,1", "--file-prefix", prefix,
-           "--log-level", "lib.eal:warning", "--", "--config", "sluice.yaml", "--duration",
-           "%.6f" % seconds, "--stats-interval", "0", "--summary-json", "summary.json"]
-    t0 = time.monotonic()
-    with open(os.path.join(d, "sluice.log"), "w") as log:
-        proc = subprocess.Popen(cmd + list(extra), cwd=d, stdout=log, stderr=subprocess.STDOUT)
-        _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.monotonic() - t0
-    dpdk_runtime.check_run(prefix, os.waitstatus_to_exitcode(status), os.path.join(d, "sluice.log"))
-    summary = cli.load_json(os.path.join(d, "summary.json"), "sluice summary")
-    clock = summary.get("clock", {})
-    if clock.get("calendar_misses") or clock.get("stopped_stuck"):
-        raise cli.ToolError(f"{d}: exact time misbehaved: {clock}")
-    return summary, wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0
-
-
 def scheme_conf(a, fabric, scheme, flows_path, seed, capture=()):
     """The fabric under one scheme: DCTCP hosts with ECN step marking, or
     Flowtune's allocator with hosts pacing at their rates; captures of what
@@ -191,6 +171,7 @@ def ideal_ns(size, mss, same_leaf):
 
 
 def fct_runs(a, fabric, rows, per_flow):
+    rp = cli.load_tool("reproduce")
     leaf_of = {ip: leaf for leaf, _, ip in hosts_of(fabric)}
     for seed in a.seeds:
         wl = os.path.join(a.out, f"fct-seed{seed}", "workload")
@@ -210,8 +191,8 @@ def fct_runs(a, fabric, rows, per_flow):
                 yaml.safe_dump(conf, f, sort_keys=False)
             seconds = REPLAY_LEAD_S + (a.fabric_ms + a.drain_ms) / 1000
             trace = ["--queue-trace", "qt.csv", "--queue-trace-interval", "0.0001"]
-            summary, wall, cpu, rss = run_sluice(a.sluice, d, seconds,
-                                                 f"reproduce-ft-{os.getpid()}-{scheme}", trace)
+            summary, wall, cpu, rss = rp.run_sluice(a.sluice, d, seconds,
+                                                    f"reproduce-ft-{os.getpid()}-{scheme}", trace)
             results, _ = fct_analysis.results_from_completions(os.path.join(d, "completions.csv"))
             flows = []
             for r in results:
@@ -227,8 +208,7 @@ def fct_runs(a, fabric, rows, per_flow):
             for lo, hi, name in BUCKETS:
                 row["buckets"][name] = fct_stats([f for f in flows if lo <= f["packets"] <= hi])
             row.update(queue_delay(os.path.join(d, "qt.csv"), fabric))
-            row["drops"] = sum(sum(p["drops"].values()) for sw in summary["switches"]
-                               for p in sw["ports"])
+            row["drops"] = rp.total_drops(summary)
             t = summary.get("transport", {})
             row["timeouts"] = t.get("timeouts", 0)
             ft = [sw.get("flowtune") for sw in summary["switches"] if sw.get("flowtune")]
@@ -309,6 +289,7 @@ def conv_flows(path, fabric, sched):
 
 
 def conv_runs(a, fabric, out):
+    rp = cli.load_tool("reproduce")
     sched = conv_schedule(a)
     res_ns = a.resolution_ns
     k = a.window_ns // res_ns
@@ -321,8 +302,8 @@ def conv_runs(a, fabric, out):
         with open(os.path.join(d, "sluice.yaml"), "w") as f:
             yaml.safe_dump(conf, f, sort_keys=False)
         seconds = REPLAY_LEAD_S + 11 * a.step_ns / 1e9
-        summary, wall, cpu, rss = run_sluice(a.sluice, d, seconds,
-                                             f"reproduce-ftc-{os.getpid()}-{scheme}")
+        summary, wall, cpu, rss = rp.run_sluice(a.sluice, d, seconds,
+                                                f"reproduce-ftc-{os.getpid()}-{scheme}")
         origin = fct_analysis.find_key(summary, "replay_start_epoch_seconds")
         if origin is None:
             raise cli.ToolError(f"{d}/summary.json has no replay_start_epoch_seconds")
@@ -364,8 +345,7 @@ def conv_runs(a, fabric, out):
                 ev["planned_ms"] = sched[who][1] / 1e6
             evs.append(ev)
         out[scheme] = {"events": evs, "bins": bins, "wall_s": wall, "cpu_s": cpu, "rss_mb": rss,
-                       "drops": sum(sum(p["drops"].values()) for sw in summary["switches"]
-                                    for p in sw["ports"]),
+                       "drops": rp.total_drops(summary),
                        "sizes": [s for _, _, s in sched]}
         done = ", ".join("-" if e["fair_from_us"] is None else "%.0f" % e["fair_from_us"]
                          for e in evs)
