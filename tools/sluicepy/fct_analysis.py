@@ -278,6 +278,15 @@ def size_bins(results, nbins):
     return bins, tops
 
 
+def nearest_rank(values, p):
+    """Nearest-rank percentile of a non-empty list: a value that occurred,
+    so every value counts (a query's worst response, an unfinished flow's
+    infinity)."""
+    s = sorted(values)
+    k = max(0, min(len(s) - 1, -(-len(s) * p // 100) - 1))
+    return s[int(k)]
+
+
 def percentile(values, p):
     """Linear interpolation between closest ranks (numpy's default)."""
     if not values:

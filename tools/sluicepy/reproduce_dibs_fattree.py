@@ -55,6 +55,7 @@ import yaml
 
 from sluicepy import cli, workload_gen
 from sluicepy.cdf import FlowSizeCdf
+from sluicepy.hosts import hosts_from_config
 from sluicepy.units import format_ns, parse_size, parse_time, seconds_to_ns
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -85,15 +86,6 @@ def reproduce():
     if not _REPRODUCE:
         _REPRODUCE.append(cli.load_tool("reproduce"))
     return _REPRODUCE[0]
-
-
-def fabric_hosts(conf):
-    out = []
-    for sw in conf["switches"]:
-        for p in sw["ports"]:
-            if p.get("role") == "host":
-                out.append((p["name"], p["peer_ip"]))
-    return out
 
 
 def make_flows(path, hosts, a, bg_ia_ns, qps, seed):
@@ -500,7 +492,7 @@ def main(argv):
     exp = cli.load_tool("experiment")
     with open(FABRIC) as f:
         fabric = yaml.safe_load(f)
-    hosts = fabric_hosts(fabric)
+    hosts = [(h.name, h.ip) for h in hosts_from_config(FABRIC)]
     rows = []
     done = {}  # (seed, gap ns, qps, ms of arrivals): rows already run
 

@@ -91,13 +91,6 @@ PAPER_VS_DCTCP = {"1": "8.6-10.9x", "1-10": "2.1-2.9x"}
 SCHEMES = ("dctcp", "flowtune", "flowtune-lease10ms")
 
 
-def percentile(values, p):
-    """Nearest-rank percentile of a non-empty list (every value counts)."""
-    s = sorted(values)
-    k = max(0, min(len(s) - 1, -(-len(s) * p // 100) - 1))
-    return s[int(k)]
-
-
 def fabric_command(a, path):
     return [PY, os.path.join(ROOT, "tools", "fabric"), "leafspine", "--leaves", "9",
             "--hosts-per-leaf", "16", "--spines", "4", "--links-per-spine", "1",
@@ -233,8 +226,8 @@ def fct_stats(flows):
     fct = [f["fct_us"] for f in flows]
     norm = [f["norm"] for f in flows]
     return {"n": len(flows), "unfinished": sum(1 for f in flows if not f["finished"]),
-            "mean_us": sum(fct) / len(fct), "p99_us": percentile(fct, 99),
-            "norm_mean": sum(norm) / len(norm), "norm_p99": percentile(norm, 99)}
+            "mean_us": sum(fct) / len(fct), "p99_us": fct_analysis.nearest_rank(fct, 99),
+            "norm_mean": sum(norm) / len(norm), "norm_p99": fct_analysis.nearest_rank(norm, 99)}
 
 
 def queue_delay(path, fabric):
@@ -254,7 +247,7 @@ def queue_delay(path, fabric):
             delays[kind] += [b * 8 / rate * 1e6 for t, b, _, _ in samples if t >= 0]
     out = {}
     for kind, v in delays.items():
-        out[f"{kind}_p99_us"] = percentile(v, 99) if v else 0.0
+        out[f"{kind}_p99_us"] = fct_analysis.nearest_rank(v, 99) if v else 0.0
         out[f"{kind}_max_us"] = max(v) if v else 0.0
     return out
 
