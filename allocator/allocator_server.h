@@ -3,7 +3,7 @@
 // which edge switches send FLOWLET_START / FLOWLET_END and to which the
 // allocator answers RATE_UPDATE (SPEC §4.5, §5; docs/wire-formats.md
 // "Flowtune"), one thread. The allocation itself (flows, hosts, NED over the
-// one-big-switch model, iterations, leases) is lib/flowtune's AllocatorCore,
+// one-big-switch model, iterations, leases) is lib/mechanisms/flowtune's AllocatorCore,
 // on the machine's clock here. docs/mechanisms/flowtune.md ("The allocator
 // program").
 
@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "allocator/allocator_stats.h"
-#include "lib/flowtune/allocator_core.h"
-#include "lib/flowtune/flowtune_wire.h"
+#include "lib/mechanisms/flowtune/allocator_core.h"
+#include "lib/mechanisms/flowtune/flowtune_wire.h"
 
 namespace sluice::allocator {
 

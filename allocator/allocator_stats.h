@@ -7,8 +7,8 @@
 #include <atomic>
 #include <cstdint>
 
-#include "lib/flowtune/allocator_core.h"
-#include "lib/flowtune/flowtune_wire.h"
+#include "lib/mechanisms/flowtune/allocator_core.h"
+#include "lib/mechanisms/flowtune/flowtune_wire.h"
 
 namespace sluice::allocator {
 

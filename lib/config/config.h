@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "lib/transport/transport_config.h"
+#include "lib/emulator/transport/transport_config.h"
 
 namespace sluice {
 
@@ -241,7 +241,7 @@ struct SwitchConfig {
   DibsConfig dibs;
   FlowtuneConfig flowtune;
   // HPCC's in-band telemetry: every egress port stamps its record into
-  // transport data frames that ask for it (lib/transport/int_stamp.h).
+  // transport data frames that ask for it (lib/mechanisms/int/int_stamp.h).
   bool int_telemetry = false;
   int line = 0;
 };

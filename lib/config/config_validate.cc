@@ -6,8 +6,8 @@
 #include <utility>
 
 #include "lib/net/mac_addr.h"
-#include "lib/pfc/pfc_classes.h"
-#include "lib/tcd/tcd_params.h"
+#include "lib/mechanisms/pfc/pfc_classes.h"
+#include "lib/mechanisms/tcd/tcd_params.h"
 #include "lib/tm/class_map.h"
 
 namespace sluice {

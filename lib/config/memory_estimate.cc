@@ -1,6 +1,6 @@
 #include "lib/config/memory_estimate.h"
 
-#include "lib/link/link_ring.h"
+#include "lib/emulator/link/link_ring.h"
 
 namespace sluice {
 namespace {

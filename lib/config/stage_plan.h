@@ -24,7 +24,7 @@ struct StagePlan {
   bool fg_credit = false;
   // Departure: TCD state of the packet's queue and CE / UE marking (every
   // port of a TCD switch; the enqueue ECN marker is then off, see
-  // lib/tcd/tcd_params.h).
+  // lib/mechanisms/tcd/tcd_params.h).
   bool tcd = false;
   // Admission step 3, refusal: DIBS detours a packet buffer admission
   // refuses to another switch-facing port instead of dropping it (every

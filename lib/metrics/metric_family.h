@@ -1,6 +1,6 @@
 #pragma once
 // Building Prometheus metric families at scrape time, for the collectors of
-// sluice (switch/metrics_exporter.cc) and sluice-allocator
+// sluice (switch/ops/metrics_exporter.cc) and sluice-allocator
 // (allocator/allocator_metrics.cc). Header-only: only those two, which link
 // prometheus-cpp, include it; nothing else in lib/ depends on it.
 

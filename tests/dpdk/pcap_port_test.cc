@@ -1,7 +1,7 @@
 // PcapPort against a real mempool (EAL with --no-huge, no devices): paced
 // replay driven by a made-up clock, fast loops, pool exhaustion, and the tx
 // capture read back byte for byte. Capture images are assembled here from the
-// pcap format, independently of lib/replay.
+// pcap format, independently of lib/capture.
 #include <gtest/gtest.h>
 #include <rte_eal.h>
 #include <rte_mbuf.h>
@@ -19,7 +19,7 @@
 
 #include "lib/control/control_frame.h"
 #include "lib/net/ipv4_rewrite.h"
-#include "switch/pcap_port.h"
+#include "switch/ports/pcap_port.h"
 
 namespace sluice {
 namespace {

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "lib/flowtune/flowtune_wire.h"
+#include "lib/mechanisms/flowtune/flowtune_wire.h"
 
 namespace sluice {
 

@@ -1,4 +1,4 @@
-// libFuzzer target for the Flowtune codec (lib/flowtune/flowtune_wire.h).
+// libFuzzer target for the Flowtune codec (lib/mechanisms/flowtune/flowtune_wire.h).
 // The check: tests/fuzz/flowtune_codec_check.h.
 #include <cstdint>
 #include <cstdlib>

@@ -1,6 +1,6 @@
 #pragma once
 // One check of the MAC Control codec (IEEE 802.3x PAUSE and PFC,
-// lib/pfc/pause_frame.h) on arbitrary bytes, shared by the libFuzzer target
+// lib/mechanisms/pfc/pause_frame.h) on arbitrary bytes, shared by the libFuzzer target
 // (pause_fuzz.cc) and the corpus replay in the unit tests. The input is a
 // whole frame. parse_mac_control sees what follows the 0x8808 type when the
 // parser calls the frame MAC Control, and the bytes after the first 14
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "lib/net/packet_parser.h"
-#include "lib/pfc/pause_frame.h"
+#include "lib/mechanisms/pfc/pause_frame.h"
 
 namespace sluice {
 

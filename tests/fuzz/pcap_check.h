@@ -1,5 +1,5 @@
 #pragma once
-// One check of the pcap reader (lib/replay/pcap_reader.h) on arbitrary file
+// One check of the pcap reader (lib/capture/pcap_reader.h) on arbitrary file
 // bytes, shared by the libFuzzer target (pcap_fuzz.cc) and the corpus replay
 // in the unit tests. A refused file comes with an error naming it. An
 // accepted one has records that tile the file exactly after its 24-byte
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "lib/replay/pcap_reader.h"
+#include "lib/capture/pcap_reader.h"
 
 namespace sluice {
 

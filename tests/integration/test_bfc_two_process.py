@@ -30,7 +30,7 @@ bottleneck. Checked, functionally (the two processes share 2 CPUs):
 A resume is not dropped on purpose here: memif has no loss knob and the
 data path gets no test-only one. test_bfc_lossy_two_process.py joins two
 processes through a relay that drops resumes, and the repair is covered on
-a simulated clock too (tests/unit/bfc/upstream_pause_state_test.cc)."""
+a simulated clock too (tests/unit/mechanisms/bfc/upstream_pause_state_test.cc)."""
 
 import csv
 import os

@@ -2,7 +2,7 @@
 """Operator commands. `sluice --version` (with or without EAL's "--") prints
 "sluice VERSION" (git describe of the source, or the project version) and exits
 0 without starting EAL. `sluice --help` exits 0 and lists every option that
-switch/cli_options.cc parses, each value-taking one with its default.
+switch/ops/cli_options.cc parses, each value-taking one with its default.
 `--check` says how much DPDK memory a configuration needs, and without
 hugepages sluice refuses to start with less, saying what it needs and of
 what (instead of failing halfway through start-up); with that much it
@@ -52,7 +52,7 @@ def test(binary, srcdir):
               f"sluice {' '.join(argv)} started EAL:\n{r.stdout}{r.stderr}")
 
     options = parsed_options(srcdir)
-    check(len(options) >= 10, f"found only {options} in switch/cli_options.cc")
+    check(len(options) >= 10, f"found only {options} in switch/ops/cli_options.cc")
     for argv in (["--help"], ["--", "--help"], ["-h"]):
         r = run(binary, *argv)
         check_eq(r.returncode, 0, f"exit status of sluice {' '.join(argv)}")

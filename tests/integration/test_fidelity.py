@@ -38,7 +38,7 @@ from harness import check
 
 QUIET_GAPS_PER_S = 40.0  # a floor this quiet is reported as such
 QUIET_STEAL_FRACTION = 0.01
-CATCH_UP_NS = 200_000  # the link and shaper catch-up window (switch/worker.cc)
+CATCH_UP_NS = 200_000  # the link and shaper catch-up window (switch/path/worker.cc)
 ATTEMPTS = 3
 
 

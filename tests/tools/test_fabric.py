@@ -115,13 +115,13 @@ def wire_model_peak(delay_ns, rate_bps, host, bytes_=60):
     model of sluice's exact time written here: frames of `bytes_` (+ 24 of
     wire overhead) offered back to back. The sender takes the next one at
     the first whole nanosecond its wire is free: an internal link at the
-    floor of the exact free time (switch/worker.cc schedule(),
-    LinkTiming::wire_free_ns), a host NIC at the ceiling (lib/replay/
+    floor of the exact free time (switch/path/worker.cc schedule(),
+    LinkTiming::wire_free_ns), a host NIC at the ceiling (lib/capture/
     host_nic.cc pick()); either way the frame starts at the exact free time
     (LinkTiming::depart, HostNic::sent). It is held from the instant it is
     taken until the one it is due at the far end: floor(end) + delay on an
-    internal link (switch/internal_link.cc), ceil(end) + delay on a host
-    link (switch/pcap_port.cc launch()), the far end counted as not having
+    internal link (switch/ports/internal_link.cc), ceil(end) + delay on a host
+    link (switch/ports/pcap_port.cc launch()), the far end counted as not having
     taken it yet at that instant."""
     ser = Fraction((bytes_ + 24) * 8 * 10**9, rate_bps)
     frames = 3 * in_flight_bound(delay_ns, rate_bps) + 10

@@ -1,6 +1,6 @@
 // flowtune-optimality: the offline optimality experiment of the Flowtune
 // paper (NSDI 2017, §5 "(M) Normalizer performance", Figure 17) on the
-// library in lib/flowtune/. docs/mechanisms/flowtune.md ("Optimality").
+// library in lib/mechanisms/flowtune/. docs/mechanisms/flowtune.md ("Optimality").
 //
 // Setting (paper §5.3): a two-tier fabric of 4 spines and 9 racks of 16
 // servers, 10 Gbit/s server links (capacity unit: 1 = 10 Gbit/s; a
@@ -35,10 +35,10 @@
 #include <utility>
 #include <vector>
 
-#include "lib/flowtune/flow_path.h"
-#include "lib/flowtune/leaf_spine.h"
-#include "lib/flowtune/ned_allocator.h"
-#include "lib/flowtune/one_big_switch.h"
+#include "lib/mechanisms/flowtune/flow_path.h"
+#include "lib/mechanisms/flowtune/leaf_spine.h"
+#include "lib/mechanisms/flowtune/ned_allocator.h"
+#include "lib/mechanisms/flowtune/one_big_switch.h"
 
 #ifndef SLUICE_SOURCE_ROOT
 #define SLUICE_SOURCE_ROOT "."

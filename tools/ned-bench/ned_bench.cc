@@ -1,5 +1,5 @@
 // ned-bench: microseconds per NED iteration of the Flowtune allocator
-// (lib/flowtune/ned_allocator.h) against the number of servers, links and
+// (lib/mechanisms/flowtune/ned_allocator.h) against the number of servers, links and
 // flows, on one pinned core (issue 13 item 6; docs/benchmarks.md, "Flowtune
 // allocator").
 //
@@ -35,10 +35,10 @@
 #include <string>
 #include <vector>
 
-#include "lib/flowtune/flow_path.h"
-#include "lib/flowtune/leaf_spine.h"
-#include "lib/flowtune/ned_allocator.h"
-#include "lib/flowtune/one_big_switch.h"
+#include "lib/mechanisms/flowtune/flow_path.h"
+#include "lib/mechanisms/flowtune/leaf_spine.h"
+#include "lib/mechanisms/flowtune/ned_allocator.h"
+#include "lib/mechanisms/flowtune/one_big_switch.h"
 
 namespace {
 

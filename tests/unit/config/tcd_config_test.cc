@@ -74,7 +74,7 @@ TEST(TcdConfig, QthDefaultsToTheEcnStepThreshold) {
                                             "t.yaml");
   ASSERT_TRUE(r.ok()) << r.errors[0].to_string();
   EXPECT_TRUE(r.config.switches[0].tcd.enabled);
-  EXPECT_EQ(r.config.switches[0].tcd.q_th_bytes, 0u);  // resolved by lib/tcd/tcd_params.h
+  EXPECT_EQ(r.config.switches[0].tcd.q_th_bytes, 0u);  // resolved by lib/mechanisms/tcd/tcd_params.h
   EXPECT_EQ(r.config.switches[0].tm.ecn.step_k_bytes, 40'000u);
 }
 

@@ -355,7 +355,7 @@ TEST(EgressPortFidelity, UnshapedPortServedInSmallBurstsLosesNothing) {
 namespace sluice {
 namespace {
 
-// TCD's view of the pauses (lib/tcd/tcd_port.h): which queues are paused
+// TCD's view of the pauses (lib/mechanisms/tcd/tcd_port.h): which queues are paused
 // at an instant, before the dequeue has expired anything, and when a pause
 // ended.
 TEST(EgressPort, PausedQueuesCountsQueueAndPortPausesUntilTheyEnd) {

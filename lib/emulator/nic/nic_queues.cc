@@ -1,0 +1,75 @@
+#include "lib/emulator/nic/nic_queues.h"
+
+#include <algorithm>
+
+namespace sluice {
+
+NicQueues::NicQueues(uint32_t queues, uint32_t capacity, uint64_t sticky_ns)
+    : num_queues_(std::clamp<uint32_t>(queues, 1, kMaxQueues)),
+      capacity_(std::max<uint32_t>(capacity, 1)),
+      sticky_ns_(sticky_ns),
+      nodes_(capacity_) {
+  for (uint32_t i = 0; i < capacity_; ++i) nodes_[i].next = i + 1 < capacity_ ? i + 1 : kNone;
+  std::fill(std::begin(heads_), std::end(heads_), kNone);
+  std::fill(std::begin(tails_), std::end(tails_), kNone);
+}
+
+// A queue is taken by its owner while it holds frames, is held paused, or
+// was active within the sticky time.
+bool NicQueues::taken(uint32_t q, uint64_t now_ns, uint64_t held_mask) const {
+  if (!owned_[q]) return false;
+  if (counts_[q] != 0 || ((held_mask >> q) & 1)) return true;
+  return now_ns - last_active_ns_[q] < sticky_ns_;
+}
+
+uint32_t NicQueues::queue_of(uint64_t key, uint64_t now_ns, uint64_t held_mask) {
+  for (uint32_t q = 0; q < num_queues_; ++q) {
+    if (owned_[q] && owner_[q] == key && taken(q, now_ns, held_mask)) return q;
+  }
+  return assign(key, now_ns, held_mask);
+}
+
+uint32_t NicQueues::assign(uint64_t key, uint64_t now_ns, uint64_t held_mask) {
+  for (uint32_t i = 0; i < num_queues_; ++i) {
+    const uint32_t q = (search_start_ + i) % num_queues_;
+    if (taken(q, now_ns, held_mask)) continue;
+    search_start_ = (q + 1) % num_queues_;
+    owner_[q] = key;
+    owned_[q] = true;
+    last_active_ns_[q] = now_ns;
+    return q;
+  }
+  collisions.add();
+  return static_cast<uint32_t>(key % num_queues_);
+}
+
+void NicQueues::push(uint32_t q, const NicFrame& f, uint64_t now_ns) {
+  const uint32_t n = free_;
+  free_ = nodes_[n].next;
+  nodes_[n] = {f, kNone};
+  if (tails_[q] == kNone)
+    heads_[q] = n;
+  else
+    nodes_[tails_[q]].next = n;
+  tails_[q] = n;
+  ++counts_[q];
+  ++held_;
+  nonempty_ |= uint64_t{1} << q;
+  last_active_ns_[q] = now_ns;
+}
+
+void NicQueues::pop(uint32_t q, uint64_t now_ns) {
+  const uint32_t n = heads_[q];
+  heads_[q] = nodes_[n].next;
+  if (heads_[q] == kNone) {
+    tails_[q] = kNone;
+    nonempty_ &= ~(uint64_t{1} << q);
+  }
+  nodes_[n].next = free_;
+  free_ = n;
+  --counts_[q];
+  --held_;
+  last_active_ns_[q] = now_ns;
+}
+
+}  // namespace sluice

@@ -1,0 +1,50 @@
+#include "lib/mechanisms/bfc/pause_counters.h"
+
+#include <cassert>
+#include <stdexcept>
+
+namespace sluice {
+
+PauseCounters::PauseCounters(std::span<const bool> switch_facing)
+    : num_ports_(static_cast<uint32_t>(switch_facing.size())) {
+  const uint32_t num_ports = num_ports_;
+  if (num_ports == 0 || num_ports > UINT16_MAX)
+    throw std::invalid_argument("pause counters: no ports");
+  counts_ = std::make_unique<uint32_t[]>(static_cast<size_t>(num_ports) * kMaxUpstreamQueues);
+  paused_ = std::make_unique<RelaxedCounter[]>(num_ports);
+  switch_facing_ = std::make_unique<uint8_t[]>(num_ports);
+  elided_ = std::make_unique<uint8_t[]>(static_cast<size_t>(num_ports) * num_ports);
+  for (uint32_t p = 0; p < num_ports; ++p) switch_facing_[p] = switch_facing[p] ? 1 : 0;
+}
+
+void PauseCounters::elide_pair(uint16_t ingress, uint16_t egress) {
+  if (ingress >= num_ports_ || egress >= num_ports_)
+    throw std::invalid_argument("pause counters: elided pair names an unknown port");
+  elided_[static_cast<size_t>(ingress) * num_ports_ + egress] = 1;
+}
+
+EnqueueDecision PauseCounters::on_enqueue(uint16_t ingress, uint16_t upstream_queue,
+                                          uint16_t egress, uint64_t queue_bytes,
+                                          uint64_t th_bytes) {
+  if (queue_bytes <= th_bytes) return {};
+  if (upstream_queue >= kMaxUpstreamQueues || !switch_facing_[ingress]) return {};
+  if (elided(ingress, egress)) return {};
+  if (counts_[slot(ingress, upstream_queue)]++ != 0) return {true, BfcSignal::kNone};
+  paused_[ingress].set(paused_[ingress].get() | uint64_t{1} << upstream_queue);
+  pauses_requested.add(1);
+  paused_upstream_queues.add(1);
+  return {true, BfcSignal::kPause};
+}
+
+BfcSignal PauseCounters::on_flagged_departure(uint16_t ingress, uint16_t upstream_queue) {
+  uint32_t& c = counts_[slot(ingress, upstream_queue)];
+  assert(c > 0);
+  if (c == 0) return BfcSignal::kNone;  // a caller bug; never wrap to 2^32-1
+  if (--c != 0) return BfcSignal::kNone;
+  paused_[ingress].set(paused_[ingress].get() & ~(uint64_t{1} << upstream_queue));
+  resumes_requested.add(1);
+  paused_upstream_queues.sub(1);
+  return BfcSignal::kResume;
+}
+
+}  // namespace sluice

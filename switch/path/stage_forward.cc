@@ -1,0 +1,75 @@
+// Stage: forward (SPEC 3 step 2), on the lcore that owns the ingress port.
+// A parsed IPv4 packet gets its egress port (LPM or the default route, then ECMP by the 5-tuple
+// hash), the MTU check and its TTL decrement, and the metadata admission
+// needs (egress, L3 offset, the class map's queue, ECN capability; for PFC,
+// BFC and Floodgate the ingress port, for BFC the hash and the shim's
+// upstream queue, for Floodgate the destination and size).
+// It then goes to admission here, or over the ring to the egress port's
+// lcore. On a Flowtune edge, a packet from a host is first paced per flow
+// (worker_flowtune.cc), which may hold it for later.
+
+#include <rte_lpm.h>
+
+#include "lib/common/seeds.h"
+#include "lib/control/data_shim.h"
+#include "lib/net/flow_hash.h"
+#include "lib/net/ipv4_rewrite.h"
+#include "lib/tm/class_map.h"
+#include "switch/path/worker.h"
+
+namespace sluice {
+
+void Worker::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now) {
+  const SwitchRuntime& sw = rt_.switches[in.switch_index];
+  uint32_t nh;
+  if (rte_lpm_lookup(sw.lpm, pp.dst_ip, &nh) != 0) {
+    nh = sw.default_group;  // 0.0.0.0/0 lives outside the LPM table
+    if (nh == kNoDefaultRoute) return drop(in.index, m, DropReason::kNoRoute);
+  }
+  if (nh == kLocalNextHop) return drop(in.index, m, DropReason::kLocalDelivery);
+  const NextHopGroup16& g = sw.groups[nh];
+  uint16_t egress = g.ports[0];
+  uint32_t h = 0;  // BFC's flow hash
+  if (g.size > 1 || sw.bfc_on) {
+    // Salted per switch from the configuration's seed (lib/common/seeds.h).
+    const uint64_t salted = salted_flow_hash(
+        flow_hash(pp.src_ip, pp.dst_ip, pp.proto, pp.src_port, pp.dst_port), sw.ecmp_salt);
+    h = static_cast<uint32_t>(salted);
+    if (g.size > 1) egress = g.ports[ecmp_pick(static_cast<uint32_t>(salted >> 32), g.size)];
+  }
+  const PortRuntime& out = *ports_[egress];
+  // BFC's flow entry is cold more often than not (L2): start its load now
+  // when admission runs on this lcore.
+  if (out.bfc != nullptr && out.owner_slot == w_.slot) out.bfc->prefetch(egress, h);
+  if (pp.ip_total_len > out.mtu) return drop(in.index, m, DropReason::kTooBig);
+  uint8_t* ip = rte_pktmbuf_mtod(m, uint8_t*) + pp.l3_offset;
+  ipv4_decrement_ttl(ip);
+  const TrafficManagerConfig& tm = sw.cfg->tm;
+  const uint16_t q =
+      tm.class_mapping == ClassMapping::kDscp ? queue_for_dscp(pp.tos >> 2, tm.queues_per_port) : 0;
+  // DIBS: before the metadata is overwritten (an internal link's upstream
+  // switch left its own there); a count of 0 leaves the mbuf's field alone.
+  const uint8_t detours = sw.dibs ? dibs_arrival_count(in, m, pp) : 0;
+  if (detours != 0) mbuf_extra(m)->detours = detours;
+  mbuf_meta_set(m, MbufMeta{egress, static_cast<uint8_t>(pp.l3_offset), static_cast<uint8_t>(q),
+                            (pp.tos & 3) != 0, false, detours != 0});
+  if (sw.pfc_on || sw.bfc_on || sw.fg) {
+    MbufExtra* x = mbuf_extra(m);
+    x->ingress = in.index;  // PFC, BFC and Floodgate account by ingress
+    x->bfc.flow_hash = h;   // Floodgate's fields below share these bytes
+    // Only a BFC peer's shim (a switch's, or a BFC NIC's) names an upstream queue.
+    x->upstream_queue =
+        pp.has_shim && (in.bfc_peer || in.bfc_nic)
+            ? read_shim(rte_pktmbuf_mtod(m, uint8_t*) + pp.shim_offset).upstream_queue
+            : kNoUpstreamQueue;
+    if (sw.fg) fg_ingress(sw, in, m, pp, x, now);
+  }
+  if (in.flowtune != nullptr && !flowtune_pace(in, m, pp, now)) return;
+  if (out.owner_slot == w_.slot) {
+    admit(m, now);
+  } else {
+    stage_remote(out.owner_slot, m, now);
+  }
+}
+
+}  // namespace sluice

@@ -1,0 +1,590 @@
+#include "switch/path/worker.h"
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_prefetch.h>
+#include <rte_ring.h>
+#include <sched.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "lib/net/arp.h"
+#include "lib/net/ethertypes.h"
+#include "lib/mechanisms/pfc/pause_frame.h"
+#include "switch/ports/internal_link.h"
+#include "switch/path/mbuf_meta.h"
+
+namespace sluice {
+namespace {
+
+constexpr uint64_t kArpRetryNs = 1'000'000'000;
+constexpr unsigned kIdleSpinsBeforeYield = 256;
+constexpr unsigned kTimerEveryIterations = 1024;
+// The fidelity target's lateness bucket (docs/testbed.md): a busy pass
+// longer than this makes the frames due during it late beyond the target.
+constexpr uint64_t kFidelityTargetNs = 25'600;
+
+// Headers are read from the first segment only. A chained (jumbo) frame is
+// judged by its whole length, which is safe while every header the parser may
+// read (at most 14 + 2x4 VLAN + 6 shim + 60 IP + 4 ports = 92 bytes) lies in
+// the first segment; otherwise only the first segment counts, and a header
+// that spans segments is reported truncated.
+constexpr uint32_t kMaxParsedHeaderBytes = 92;
+
+uint32_t parse_length(const rte_mbuf* m) {
+  return m->nb_segs == 1 || m->data_len >= kMaxParsedHeaderBytes ? m->pkt_len : m->data_len;
+}
+
+}  // namespace
+
+Worker::Worker(Runtime& rt, WorkerRuntime& w)
+    : rt_(rt),
+      w_(w),
+      clock_(rt.tsc_hz),
+      staged_(rt.workers.size()),
+      fg_drain_due_(rt.switches.size(), 0) {
+  for (const auto& p : rt.ports) ports_.push_back(p.get());
+  for (const auto& edge : w.flowtune) {
+    if (edge != nullptr) ft_edges_.push_back(edge.get());
+  }
+  if (exact_time(rt)) {
+    const uint32_t switches = static_cast<uint32_t>(rt.switches.size());
+    const uint32_t edges = static_cast<uint32_t>(ft_edges_.size());
+    exact_ = std::make_unique<Exact>(
+        static_cast<uint32_t>(rt.ports.size()) + 2 * switches + 1 + edges + 1,
+        static_cast<uint32_t>(rt.ports.size()));
+    exact_->bfc_base = static_cast<uint32_t>(rt.ports.size());
+    exact_->fg_base = exact_->bfc_base + switches;
+    exact_->trace_id = exact_->fg_base + switches;
+    exact_->ft_base = exact_->trace_id + 1;
+    exact_->ft_allocator_id = exact_->ft_base + edges;
+    for (uint32_t i = 0; i < edges; ++i) ft_edges_[i]->element = exact_->ft_base + i;
+  }
+  pfc_dynamic_.resize(rt.switches.size());
+  for (uint16_t p : w.ports) {
+    const PortRuntime& port = *ports_[p];
+    if (port.pfc_ingress && rt.switches[port.switch_index].cfg->pfc.dynamic)
+      pfc_dynamic_[port.switch_index].push_back(p);
+  }
+  for (uint16_t p : w.ports) {
+    if (ports_[p]->tcd) ports_[p]->tcd->start(rt.start_ns);
+  }
+  size_t candidates = 0;
+  detour_claims_.resize(rt.switches.size());
+  for (const SwitchRuntime& sw : rt.switches) {
+    if (!sw.dibs) continue;
+    candidates = std::max(candidates, sw.dibs->candidates.size());
+    if (sw.dibs->cross_lcore) detour_claims_[sw.index].resize(sw.dibs->candidates.size());
+  }
+  detour_scratch_.resize(candidates);
+  for (const auto& shard : w.bfc) bfc_ |= shard != nullptr;
+  control_ring_ = w.control_in != nullptr;
+  for (uint16_t s = 0; s < w.fg_credits.size(); ++s) {
+    if (w.fg_credits[s] != nullptr) fg_switches_.push_back(s);
+  }
+  // Yielding hands the core to whatever else is runnable on it, for a whole
+  // scheduler slice: only worth it when it is another lcore of ours.
+  const unsigned cpu = rte_lcore_to_cpu_id(static_cast<int>(w.lcore));
+  unsigned lcore;
+  RTE_LCORE_FOREACH(lcore) {
+    if (lcore != w.lcore &&
+        static_cast<unsigned>(rte_lcore_to_cpu_id(static_cast<int>(lcore))) == cpu)
+      yield_when_idle_ = true;
+  }
+}
+
+int worker_main(void* arg) {
+  static_cast<Worker*>(arg)->run();
+  return 0;
+}
+
+namespace {
+
+struct ThreadUsage {
+  uint64_t minflt, majflt, nivcsw, nvcsw;
+};
+
+ThreadUsage thread_usage() {
+  rusage u{};
+  getrusage(RUSAGE_THREAD, &u);
+  return {uint64_t(u.ru_minflt), uint64_t(u.ru_majflt), uint64_t(u.ru_nivcsw),
+          uint64_t(u.ru_nvcsw)};
+}
+
+}  // namespace
+
+void Worker::run() {
+  const ThreadUsage before = thread_usage();
+  if (exact_) {
+    loop_exact();
+  } else {
+    loop();
+  }
+  const ThreadUsage after = thread_usage();
+  w_.minor_faults.set(after.minflt - before.minflt);
+  w_.major_faults.set(after.majflt - before.majflt);
+  w_.involuntary_switches.set(after.nivcsw - before.nivcsw);
+  w_.voluntary_switches.set(after.nvcsw - before.nvcsw);
+}
+
+void Worker::loop() {
+  unsigned idle = 0;
+  unsigned iteration = 0;
+  bool last_busy = false;
+  uint64_t last = rte_rdtsc();
+  while (!rt_.stop.load(std::memory_order_relaxed)) {
+    // Read at the top, so time spent yielding or descheduled between two
+    // iterations never leaves `now` stale; the gap between two tops is the
+    // loop's period as the ports see it.
+    const uint64_t start = rte_rdtsc();
+    record_loop_gap(clock_.to_ns(start - last), last_busy);
+    last = start;
+    const uint64_t now = clock_.to_ns(start);
+    const bool busy = iterate(now, ++iteration % kTimerEveryIterations == 0);
+    const uint64_t end = rte_rdtsc();
+    w_.total_cycles.add(end - start);
+    last_busy = busy;
+    if (busy) {
+      w_.busy_cycles.add(end - start);
+      idle = 0;
+    } else if (yield_when_idle_ && ++idle >= kIdleSpinsBeforeYield) {
+      // Nothing to do: let another lcore sharing this core run.
+      sched_yield();
+      idle = 0;
+    }
+  }
+  finish(clock_.to_ns(rte_rdtsc()));
+}
+
+// The loop ended at end_ns: what waits in pacers goes on, what is staged
+// for other lcores goes over, pause and TCD time is settled.
+void Worker::finish(uint64_t end_ns) {
+  if (!ft_edges_.empty()) flowtune_release_all(end_ns);
+  flush_staged(end_ns);
+  for (uint16_t p : w_.ports) {
+    if (ports_[p]->pfc_reaction) ports_[p]->pfc_reaction->settle(end_ns);
+    if (ports_[p]->tcd) tcd_timer(*ports_[p], end_ns);
+    if (ports_[p]->pcap) ports_[p]->pcap->settle_gauges(end_ns);
+  }
+}
+
+// One pass over this lcore's ports; true if it moved any packet.
+bool Worker::iterate(uint64_t now, bool timers) {
+  bool busy = false;
+  // Paced packets due now leave before new arrivals of their flows.
+  if (!ft_edges_.empty()) busy |= flowtune_timers(now);
+  for (uint16_t p : w_.ports) busy |= poll_port(*ports_[p], now);
+  flush_staged(now);
+  busy |= drain_rings(now);
+  if (control_ring_) busy |= drain_control(now);
+  if (bfc_) send_bfc_bitmaps(now);
+  if (!fg_switches_.empty()) busy |= fg_timers(now);
+  if (!w_.dibs_publish.empty()) publish_dibs(now);
+  if (w_.queue_trace && now >= w_.queue_trace->next_ns()) w_.queue_trace->sample(rt_, w_, now);
+  for (uint16_t p : w_.ports) {
+    busy |= transmit(*ports_[p], now);
+    // A whole burst went: the port may hold more (frames sluice built took
+    // data's slots, or a resumed queue), so drain it faster than rx fills.
+    if (ports_[p]->tx_burst_full) transmit(*ports_[p], now);
+  }
+  for (uint16_t p : w_.ports) {
+    if (ports_[p]->pfc_ingress) generate_pfc(*ports_[p], now);
+  }
+  if (timers) {
+    for (uint16_t p : w_.ports) {
+      send_arp_requests(*ports_[p], now);
+      if (ports_[p]->pfc_reaction) ports_[p]->pfc_reaction->settle(now);
+      if (ports_[p]->tcd) tcd_timer(*ports_[p], now);
+    }
+  }
+  return busy;
+}
+
+// `ns` is the previous iteration's period; `busy` whether it moved packets.
+void Worker::record_loop_gap(uint64_t ns, bool busy) {
+  w_.loop_gap.record(ns);
+  if (ns > kWatchedGapNs) unwatched_ns_ += ns - kWatchedGapNs;
+  w_.iterations.add();
+  if (ns > w_.loop_gap_max_ns.get()) w_.loop_gap_max_ns.set(ns);
+  if (!busy) w_.idle_loop_ns.add(ns);
+  if (busy && ns > kFidelityTargetNs) w_.busy_loop_gaps_over_25us.add();
+  if (ns > 50'000) {
+    w_.loop_gaps_over_50us.add();
+    if (!busy) w_.idle_loop_gaps_over_50us.add();
+  }
+  if (ns > 200'000) w_.loop_gaps_over_200us.add();
+}
+
+unsigned Worker::receive(PortRuntime& port, uint64_t now, rte_mbuf** pkts) {
+  switch (port.kind) {
+    case PortKind::kEthdev:
+      return rte_eth_rx_burst(port.eth_port, 0, pkts, kBurst);
+    case PortKind::kLink:
+      return link_receive(*port.link_in, port.link_stage, now, pkts, kBurst, port.link_lateness);
+    case PortKind::kPcap:
+      return port.pcap->rx_burst(now, pkts, static_cast<uint16_t>(kBurst));
+  }
+  return 0;
+}
+
+// Hands frames to the port's medium; returns how many it took.
+unsigned Worker::send(PortRuntime& port, uint64_t now, rte_mbuf** pkts, unsigned n) {
+  switch (port.kind) {
+    case PortKind::kEthdev:
+      return rte_eth_tx_burst(port.eth_port, 0, pkts, static_cast<uint16_t>(n));
+    case PortKind::kLink: {
+      uint64_t lost = 0;
+      uint64_t first_due = UINT64_MAX;
+      const unsigned taken = link_send(*port.link_out, port.link_tx_ns, pkts, n, &lost, &first_due);
+      if (lost != 0) counters(port.index).link_lost.add(lost);
+      // The far end is due when the first frame arrives.
+      if (exact_ && first_due != UINT64_MAX) exact_link_arrival(port.link_out->rx_port, first_due);
+      return taken;
+    }
+    case PortKind::kPcap: {
+      uint64_t stamps[kBurst];
+      for (unsigned i = 0; i < n; ++i) stamps[i] = port.pcap_wire->depart(now, pkts[i]->pkt_len);
+      return port.pcap->tx_burst_at(stamps, pkts, static_cast<uint16_t>(n));
+    }
+  }
+  return 0;
+}
+
+bool Worker::poll_port(PortRuntime& port, uint64_t now) {
+  rte_mbuf* pkts[kBurst];
+  const unsigned n = receive(port, now, pkts);
+  if (n == 0) return false;
+  PortCounters& c = counters(port.index);
+  uint64_t bytes = 0;
+  // The whole burst is parsed before any packet goes on: the parser keeps no
+  // state, and a loop of parses alone lets the CPU overlap them (plain
+  // forwarding 3.5-5.7 % faster, docs/benchmarks.md).
+  ParsedPacket pps[kBurst];
+  for (unsigned i = 0; i < n && i < 4; ++i) rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void*));
+  for (unsigned i = 0; i < n; ++i) {
+    if (i + 4 < n) rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void*));
+    bytes += pkts[i]->pkt_len;
+    parse_packet(rte_pktmbuf_mtod(pkts[i], const uint8_t*), parse_length(pkts[i]), &pps[i]);
+  }
+  for (unsigned i = 0; i < n; ++i) handle_parsed(port, pkts[i], pps[i], now);
+  c.rx_packets.add(n);
+  c.rx_bytes.add(bytes);
+  return true;
+}
+
+void Worker::handle_parsed(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now) {
+  switch (pp.kind) {
+    case PacketKind::kIpv4:
+      forward(in, m, pp, now);
+      return;
+    case PacketKind::kArp:
+      handle_arp(in, m, pp, now);
+      return;
+    case PacketKind::kIpv6:
+      drop(in.index, m, DropReason::kIpv6);
+      return;
+    case PacketKind::kMacControl:
+      handle_mac_control(in, m, pp, now);
+      return;
+    case PacketKind::kSluiceControl:
+      handle_sluice_control(in, m, pp, now);
+      return;
+    case PacketKind::kDrop:
+      drop(in.index, m, pp.drop);
+      return;
+  }
+}
+
+void Worker::stage_remote(unsigned slot, rte_mbuf* m, uint64_t now) {
+  RingBatch& s = staged_[slot];
+  s.pkts[s.count++] = m;
+  if (s.count == kBurst) flush_staged(now);
+}
+
+void Worker::flush_staged(uint64_t now) {
+  for (unsigned slot = 0; slot < staged_.size(); ++slot) {
+    RingBatch& s = staged_[slot];
+    if (s.count == 0) continue;
+    const unsigned sent =
+        rte_ring_sp_enqueue_burst(w_.to[slot], reinterpret_cast<void**>(s.pkts), s.count, nullptr);
+    for (unsigned i = sent; i < s.count; ++i) {
+      PortRuntime& out = *ports_[mbuf_meta_get(s.pkts[i]).egress_port];
+      drop_data(out, s.pkts[i], DropReason::kRingFull, false, now);
+    }
+    s.count = 0;
+  }
+}
+
+bool Worker::drain_rings(uint64_t now) {
+  bool any = false;
+  for (rte_ring* r : w_.from) {
+    if (r == nullptr) continue;
+    rte_mbuf* pkts[kBurst];
+    const unsigned n =
+        rte_ring_sc_dequeue_burst(r, reinterpret_cast<void**>(pkts), kBurst, nullptr);
+    for (unsigned i = 0; i < n; ++i) admit(pkts[i], now);
+    any |= n > 0;
+  }
+  return any;
+}
+
+namespace {
+
+// An internal link's wire may fall idle while frames wait because the loop
+// came back late. Like the shaper's bucket, it then catches up: frames start
+// where the wire fell free, at most this far in the past. Beyond that the
+// idle time is lost transmit time (emulation fidelity).
+constexpr uint64_t kLinkCatchUpNs = 200'000;
+
+// The instant the link's next frames start from (now, or earlier when
+// catching up), counting idle time beyond the catch-up window as lost.
+uint64_t link_start_ns(PortRuntime& port, uint64_t now) {
+  const uint64_t free_ns = port.link_out->timing.wire_free_ns();
+  uint64_t start = now;
+  if (port.link_waiting && free_ns < now) {
+    const uint64_t floor = now > kLinkCatchUpNs ? now - kLinkCatchUpNs : 0;
+    start = std::max(free_ns, floor);
+    const uint64_t idle_from = std::max(free_ns, port.link_checked_ns);
+    if (idle_from < floor) port.tm->add_lost_transmit_ns(floor - idle_from);
+  }
+  port.link_checked_ns = now;
+  return start;
+}
+
+// How many frames an internal link may take: serialisation may be committed
+// up to fifo_ns beyond now (the transmit FIFO past the scheduler), so that a
+// pause stops what is still queued rather than a shaper bucket's worth.
+unsigned link_room(const LinkDirection& d, uint64_t now, uint64_t start, uint32_t mtu) {
+  if (d.fifo_ns == 0) return kBurst;
+  const uint64_t from = std::max(d.timing.wire_free_ns(), start);
+  if (from >= now + d.fifo_ns) return 0;
+  const uint64_t frame_ns = d.timing.serialisation_ns(mtu + kEthHeaderLen);
+  if (frame_ns == 0) return kBurst;
+  return static_cast<unsigned>(std::min<uint64_t>(kBurst, (now + d.fifo_ns - from) / frame_ns + 1));
+}
+
+}  // namespace
+
+// Schedule, then departure, then the port sends. A burst the port did not
+// take whole stays pending (already departed) for the next call.
+bool Worker::transmit(PortRuntime& port, uint64_t now) {
+  PortCounters& c = counters(port.index);
+  if (port.plan.tcd) tcd_track_pauses(port, now);
+  // Exact time never comes back late: frames start now.
+  if (port.link_out) port.link_tx_ns = exact_ ? now : link_start_ns(port, now);
+  port.tx_burst_full = false;
+  if (port.tx_pending_count == 0) {
+    const unsigned n = schedule(port, now);
+    if (n == 0) return false;
+    if (port.plan.departure) depart(port, dequeued_, n, now);
+    port.tx_pending_count = n;
+    port.tx_burst_full = n == kBurst;
+  }
+  const unsigned sent = send(port, now, port.tx_pending, port.tx_pending_count);
+  if (sent == 0) return true;
+  uint64_t bytes = 0;
+  for (unsigned i = 0; i < sent; ++i) bytes += port.tx_pending[i]->pkt_len;
+  c.tx_packets.add(sent);
+  c.tx_bytes.add(bytes);
+  if (port.first_tx_ns.load(std::memory_order_relaxed) == 0) port.first_tx_ns.store(now);
+  port.last_tx_ns.store(now, std::memory_order_relaxed);
+  port.tx_pending_count -= sent;
+  if (port.tx_pending_count > 0) {
+    port.tx_burst_full = false;
+    std::memmove(port.tx_pending, port.tx_pending + sent,
+                 port.tx_pending_count * sizeof(rte_mbuf*));
+  }
+  return true;
+}
+
+// Schedule: up to a burst the port can take now, from the traffic manager
+// (control first, then the scheduler's choice among unpaused data queues,
+// within the shaper; residence is recorded there), into dequeued_ and
+// tx_pending. Returns how many.
+unsigned Worker::schedule(PortRuntime& port, uint64_t now) {
+  // Exact time: a link takes one frame once its wire is free, as a real
+  // port does; the TM holds the rest (its queue is what a switch sees).
+  const unsigned room = !port.link_out ? kBurst
+                        : exact_       ? (port.link_out->timing.wire_free_ns() <= now ? 1 : 0)
+                                       : link_room(*port.link_out, now, port.link_tx_ns, port.mtu);
+  if (room == 0) return 0;
+  TmPacket* out = dequeued_;
+  const uint64_t ready_ns = port.tm->shaper().next_ready_ns();
+  const unsigned n = port.tm->dequeue_burst(now, out, room);
+  if (port.link_out) port.link_waiting = port.tm->next_event_ns(now) <= now;
+  if (n == 0) return 0;
+  if (!port.tm->shaper().unlimited()) {
+    // Fidelity: the first frame should have left when both it and the
+    // shaper were ready; anything later is the loop's lateness.
+    const uint64_t ideal = std::max(ready_ns, out[0].enqueue_ns);
+    port.shaper_lateness.record(now > ideal ? now - ideal : 0);
+  }
+  unsigned generated = 0;
+  for (unsigned i = 0; i < n; ++i) {
+    port.tx_pending[i] = static_cast<rte_mbuf*>(out[i].handle);
+    generated += (out[i].aux & kTmAuxGenerated) != 0;
+  }
+  if (generated != 0) counters(port.index).tx_generated_packets.add(generated);
+  return n;
+}
+
+void Worker::handle_arp(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now) {
+  ArpMessage a;
+  const uint8_t* l3 = rte_pktmbuf_mtod(m, const uint8_t*) + pp.l3_offset;
+  if (!parse_arp(l3, m->data_len - pp.l3_offset, &a)) return drop(in.index, m, DropReason::kBadArp);
+  const PortConfig& pc = *in.cfg;
+  const bool from_peer = !pc.peer_ipv4 || a.spa == *pc.peer_ipv4;
+  if (!pc.peer_mac && from_peer && a.spa != 0) {
+    set_peer_mac(in, a.sha);
+    touch_misc(in.index);  // no more ARP requests due
+  }
+  counters(in.index).rx_consumed_packets.add();
+  const bool for_us = pc.ipv4 && a.tpa == pc.ipv4->addr;
+  if (a.op == kArpOpRequest && for_us) {
+    // Reuse the request's mbuf for the reply.
+    rte_pktmbuf_reset(m);
+    uint8_t* frame = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, kEthMinFrameLen));
+    const uint32_t len = frame ? build_arp_frame(frame, kEthMinFrameLen, kArpOpReply, in.mac, a.sha,
+                                                 pc.ipv4->addr, a.sha, a.spa)
+                               : 0;
+    if (len == 0) {
+      rte_pktmbuf_free(m);
+      return;
+    }
+    send_control(in, now, m);
+    return;
+  }
+  rte_pktmbuf_free(m);
+}
+
+// The XOFF / XON / refresh a port owes its peer now, if any, from the bytes
+// that arrived on it and still wait in this switch (summed over the lcores'
+// shards).
+bool Worker::pfc_decision(const PortRuntime& port, uint64_t now, PfcDecision* d) const {
+  std::array<uint64_t, kPfcClasses> bytes{};
+  for (const auto& w : rt_.workers) {
+    const PfcIngressBytes& shard = w->pfc_bytes[port.index];
+    for (uint32_t c = 0; c < kPfcClasses; ++c) bytes[c] += shard.bytes(static_cast<uint8_t>(c));
+  }
+  const SharedBuffer* buf = w_.buffers[port.switch_index].get();
+  const uint64_t free_bytes = buf->capacity() - std::min(buf->capacity(), buf->used());
+  return port.pfc_ingress->poll(now, bytes, free_bytes, d);
+}
+
+void Worker::generate_pfc(PortRuntime& port, uint64_t now) {
+  PfcDecision d;
+  if (!pfc_decision(port, now, &d)) return;
+  // Not sent: asked again next iteration (real time), or a retry later
+  // (exact time, where asking again at the same instant would never end).
+  port.pfc_retry_ns = now + EventCalendar::kRetryNs;
+  uint8_t* frame;
+  rte_mbuf* m = new_frame(kMacControlFrameLen, &frame);
+  if (m == nullptr) return;
+  if (build_decision_frame(d, frame, kMacControlFrameLen, port.mac) == 0) {
+    rte_pktmbuf_free(m);
+    return;
+  }
+  // Committed only once queued: a full control queue means it is asked again.
+  if (send_control(port, now, m)) {
+    port.pfc_ingress->on_sent(d, now);
+    port.pfc_retry_ns = 0;
+  }
+}
+
+// An mbuf holding `len` bytes for a frame sluice builds, or nullptr when the
+// pool is empty.
+rte_mbuf* Worker::new_frame(uint32_t len, uint8_t** data) {
+  rte_mbuf* m = rte_pktmbuf_alloc(rt_.pool);
+  if (m == nullptr) return nullptr;
+  *data = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, static_cast<uint16_t>(len)));
+  if (*data == nullptr) {
+    rte_pktmbuf_free(m);
+    return nullptr;
+  }
+  return m;
+}
+
+// A frame sluice built goes out ahead of data. If the control queue is full
+// it is freed and false returned: the traffic manager counts it
+// (control_dropped); it is not a drop of a received packet.
+bool Worker::send_control(PortRuntime& port, uint64_t now, rte_mbuf* m) {
+  TmPacket tp;
+  tp.handle = m;
+  tp.bytes = m->pkt_len;
+  tp.aux = kTmAuxGenerated;
+  if (port.tm->enqueue_control(now, tp)) {
+    touch(port.index);
+    return true;
+  }
+  rte_pktmbuf_free(m);
+  return false;
+}
+
+// Asks for the peer's MAC while it is unknown and its address is configured.
+void Worker::send_arp_requests(PortRuntime& port, uint64_t now) {
+  const PortConfig& pc = *port.cfg;
+  if (!pc.peer_ipv4 || !pc.ipv4 || now < port.next_arp_request_ns) return;
+  if (port.eth_header_ready) return;
+  port.next_arp_request_ns = now + kArpRetryNs;
+  uint8_t* frame;
+  rte_mbuf* m = new_frame(kEthMinFrameLen, &frame);
+  if (m == nullptr) return;
+  if (build_arp_frame(frame, kEthMinFrameLen, kArpOpRequest, port.mac, kBroadcastMac, pc.ipv4->addr,
+                      kZeroMac, *pc.peer_ipv4) == 0) {
+    rte_pktmbuf_free(m);
+    return;
+  }
+  send_control(port, now, m);
+}
+
+// A frame of `len` bytes (the Ethernet minimum unless given) for the
+// port's peer, with *dst its MAC; nullptr, counted in control_lost, when
+// the peer MAC is not known yet or the pool is empty (each mechanism
+// repairs that: BFC with its next bitmap, Floodgate by keeping the credit).
+rte_mbuf* Worker::new_frame_to_peer(PortRuntime& port, uint8_t** frame, MacAddr* dst,
+                                    uint32_t len) {
+  const uint64_t peer = port.peer_mac.load(std::memory_order_relaxed);
+  rte_mbuf* m = (peer >> 48) != 0 ? new_frame(len, frame) : nullptr;
+  if (m == nullptr) {
+    counters(port.index).control_lost.add();
+    return nullptr;
+  }
+  *dst = unpack_mac(peer);
+  return m;
+}
+
+// A frame sluice built leaves `port` ahead of data: queued directly when this
+// lcore owns the port, otherwise over the owner's control ring.
+void Worker::send_from(PortRuntime& port, rte_mbuf* m, uint64_t now) {
+  if (port.owner_slot == w_.slot) {
+    send_control(port, now, m);  // a full control queue is counted there
+    return;
+  }
+  mbuf_meta_set(m, MbufMeta{port.index, 0, 0, false});
+  if (rte_ring_mp_enqueue(rt_.workers[port.owner_slot]->control_in, m) != 0) {
+    counters(port.index).control_lost.add();
+    rte_pktmbuf_free(m);
+  }
+}
+
+bool Worker::drain_control(uint64_t now) {
+  rte_mbuf* pkts[kBurst];
+  const unsigned n =
+      rte_ring_sc_dequeue_burst(w_.control_in, reinterpret_cast<void**>(pkts), kBurst, nullptr);
+  for (unsigned i = 0; i < n; ++i) {
+    PortRuntime& port = *ports_[mbuf_meta_get(pkts[i]).egress_port];
+    fg_count_credit_sent(port, pkts[i], now);
+    send_control(port, now, pkts[i]);
+  }
+  return n > 0;
+}
+
+void Worker::drop(uint16_t port, rte_mbuf* m, DropReason why) {
+  counters(port).drop(why);
+  rte_pktmbuf_free(m);
+}
+
+}  // namespace sluice

@@ -1,0 +1,360 @@
+#pragma once
+// The running process: switch instances, their ports (numbered globally), the
+// worker lcores that own them and the rings between those lcores. Built once
+// from the configuration before the workers start; afterwards each piece of
+// mutable state has exactly one writer (the owning lcore).
+
+#include <rte_lpm.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lib/mechanisms/bfc/bfc_shard.h"
+#include "lib/mechanisms/bfc/bitmap_schedule.h"
+#include "lib/mechanisms/bfc/upstream_pause_state.h"
+#include "lib/common/xorshift.h"
+#include "lib/config/config.h"
+#include "lib/config/stage_plan.h"
+#include "lib/mechanisms/dibs/dibs_rules.h"
+#include "lib/mechanisms/dibs/port_snapshot.h"
+#include "lib/mechanisms/floodgate/credit_aggregator.h"
+#include "lib/mechanisms/floodgate/floodgate_switch.h"
+#include "lib/emulator/link/link_timing.h"
+#include "lib/mechanisms/pfc/pfc_ingress.h"
+#include "lib/mechanisms/pfc/pfc_reaction.h"
+#include "lib/mechanisms/tcd/tcd_port.h"
+#include "lib/tm/egress_port.h"
+#include "lib/tm/latency_histogram.h"
+#include "lib/tm/shared_buffer.h"
+#include "switch/mechanisms/flowtune/flowtune_edge.h"
+#include "switch/ports/pcap_port.h"
+#include "switch/path/port_counters.h"
+#include "switch/ops/queue_trace.h"
+
+namespace sluice {
+
+// Exact time: elements handled this often at one instant without time
+// moving on are a rule that asks to run at once and does nothing; the run
+// stops and says so rather than spin forever.
+inline constexpr uint64_t kMaxEventsPerInstant = 50'000'000;
+
+constexpr uint16_t kNoEthPort = 0xFFFF;
+constexpr unsigned kMaxEcmp = 16;
+constexpr unsigned kBurst = 32;
+constexpr uint32_t kLocalNextHop = (1u << 24) - 1;  // LPM next hop: the switch's own address
+// SwitchRuntime::default_group when no route covers 0.0.0.0/0.
+constexpr uint32_t kNoDefaultRoute = UINT32_MAX;
+
+struct NextHopGroup16 {
+  uint16_t size = 0;
+  uint16_t ports[kMaxEcmp] = {};  // global port indices
+};
+
+enum class PortKind : uint8_t { kEthdev, kLink, kPcap };
+
+// One direction of an internal link: frames pushed by the sending port's owner
+// with their due time, taken by the receiving port's owner once due.
+struct LinkDirection {
+  LinkDirection(uint64_t rate_bps, uint32_t overhead, uint64_t delay_ns, double loss, uint64_t seed)
+      : timing(rate_bps, overhead, delay_ns), loss_p32(probability32(loss)), rng(seed) {}
+  rte_ring* ring = nullptr;
+  uint16_t rx_port = 0;  // global index of the receiving port
+  LinkTiming timing;     // sender-owned
+  uint64_t fifo_ns = 0;  // most serialisation time the sender commits ahead (0: no limit)
+  uint64_t loss_p32;     // loss probability as a 32-bit threshold
+  Xorshift64 rng;        // sender-owned
+};
+
+// Frames taken off a link ring that are not due yet (receiver side).
+struct LinkRxStage {
+  rte_mbuf* pkts[kBurst] = {};
+  unsigned head = 0;
+  unsigned count = 0;
+};
+
+struct PortRuntime {
+  PortKind kind = PortKind::kEthdev;
+  uint16_t index = 0;         // global index
+  uint16_t switch_index = 0;  // owning switch instance
+  const PortConfig* cfg = nullptr;
+  uint16_t eth_port = kNoEthPort;  // DPDK port id
+  rte_mempool* rx_pool = nullptr;  // device ports: the pool on the device's NUMA socket
+  uint32_t mtu = 1500;             // copy of cfg->mtu, read per packet
+  StagePlan plan;                  // the optional steps packets leaving here take
+  uint64_t int_tx_bytes = 0;       // INT: data bytes this port transmitted (owner lcore)
+  MacAddr mac{};
+  // Peer MAC packed in the low 48 bits, bit 48 set when known. Written only by
+  // the owner lcore (ARP learning); read by telemetry.
+  std::atomic<uint64_t> peer_mac{0};
+  unsigned owner_slot = 0;  // index into Runtime::workers
+  // The Ethernet header every routed packet leaves with (peer MAC, port MAC,
+  // IPv4), rebuilt by the owner lcore whenever the peer MAC is learned.
+  uint8_t eth_header[14] = {};
+  bool eth_header_ready = false;
+  std::unique_ptr<EgressPort> tm;
+  // Owner-lcore state.
+  rte_mbuf* tx_pending[kBurst] = {};
+  unsigned tx_pending_count = 0;
+  bool tx_burst_full = false;  // the last transmit sent a whole dequeued burst
+  uint64_t next_arp_request_ns = 0;
+  // Exact time: a PFC frame that could not be queued (no mbuf, control
+  // queue full) is asked again no sooner than this.
+  uint64_t pfc_retry_ns = 0;
+  std::atomic<uint64_t> first_tx_ns{0};
+  std::atomic<uint64_t> last_tx_ns{0};
+  // Internal links: tx pushes into link_out, rx takes from link_in.
+  LinkDirection* link_out = nullptr;
+  LinkDirection* link_in = nullptr;
+  // Link ports (owner lcore): frames could leave at the last transmit call,
+  // and when that was; when this call's frames start on the wire (earlier
+  // than now while the wire catches up after a late loop).
+  bool link_waiting = false;
+  uint64_t link_checked_ns = 0;
+  uint64_t link_tx_ns = 0;
+  LinkRxStage link_stage;
+  // Emulation fidelity: how late frames left the shaper, and how late
+  // internal-link deliveries were, against their due times.
+  LatencyHistogram shaper_lateness;
+  LatencyHistogram link_lateness;
+  // PFC / PAUSE (owner lcore): what arrives here may pause the peer
+  // (pfc_ingress), and what the peer sends pauses this port (pfc_reaction).
+  std::unique_ptr<PfcIngress> pfc_ingress;
+  std::unique_ptr<PfcReaction> pfc_reaction;
+  // Capture-file port: replay source and capture sink; frames written to the
+  // capture are stamped with the time their last bit would leave a real link
+  // of the port's rate (pcap_wire, owner lcore).
+  std::unique_ptr<PcapPort> pcap;
+  std::unique_ptr<LinkTiming> pcap_wire;
+  // BFC (switches with bfc on). bfc: the owner lcore's shard of the switch,
+  // which assigns this port's queues. bfc_peer: switch-facing, so data leaves
+  // with the 0x88B6 shim and BFC frames are accepted; bfc_upstream is then
+  // the pause state its downstream drives.
+  BfcShard* bfc = nullptr;
+  bool bfc_peer = false;
+  bool bfc_nic = false;  // host port whose NIC names its queue in the shim (nic: bfc)
+  std::unique_ptr<UpstreamPauseState> bfc_upstream;
+  RelaxedCounter bfc_peak_queue_bytes;   // deepest data queue seen at an enqueue
+  RelaxedCounter bfc_peak_excess_bytes;  // deepest queue minus the Th it was judged by
+  // DIBS: an internal link from another DIBS switch, whose forward stage
+  // left each packet's detour count in the mbuf (MbufExtra::detours).
+  bool dibs_link = false;
+  // DIBS (owner lcore): bytes of other lcores' detours to this port taken
+  // off the ring, published with its snapshot (SnapshotClaims).
+  uint64_t dibs_handed_bytes = 0;
+  // TCD (switches with tcd on): a detector per data queue and the marks.
+  std::unique_ptr<TcdPort> tcd;
+  // Floodgate: the window a new destination starts with when its packets
+  // leave here (switch-facing ports of a Floodgate switch).
+  uint32_t fg_initial_window = 0;
+  // Flowtune: the owner lcore's edge state, for a host port of a Flowtune
+  // switch (what enters here is tracked and paced), else nullptr.
+  FlowtuneEdge* flowtune = nullptr;
+};
+
+constexpr uint32_t kNoFgIndex = UINT32_MAX;
+
+// A Floodgate switch's state (docs/mechanisms/floodgate.md, "In the data
+// path"). `state` is written only by the lcore that owns the switch's
+// switch-facing ports (owner_slot); the tables are fixed once built.
+struct FloodgateRuntime {
+  std::unique_ptr<FloodgateSwitch> state;
+  unsigned owner_slot = 0;
+  // Per global port: its dense index among the switch's switch-facing ports
+  // (credit ingress, sync) and among its host ports (dstPause), or kNoFgIndex.
+  std::vector<uint32_t> switch_index;
+  std::vector<uint32_t> host_index;
+  std::vector<uint16_t> switch_ports;  // dense switch-facing index -> global port
+  std::vector<uint16_t> host_ports;    // dense host index -> global port
+  uint64_t sync_interval_ns = 0;       // 0: no loss recovery
+  uint64_t next_sync_ns = 0;           // owner lcore
+};
+
+// A DIBS switch's candidates for detours (docs/mechanisms/dibs.md, "In the
+// data path"): its switch-facing ports, and what their owners publish for
+// the other lcores when the switch's ports span more than one.
+struct DibsRuntime {
+  std::vector<uint16_t> candidates;           // global indices of the switch-facing ports
+  std::vector<uint16_t> local;                // per global port: index in SwitchRuntime::ports
+  std::unique_ptr<PortSnapshot[]> snapshots;  // per candidate; written by its owner
+  bool cross_lcore = false;                   // the switch's ports span lcores
+};
+
+struct SwitchRuntime {
+  const SwitchConfig* cfg = nullptr;
+  uint16_t index = 0;
+  rte_lpm* lpm = nullptr;
+  std::vector<NextHopGroup16> groups;
+  // The group of the route 0.0.0.0/0, taken when the LPM finds nothing
+  // (rte_lpm has no depth 0); kNoDefaultRoute: no such route.
+  uint32_t default_group = kNoDefaultRoute;
+  std::vector<uint16_t> ports;           // global indices, in configuration order
+  uint64_t ecmp_salt = 0;                // salted_flow_hash's, from the configuration's seed
+  bool pfc_on = false;                   // PFC or PAUSE generation configured
+  bool bfc_on = false;                   // BFC configured
+  std::unique_ptr<FloodgateRuntime> fg;  // Floodgate configured
+  std::unique_ptr<DibsRuntime> dibs;     // DIBS configured
+};
+
+struct WorkerRuntime {
+  unsigned slot = 0;
+  unsigned lcore = 0;
+  std::vector<uint16_t> ports;         // owned ports (rx and egress)
+  std::vector<rte_ring*> to;           // to[s]: ring to worker s (nullptr for self)
+  std::vector<rte_ring*> from;         // from[s]: ring from worker s
+  std::vector<PortCounters> counters;  // per global port
+  // Bytes in this lcore's queues by (ingress port, priority), for PFC: the
+  // ingress port's owner sums these shards over lcores.
+  std::vector<PfcIngressBytes> pfc_bytes;  // per global port
+  // One shared buffer per switch for the ports this worker owns (nullptr if none).
+  std::vector<std::unique_ptr<SharedBuffer>> buffers;
+  // BFC, per switch (nullptr where off or where this worker owns no port):
+  // the shard and when its paused sets are re-sent as bitmaps.
+  std::vector<std::unique_ptr<BfcShard>> bfc;
+  std::vector<std::unique_ptr<BitmapSchedule>> bfc_bitmaps;
+  // Floodgate, per switch (nullptr where off or where this worker owns no
+  // port): the credit this lcore's departures earned, per switch-facing
+  // ingress of the switch, until it leaves in FG_CREDIT frames.
+  std::vector<std::unique_ptr<CreditAggregator>> fg_credits;
+  // DIBS, per switch (nullptr where off or where this worker owns no port):
+  // this lcore's chooser and counters; and the candidates (switch, index)
+  // whose snapshots it publishes each pass.
+  std::vector<std::unique_ptr<DibsRules>> dibs;
+  std::vector<std::pair<uint16_t, uint32_t>> dibs_publish;
+  // Flowtune, per switch (nullptr where off or where this worker owns none
+  // of its host ports): flowlets, pacer and allocator socket.
+  std::vector<std::unique_ptr<FlowtuneEdge>> flowtune;
+  // Frames other lcores built to leave a port of this one (BFC pause,
+  // resume, Floodgate credit and dstPause); multi-producer, drained by this
+  // lcore ahead of data.
+  rte_ring* control_in = nullptr;
+  std::unique_ptr<QueueTrace> queue_trace;  // --queue-trace: this lcore's ports
+  RelaxedCounter busy_cycles;
+  RelaxedCounter total_cycles;
+  // Fidelity: the length of each loop iteration (its work plus any time the
+  // lcore was not running), read against the machine's floor.
+  LatencyHistogram loop_gap;
+  RelaxedCounter loop_gap_max_ns;
+  RelaxedCounter loop_gaps_over_50us;  // as tools/floor counts the machine's gaps
+  RelaxedCounter loop_gaps_over_200us;
+  // The gaps > 50 us of iterations that moved nothing, and those iterations'
+  // summed periods: an idle pass is a few polls, so its long gaps are stalls
+  // (the machine's, or sluice's own), never work; a busy pass may be load.
+  RelaxedCounter idle_loop_gaps_over_50us;
+  RelaxedCounter idle_loop_ns;
+  // Passes that moved packets and took over 25.6 us, the fidelity target's
+  // lateness bucket: frames due during such a pass are late by about as
+  // much, so many of them mean the machine is too slow for the load.
+  RelaxedCounter busy_loop_gaps_over_25us;
+  RelaxedCounter iterations;
+  // Exact fabric time (clock.mode exact): this lcore's `now` (0 before it
+  // starts), the elements it handled and the distinct instants it visited,
+  // its wall time, and whether its loop has ended (the main lcore waits).
+  RelaxedCounter clock_now_ns;
+  RelaxedCounter exact_events;
+  RelaxedCounter exact_instants;
+  RelaxedCounter exact_wall_ns;
+  // Elements still due at one instant after kMaxEventsPerInstant handlings
+  // (a rule that asks to run at once and does nothing); each one stopped
+  // the run, which the summary says.
+  RelaxedCounter exact_stuck;
+  // Elements found at the end with work and no calendar entry for it (a
+  // rule that changed something without asking it again): a bug, counted.
+  RelaxedCounter exact_missed;
+  // The mbuf pool's most mbufs in use at once (exact time samples it every
+  // 256 elements handled): what sizing `mbufs` must cover.
+  RelaxedCounter mbuf_peak_in_use;
+  std::atomic<bool> finished{false};
+  // What the kernel did to this lcore's thread while it ran (getrusage):
+  // page faults, and how often it was preempted or gave up the core.
+  RelaxedCounter minor_faults, major_faults, involuntary_switches, voluntary_switches;
+  // Hypervisor steal on this lcore's CPU over the run (main thread, before
+  // launch and after stop); -1 when the kernel does not say.
+  int64_t steal_ns = -1;
+};
+
+struct Runtime {
+  Config config;
+  std::vector<std::unique_ptr<LinkDirection>> links;
+  // mbuf pools, one per NUMA socket in use (index = socket id): a device
+  // port's receive queue fills mbufs from the pool on the device's socket.
+  // `pool` is the main lcore's socket's, for frames sluice builds and
+  // capture replays.
+  std::vector<rte_mempool*> pools;
+  rte_mempool* pool = nullptr;
+  std::vector<SwitchRuntime> switches;
+  std::vector<std::unique_ptr<PortRuntime>> ports;
+  std::vector<std::unique_ptr<WorkerRuntime>> workers;
+  // Transport hosts' makers of flow ends, one per host port (they build the
+  // ends when the hosts start).
+  std::vector<std::unique_ptr<TransportMaker>> transport_makers;
+  // Flowtune's allocator inside the fabric (exact time, flowtune_allocator;
+  // written by the one worker lcore), and the edges it knows by number.
+  std::unique_ptr<flowtune::FabricAllocator> flowtune_allocator;
+  std::vector<FlowtuneEdge*> flowtune_edges;
+  uint64_t tsc_hz = 0;
+  uint64_t start_ns = 0;
+  uint64_t stop_ns = 0;  // when the workers were told to stop (data-path clock)
+  // Exact fabric time: the instant the run ends (start_ns + --duration;
+  // UINT64_MAX without one), and the instant the worker's loop ended.
+  uint64_t end_ns = UINT64_MAX;
+  double wall_seconds = 0;           // the workers' run, on the machine's clock
+  uint64_t replay_start_ns = 0;      // when capture time replay_origin_ts_ns is due
+  uint64_t replay_origin_ts_ns = 0;  // earliest first timestamp of the replayed captures
+  int64_t realtime_offset_ns = 0;    // CLOCK_REALTIME minus the data-path clock
+  std::atomic<bool> stop{false};
+
+  const std::string& port_label(uint16_t p) const { return ports[p]->cfg->name; }
+  const std::string& switch_label(uint16_t p) const {
+    return switches[ports[p]->switch_index].cfg->name;
+  }
+  PortTotals port_totals(uint16_t p) const {
+    PortTotals t;
+    for (const auto& w : workers) t.add(w->counters[p]);
+    return t;
+  }
+};
+
+// Sets the peer MAC (owner lcore, or before the workers start) and rebuilds
+// the port's Ethernet header.
+void set_peer_mac(PortRuntime& p, const MacAddr& peer);
+
+// Global index of the port "sw/port" (after the ports are created), or -1.
+int find_port(const Runtime& rt, const PortRef& ref);
+
+// The data path's instant for the machine's `real_ns`: the machine's in real
+// time; in exact fabric time the worker's own `now`.
+uint64_t data_path_now_ns(const Runtime& rt, uint64_t real_ns);
+
+// Exact fabric time: the fixed instant fabric time starts at (1 s, so that
+// no time is 0, which some state takes as "never"), whatever the machine's
+// clock says; and whether the run is in exact time.
+constexpr uint64_t kExactEpochNs = 1'000'000'000;
+inline bool exact_time(const Runtime& rt) { return rt.config.clock.mode == ClockMode::kExact; }
+
+// The MAC of PortRuntime::peer_mac's packed form (low 48 bits).
+MacAddr unpack_mac(uint64_t packed);
+
+// TSC cycles per second, measured against the kernel's monotonic clock.
+uint64_t calibrate_tsc_hz();
+
+// Monotonic nanoseconds from the TSC; the one clock of the data path.
+class TscClock {
+ public:
+  explicit TscClock(uint64_t hz);
+  uint64_t now_ns() const;
+  uint64_t to_ns(uint64_t cycles) const {
+    return static_cast<uint64_t>((static_cast<unsigned __int128>(cycles) * mult_) >> kShift);
+  }
+
+ private:
+  static constexpr unsigned kShift = 32;
+  uint64_t mult_;
+};
+
+}  // namespace sluice

@@ -1,0 +1,587 @@
+#include "switch/runtime/runtime_builder.h"
+
+#include <rte_bus.h>
+#include <rte_dev.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <map>
+
+#include "lib/mechanisms/bfc/hop_rtt.h"
+#include "lib/common/seeds.h"
+#include "lib/config/config_validate.h"
+#include "lib/config/default_workers.h"
+#include "lib/config/memory_estimate.h"
+#include "lib/emulator/hosts/transport_check.h"
+#include "lib/emulator/hosts/transport_factory.h"
+#include "lib/emulator/link/link_ring.h"
+#include "lib/net/ethertypes.h"
+#include "lib/mechanisms/pfc/pfc_classes.h"
+#include "lib/mechanisms/tcd/tcd_params.h"
+#include "lib/tm/class_map.h"
+#include "switch/mechanisms/bfc/bfc_builder.h"
+#include "switch/mechanisms/dibs/dibs_builder.h"
+#include "switch/mechanisms/floodgate/floodgate_builder.h"
+#include "switch/mechanisms/flowtune/flowtune_builder.h"
+
+namespace sluice {
+namespace {
+
+constexpr uint16_t kRxDescriptors = 1024;
+constexpr uint16_t kTxDescriptors = 1024;
+constexpr unsigned kMbufCache = 256;
+
+std::string device_name(const std::string& device) { return device.substr(0, device.find(',')); }
+
+std::string port_ref(const SwitchConfig& s, const PortConfig& p) { return s.name + "/" + p.name; }
+
+// Finds the ethdev for a device string, probing it if EAL has not already.
+std::string find_or_probe(const std::string& device, uint16_t* port_id) {
+  const std::string name = device_name(device);
+  if (rte_eth_dev_get_port_by_name(name.c_str(), port_id) == 0) return "";
+  int rc = rte_dev_probe(device.c_str());
+  if (rc != 0) return "cannot probe device \"" + device + "\": " + rte_strerror(-rc);
+  if (rte_eth_dev_get_port_by_name(name.c_str(), port_id) != 0)
+    return "device \"" + device + "\" probed but no ethdev named \"" + name + "\" appeared";
+  return "";
+}
+
+// The mbuf pool on NUMA socket `socket`, created on first use with `mbufs`
+// buffers of `mbuf_size` bytes of frame room (plus the headroom).
+std::string pool_on_socket(Runtime& rt, unsigned socket, rte_mempool** out) {
+  if (socket >= RTE_MAX_NUMA_NODES)
+    return "NUMA socket " + std::to_string(socket) + " beyond DPDK's RTE_MAX_NUMA_NODES";
+  if (rt.pools.size() <= socket) rt.pools.resize(socket + 1, nullptr);
+  if (rt.pools[socket] == nullptr) {
+    // mbuf_size is the frame room; the headroom comes on top (at most 16 bits).
+    static_assert(kMaxMbufSize + RTE_PKTMBUF_HEADROOM <= UINT16_MAX);
+    const auto room = static_cast<uint16_t>(rt.config.mbuf_size + RTE_PKTMBUF_HEADROOM);
+    const std::string name = "sluice_mbufs_s" + std::to_string(socket);
+    rt.pools[socket] = rte_pktmbuf_pool_create(name.c_str(), rt.config.mbufs, kMbufCache, 0, room,
+                                               static_cast<int>(socket));
+    if (rt.pools[socket] == nullptr)
+      return "cannot create the mbuf pool on NUMA socket " + std::to_string(socket) + ": " +
+             rte_strerror(rte_errno) +
+             " (give EAL more memory on that socket with -m or --socket-mem, or lower 'mbufs' "
+             "or 'mbuf_size')";
+  }
+  *out = rt.pools[socket];
+  return "";
+}
+
+// Where the port's data carries the 6-byte 0x88B6 shim (StagePlan::data_shim:
+// between BFC switches, and DIBS switches counting detours), so does its
+// peer's: a full-size frame is `mtu` + 6 bytes past its Ethernet header,
+// which the device must receive. A device that cannot (net_memif takes
+// 1518-byte frames at most) keeps `mtu`, with a warning: it may then drop
+// full-size frames from a sluice peer.
+uint32_t receive_mtu(const SwitchConfig& sw, const PortConfig& pc, const rte_eth_dev_info& info) {
+  if (!plan_stages(sw, pc).data_shim) return pc.mtu;
+  // The L2 overhead DPDK adds to an MTU to check it against max_rx_pktlen.
+  const uint32_t overhead = info.max_mtu != UINT16_MAX && info.max_rx_pktlen > info.max_mtu
+                                ? info.max_rx_pktlen - info.max_mtu
+                                : RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+  const uint32_t mtu = pc.mtu + kSluiceShimLen;
+  if (mtu <= info.max_mtu && mtu + overhead <= info.max_rx_pktlen) return mtu;
+  std::fprintf(stderr,
+               "sluice: warning: %s/%s: the device receives at most %u-byte frames, so full-size "
+               "frames from a sluice peer (mtu %u + the 6-byte 0x88B6 shim) may be dropped by it; "
+               "lower the port's mtu by 6 on both sides\n",
+               sw.name.c_str(), pc.name.c_str(), info.max_rx_pktlen, pc.mtu);
+  return pc.mtu;
+}
+
+std::string start_ethdev(Runtime& rt, PortRuntime& p) {
+  const std::string& device = p.cfg->device;
+  std::string err = find_or_probe(device, &p.eth_port);
+  if (!err.empty()) return err;
+  const uint16_t id = p.eth_port;
+  // The device receives frames up to the port's mtu (DPDK's default is 1500):
+  // jumbo frames need `mtu` here and an `mbuf_size` that holds them.
+  rte_eth_dev_info info{};
+  int rc = rte_eth_dev_info_get(id, &info);
+  if (rc != 0) return "device info of " + device + ": " + rte_strerror(-rc);
+  const uint32_t mtu = receive_mtu(rt.config.switches[p.switch_index], *p.cfg, info);
+  if (mtu < info.min_mtu || mtu > info.max_mtu)
+    return "mtu " + std::to_string(mtu) + (mtu != p.cfg->mtu ? " (mtu + the 6-byte shim)" : "") +
+           " outside what " + device + " supports (" + std::to_string(info.min_mtu) + ".." +
+           std::to_string(info.max_mtu) + ")";
+  rte_eth_conf conf{};
+  conf.rxmode.mtu = mtu;
+  rc = rte_eth_dev_configure(id, 1, 1, &conf);
+  if (rc != 0) return "configure " + device + ": " + rte_strerror(-rc);
+  uint16_t nb_rx = kRxDescriptors, nb_tx = kTxDescriptors;
+  rte_eth_dev_adjust_nb_rx_tx_desc(id, &nb_rx, &nb_tx);
+  // Descriptors and mbufs on the device's NUMA socket; a device with none
+  // (virtual devices, SOCKET_ID_ANY) uses the main lcore's.
+  const int socket = rte_eth_dev_socket_id(id);
+  const unsigned s = socket < 0 ? rte_socket_id() : static_cast<unsigned>(socket);
+  err = pool_on_socket(rt, s, &p.rx_pool);
+  if (!err.empty()) return device + ": " + err;
+  rc = rte_eth_rx_queue_setup(id, 0, nb_rx, s, nullptr, p.rx_pool);
+  if (rc != 0) return "rx queue of " + device + ": " + rte_strerror(-rc);
+  rc = rte_eth_tx_queue_setup(id, 0, nb_tx, s, nullptr);
+  if (rc != 0) return "tx queue of " + device + ": " + rte_strerror(-rc);
+  if (p.cfg->mac) {
+    rte_ether_addr a;
+    std::copy(p.cfg->mac->begin(), p.cfg->mac->end(), a.addr_bytes);
+    rte_eth_dev_default_mac_addr_set(id, &a);  // virtual devices may refuse; we use ours anyway
+    p.mac = *p.cfg->mac;
+  } else {
+    rte_ether_addr a;
+    rte_eth_macaddr_get(id, &a);
+    std::copy(a.addr_bytes, a.addr_bytes + 6, p.mac.begin());
+  }
+  rte_eth_promiscuous_enable(id);  // not all PMDs support it; routing does not need it
+  rc = rte_eth_dev_start(id);
+  if (rc != 0) return "start " + device + ": " + rte_strerror(-rc);
+  return "";
+}
+
+// A locally administered MAC for a port that has no device to ask: 02:5c:
+// then switch index, and the global port index.
+MacAddr generated_mac(size_t switch_index, size_t port_index) {
+  return MacAddr{0x02,
+                 0x5c,
+                 static_cast<uint8_t>(switch_index),
+                 0,
+                 static_cast<uint8_t>(port_index >> 8),
+                 static_cast<uint8_t>(port_index)};
+}
+
+// The emulated host sends no faster than its link, from per-destination or
+// per-flow queues, and honours what sluice sends it (PAUSE, PFC per class,
+// BFC per queue for a BFC NIC). Its PFC classes are the switch's.
+void set_host_nic(PcapPort& pcap, const SwitchConfig& sc, const PortConfig& pc) {
+  HostNicConfig nic;
+  nic.rate_bps = pc.rate_bps;
+  nic.overhead_bytes = pc.wire_overhead_bytes;
+  nic.queues = pc.nic.queues;
+  nic.capacity = pc.nic.frames;
+  // The NIC keeps an idle queue as a BFC switch keeps a flow's (2 x hop RTT).
+  nic.sticky_ns = bfc_sticky_ns(pc.nic.sticky_ns, pc.hop_rtt_ns);
+  nic.bfc = pc.nic.mode == NicMode::kBfc;
+  nic.floodgate = pc.nic.mode == NicMode::kFloodgate;
+  const uint32_t queues = sc.tm.queues_per_port;
+  std::array<uint8_t, 64> by_dscp;
+  for (uint8_t d = 0; d < 64; ++d)
+    by_dscp[d] = priority_of_queue(queue_for_class(sc.tm.class_mapping, d, queues), queues);
+  pcap.set_host_nic(nic, pc.nic.queue_by, by_dscp);
+}
+
+// Exact time: how much of a replayed frame is ever seen. Only the captures
+// read payload (every rule reads headers, and exact time has no device
+// port), so a frame needs no more copied than the longest capture keeps,
+// with room for the headers a hop may add or strip; 0 (all of it) when a
+// capture keeps whole frames.
+uint32_t replay_copy_bytes(const Config& c) {
+  constexpr uint32_t kHeaderRoom = 64;
+  uint32_t most = 0;
+  for (const SwitchConfig& sw : c.switches) {
+    for (const PortConfig& p : sw.ports) {
+      if (p.pcap && !p.pcap->tx_path.empty()) most = std::max(most, p.pcap->snaplen);
+    }
+  }
+  return most >= kPcapWriteSnaplen - kHeaderRoom ? 0 : most + kHeaderRoom;
+}
+
+// A transport host's own MAC when the configuration gives none: 02:5d:
+// then switch index and global port index (the port's is 02:5c:...).
+MacAddr host_mac(size_t switch_index, size_t port_index) {
+  MacAddr m = generated_mac(switch_index, port_index);
+  m[1] = 0x5d;
+  return m;
+}
+
+// The port's host runs the configuration's transport on its flows.
+void set_transport_host(Runtime& rt, PortRuntime& p, const std::vector<FlowListEntry>& flows) {
+  const PortConfig& pc = *p.cfg;
+  const TransportConfig& t = rt.config.transport;
+  auto maker = std::make_unique<ConfiguredTransport>(
+      t, transport_context(t, pc.rate_bps, pc.wire_overhead_bytes));
+  auto host = std::make_unique<TransportHost>(*pc.peer_ipv4, flows, *maker);
+  rt.transport_makers.push_back(std::move(maker));
+  const MacAddr own = pc.peer_mac ? *pc.peer_mac : host_mac(p.switch_index, p.index);
+  FrameAddrs a{};
+  std::memcpy(a.dst_mac, p.mac.data(), 6);
+  std::memcpy(a.src_mac, own.data(), 6);
+  a.src_ip = *pc.peer_ipv4;
+  a.ttl = t.ttl;
+  p.pcap->set_transport_host(std::move(host), a, t.data_dscp, t.ack_dscp);
+  // The host answers no ARP: the switch knows its MAC from the start.
+  if (!pc.peer_mac) set_peer_mac(p, own);
+}
+
+std::string create_ports(Runtime& rt) {
+  const uint32_t copy_bytes = replay_copy_bytes(rt.config);
+  std::vector<FlowListEntry> flows;
+  {
+    std::vector<ConfigError> errors;
+    if (!check_transport_flows(rt.config, &flows, &errors)) return errors.front().to_string();
+  }
+  for (size_t si = 0; si < rt.config.switches.size(); ++si) {
+    const SwitchConfig& sc = rt.config.switches[si];
+    SwitchRuntime& sw = rt.switches[si];
+    for (const PortConfig& pc : sc.ports) {
+      auto p = std::make_unique<PortRuntime>();
+      p->index = static_cast<uint16_t>(rt.ports.size());
+      p->switch_index = static_cast<uint16_t>(si);
+      p->cfg = &pc;
+      p->mtu = pc.mtu;
+      if (!pc.link_peer.empty()) {
+        p->kind = PortKind::kLink;
+        p->mac = pc.mac ? *pc.mac : generated_mac(si, rt.ports.size());
+      } else if (pc.pcap) {
+        p->kind = PortKind::kPcap;
+        p->mac = pc.mac ? *pc.mac : generated_mac(si, rt.ports.size());
+        std::string err;
+        p->pcap = PcapPort::open(*pc.pcap, rt.pool, &err);
+        if (!p->pcap) return port_ref(sc, pc) + ": " + err;
+        set_host_nic(*p->pcap, sc, pc);
+        // What leaves toward the host is stamped when its last bit reaches
+        // the host: after the host link's delay (exact time only; else 0).
+        p->pcap_wire =
+            std::make_unique<LinkTiming>(pc.rate_bps, pc.wire_overhead_bytes, pc.link_delay_ns);
+        if (rt.config.clock.mode == ClockMode::kExact)
+          p->pcap->set_exact_link(pc.link_delay_ns, pc.mtu, copy_bytes);
+        if (is_transport_host_port(rt.config, pc)) set_transport_host(rt, *p, flows);
+      } else {
+        std::string err = start_ethdev(rt, *p);
+        if (!err.empty()) return port_ref(sc, pc) + ": " + err;
+      }
+      if (pc.peer_mac) set_peer_mac(*p, *pc.peer_mac);
+      sw.ports.push_back(p->index);
+      rt.ports.push_back(std::move(p));
+    }
+  }
+  return "";
+}
+
+// Global port index of "switch/port", or -1.
+
+std::string assign_workers(Runtime& rt) {
+  std::vector<unsigned> lcores;
+  unsigned lc;
+  RTE_LCORE_FOREACH_WORKER(lc) { lcores.push_back(lc); }
+  if (lcores.empty())
+    return "sluice needs at least one worker lcore besides the main one (e.g. -l 0,1)";
+  std::map<unsigned, unsigned> slot_of_lcore;
+  auto add_worker = [&](unsigned lcore) {
+    auto w = std::make_unique<WorkerRuntime>();
+    w->slot = static_cast<unsigned>(rt.workers.size());
+    w->lcore = lcore;
+    slot_of_lcore[lcore] = w->slot;
+    rt.workers.push_back(std::move(w));
+  };
+  if (rt.config.workers.empty()) {
+    for (unsigned l : lcores) add_worker(l);
+    const std::vector<unsigned> slots =
+        default_port_workers(rt.config, static_cast<unsigned>(rt.workers.size()));
+    for (const auto& p : rt.ports) {
+      const unsigned slot = slots[p->index];
+      p->owner_slot = slot;
+      rt.workers[slot]->ports.push_back(p->index);
+    }
+    return "";
+  }
+  for (const WorkerConfig& wc : rt.config.workers) {
+    if (std::find(lcores.begin(), lcores.end(), wc.lcore) == lcores.end())
+      return "workers: lcore " + std::to_string(wc.lcore) +
+             " is not a worker lcore of this EAL (pass it with -l or --lcores)";
+    add_worker(wc.lcore);
+    WorkerRuntime& w = *rt.workers.back();
+    for (const PortRef& ref : wc.ports) {
+      const int idx = find_port(rt, ref);
+      if (idx < 0) return "workers: unknown port " + ref.sw + "/" + ref.port;
+      rt.ports[idx]->owner_slot = w.slot;
+      w.ports.push_back(static_cast<uint16_t>(idx));
+    }
+  }
+  return "";
+}
+
+std::string create_rings(Runtime& rt) {
+  const size_t n = rt.workers.size();
+  for (auto& w : rt.workers) {
+    w->to.assign(n, nullptr);
+    w->from.assign(n, nullptr);
+    w->counters = std::vector<PortCounters>(rt.ports.size());
+    w->pfc_bytes = std::vector<PfcIngressBytes>(rt.ports.size());
+  }
+  for (size_t a = 0; a < n; ++a) {
+    for (size_t b = 0; b < n; ++b) {
+      if (a == b) continue;
+      const std::string name = "sluice_r" + std::to_string(a) + "_" + std::to_string(b);
+      rte_ring* r =
+          rte_ring_create(name.c_str(), kWorkerRingSlots, static_cast<int>(rte_socket_id()),
+                          RING_F_SP_ENQ | RING_F_SC_DEQ);
+      if (r == nullptr) return "cannot create ring " + name + ": " + rte_strerror(rte_errno);
+      rt.workers[a]->to[b] = r;
+      rt.workers[b]->from[a] = r;
+    }
+  }
+  return "";
+}
+
+// Each internal link gets one ring per direction, produced by the sender's
+// owner lcore and consumed by the receiver's.
+std::string create_links(Runtime& rt) {
+  for (const auto& p : rt.ports) {
+    if (p->kind != PortKind::kLink) continue;
+    const PortConfig& pc = *p->cfg;
+    const size_t slash = pc.link_peer.find('/');
+    const int peer =
+        find_port(rt, PortRef{pc.link_peer.substr(0, slash), pc.link_peer.substr(slash + 1)});
+    if (peer < 0)
+      return rt.switch_label(p->index) + "/" + pc.name + ": no link peer " + pc.link_peer;
+    PortRuntime& q = *rt.ports[peer];
+    set_peer_mac(*p, q.mac);
+    auto d = std::make_unique<LinkDirection>(
+        pc.rate_bps, pc.wire_overhead_bytes, pc.link_delay_ns, pc.link_loss,
+        derive_seed(rt.config.seed, SeedStream::kLinkLoss, p->index));
+    d->fifo_ns = pc.link_fifo_ns;
+    d->rx_port = q.index;
+    const std::string name = "sluice_l" + std::to_string(p->index) + "_" + std::to_string(peer);
+    d->ring = rte_ring_create(name.c_str(), link_ring_size(pc.rate_bps, pc.link_delay_ns),
+                              static_cast<int>(rte_socket_id()), RING_F_SP_ENQ | RING_F_SC_DEQ);
+    if (d->ring == nullptr) return "cannot create ring " + name + ": " + rte_strerror(rte_errno);
+    p->link_out = d.get();
+    q.link_in = d.get();
+    rt.links.push_back(std::move(d));
+  }
+  return "";
+}
+
+// Routes of one switch: connected subnets of port addresses, the ports' own
+// addresses (delivered locally), then the configured routes, which win over a
+// connected route with the same prefix. A route 0.0.0.0/0 is kept beside the
+// LPM table (default_group), so every other route is more specific.
+std::string create_routes(SwitchRuntime& sw) {
+  const SwitchConfig& sc = *sw.cfg;
+  rte_lpm_config lc{};
+  lc.max_rules = lpm_max_rules(sc);
+  lc.number_tbl8s = kLpmTbl8Groups;
+  const std::string name = "sluice_lpm" + std::to_string(sw.index);
+  sw.lpm = rte_lpm_create(name.c_str(), static_cast<int>(rte_socket_id()), &lc);
+  if (sw.lpm == nullptr)
+    return "switch " + sc.name + ": cannot create LPM table (" + rte_strerror(rte_errno) +
+           "); give EAL more memory with -m";
+  std::map<std::vector<uint16_t>, uint32_t> group_ids;
+  auto group_for = [&](std::vector<uint16_t> members) {
+    auto it = group_ids.find(members);
+    if (it != group_ids.end()) return it->second;
+    NextHopGroup16 g;
+    g.size = static_cast<uint16_t>(members.size());
+    std::copy(members.begin(), members.end(), g.ports);
+    sw.groups.push_back(g);
+    const uint32_t id = static_cast<uint32_t>(sw.groups.size() - 1);
+    group_ids.emplace(std::move(members), id);
+    return id;
+  };
+  for (size_t i = 0; i < sc.ports.size(); ++i) {
+    const auto& a = sc.ports[i].ipv4;
+    if (!a) continue;
+    const uint32_t net = a->len == 0 ? 0 : a->addr & ~((1ull << (32 - a->len)) - 1);
+    rte_lpm_add(sw.lpm, net, a->len, group_for({sw.ports[i]}));
+    rte_lpm_add(sw.lpm, a->addr, 32, kLocalNextHop);
+  }
+  for (const RouteConfig& r : sc.routes) {
+    std::vector<uint16_t> members;
+    for (const std::string& pn : r.ports) {
+      for (size_t i = 0; i < sc.ports.size(); ++i)
+        if (sc.ports[i].name == pn) members.push_back(sw.ports[i]);
+    }
+    // Members in ascending port order, as RouteTable and docs/packet-processing.md
+    // define them, so ECMP choices do not depend on how the route lists them.
+    std::sort(members.begin(), members.end());
+    members.erase(std::unique(members.begin(), members.end()), members.end());
+    if (members.size() > kMaxEcmp)
+      return "switch " + sc.name + ": a route has more than " + std::to_string(kMaxEcmp) +
+             " ECMP members";
+    // rte_lpm has no depth 0: the default route is looked up on a miss.
+    if (r.prefix.len == 0) {
+      sw.default_group = group_for(members);
+      continue;
+    }
+    const int rc = rte_lpm_add(sw.lpm, r.prefix.addr, r.prefix.len, group_for(members));
+    if (rc != 0) return "switch " + sc.name + ": cannot add route: " + rte_strerror(-rc);
+  }
+  return "";
+}
+
+// A software loop serves a port every few microseconds and the OS may
+// preempt it for longer, so the bucket holds 200 us of line rate: a hiccup up
+// to that long costs no rate, and the catch-up burst is re-serialised at line
+// rate by the next link (internal links, capture ports, a NIC at that rate).
+// Longer gaps are counted as shaper_lost_ns.
+uint64_t default_burst(uint64_t rate_bps) {
+  return std::max<uint64_t>(64 * 1024, rate_bps / 8 / 5000);
+}
+
+// One shared buffer per (worker, switch), sized in proportion to the ports of
+// the switch the worker owns; then each port's traffic manager.
+void create_traffic_managers(Runtime& rt) {
+  for (auto& w : rt.workers) {
+    w->buffers.resize(rt.switches.size());
+    for (SwitchRuntime& sw : rt.switches) {
+      size_t owned = 0;
+      for (uint16_t p : sw.ports) owned += rt.ports[p]->owner_slot == w->slot;
+      if (owned == 0) continue;
+      const uint64_t size = sw.cfg->buffer.size_bytes * owned / sw.ports.size();
+      w->buffers[sw.index] = std::make_unique<SharedBuffer>(size, sw.cfg->buffer.dt_alpha);
+    }
+  }
+  for (auto& p : rt.ports) {
+    const SwitchConfig& sc = *rt.switches[p->switch_index].cfg;
+    EgressPortConfig ec;
+    ec.num_queues = sc.tm.queues_per_port;
+    ec.queue_capacity = sc.tm.queue_capacity_packets;
+    ec.scheduler = sc.tm.scheduler;
+    ec.drr_quantum_bytes = sc.tm.drr_quantum_bytes;
+    // An internal link paces itself (LinkTiming, and its FIFO bounds what it
+    // takes): a shaper too would only add a second, burstier clock.
+    ec.rate_bps = p->kind == PortKind::kLink ? 0 : p->cfg->rate_bps;
+    // Exact time is never late, so it needs no catch-up: one frame at a
+    // time, as a real port sends, and room for one ns of line rate: a frame
+    // starts at its due time rounded up to the ns, and the bucket must keep
+    // that fraction for the next frame, or every frame at 100 Gb/s would
+    // take a whole ns too many (1094-byte frames 88 ns apart, not 87.52).
+    const uint64_t burst = rt.config.clock.mode == ClockMode::kExact
+                               ? std::max<uint64_t>(1, (p->cfg->rate_bps + 7'999'999'999) /
+                                                           8'000'000'000)
+                               : default_burst(p->cfg->rate_bps);
+    ec.burst_bytes = p->cfg->shaper_burst_bytes != 0 ? p->cfg->shaper_burst_bytes : burst;
+    ec.wire_overhead_bytes = p->cfg->wire_overhead_bytes;
+    ec.ecn = enqueue_ecn_config(sc);  // none on a TCD switch: TCD marks at departure
+    ec.rng_seed = derive_seed(rt.config.seed, SeedStream::kRed, p->index);
+    SharedBuffer* buf = rt.workers[p->owner_slot]->buffers[p->switch_index].get();
+    p->tm = std::make_unique<EgressPort>(ec, buf);
+    // Its clock starts with the worker's (TcdPort::start).
+    if (sc.tcd.enabled)
+      p->tcd = std::make_unique<TcdPort>(tcd_params(sc, *p->cfg), tcd_codepoints(sc.tcd),
+                                         ec.num_queues, 0);
+  }
+}
+
+PfcMode pfc_mode(PfcGenerationMode m) {
+  switch (m) {
+    case PfcGenerationMode::kPfc:
+      return PfcMode::kPfc;
+    case PfcGenerationMode::kPause:
+      return PfcMode::kPause;
+    case PfcGenerationMode::kOff:
+      break;
+  }
+  return PfcMode::kOff;
+}
+
+// PFC state of every port that takes part (switch mode on, port not opted out).
+std::string create_pfc(Runtime& rt) {
+  for (auto& p : rt.ports) {
+    const SwitchConfig& sc = *rt.switches[p->switch_index].cfg;
+    if (sc.pfc.mode == PfcGenerationMode::kOff || !p->cfg->pfc) continue;
+    // On a BFC switch, BFC owns the switch-facing ports' queue pauses; PFC
+    // only holds back hosts (which BFC cannot pause).
+    if (sc.bfc.enabled && p->cfg->role == PortRole::kSwitch) continue;
+    // An unshaped port still needs a rate to turn quanta into time: assume 100G.
+    const uint64_t rate = p->cfg->rate_bps != 0 ? p->cfg->rate_bps : 100'000'000'000ull;
+    PfcIngressConfig ic;
+    ic.mode = pfc_mode(sc.pfc.mode);
+    ic.priorities = sc.pfc.priorities;
+    ic.xoff_bytes = sc.pfc.xoff_bytes;
+    ic.dynamic_alpha = sc.pfc.dynamic ? sc.pfc.alpha : 0.0;
+    ic.hysteresis_bytes = sc.pfc.hysteresis_bytes != 0 ? sc.pfc.hysteresis_bytes
+                                                       : default_pfc_hysteresis_bytes(p->cfg->mtu);
+    ic.xoff_quanta = sc.pfc.quanta;
+    ic.rate_bps = rate;
+    PfcReactionConfig rc;
+    rc.mode = ic.mode;
+    rc.priorities = sc.pfc.priorities;
+    rc.rate_bps = rate;
+    rc.class_queues = default_class_queues(sc.tm.queues_per_port);
+    try {
+      p->pfc_ingress = std::make_unique<PfcIngress>(ic);
+      p->pfc_reaction = std::make_unique<PfcReaction>(rc);
+    } catch (const std::exception& e) {
+      return sc.name + "/" + p->cfg->name + ": PFC: " + e.what();
+    }
+  }
+  return "";
+}
+
+// Frames one lcore builds to leave another's port (BFC, Floodgate) cross on
+// the owner's control ring; a switch without either needs none.
+std::string create_control_rings(Runtime& rt) {
+  const bool needed = std::any_of(rt.switches.begin(), rt.switches.end(),
+                                  [](const auto& sw) { return sw.bfc_on || sw.fg != nullptr; });
+  if (!needed) return "";
+  for (auto& w : rt.workers) {
+    const std::string name = "sluice_c" + std::to_string(w->slot);
+    w->control_in = rte_ring_create(name.c_str(), kControlRingSlots,
+                                    static_cast<int>(rte_socket_id()), RING_F_SC_DEQ);
+    if (w->control_in == nullptr)
+      return "cannot create ring " + name + ": " + rte_strerror(rte_errno);
+  }
+  return "";
+}
+
+}  // namespace
+
+// Exact fabric time runs on one worker lcore: several would each need the
+// others' instants (docs/testbed.md, "Several lcores", is the plan).
+std::string check_exact_clock(const Runtime& rt) {
+  if (rt.config.clock.mode != ClockMode::kExact || rt.workers.size() <= 1) return "";
+  return "clock.mode exact runs on one worker lcore, but " + std::to_string(rt.workers.size()) +
+         " have ports (give EAL two lcores, e.g. -l 0,1)";
+}
+
+std::string build_runtime(Runtime& rt) {
+  std::string err = pool_on_socket(rt, rte_socket_id(), &rt.pool);
+  if (!err.empty()) return err;
+  rt.switches.resize(rt.config.switches.size());
+  for (size_t i = 0; i < rt.switches.size(); ++i) {
+    rt.switches[i].cfg = &rt.config.switches[i];
+    rt.switches[i].index = static_cast<uint16_t>(i);
+    rt.switches[i].pfc_on = rt.config.switches[i].pfc.mode != PfcGenerationMode::kOff;
+    rt.switches[i].ecmp_salt = derive_seed(rt.config.seed, SeedStream::kEcmp, i);
+  }
+  err = create_ports(rt);
+  if (err.empty()) err = create_links(rt);
+  if (err.empty()) err = assign_workers(rt);
+  if (err.empty()) err = check_exact_clock(rt);
+  if (err.empty()) err = create_rings(rt);
+  for (SwitchRuntime& sw : rt.switches) {
+    if (err.empty()) err = create_routes(sw);
+  }
+  if (err.empty()) create_traffic_managers(rt);
+  if (err.empty()) err = create_pfc(rt);
+  if (err.empty()) err = create_bfc(rt);
+  if (err.empty()) err = create_floodgate(rt);
+  if (err.empty()) err = create_dibs(rt);
+  if (err.empty()) err = create_flowtune(rt);
+  if (err.empty()) err = create_control_rings(rt);
+  for (auto& p : rt.ports) p->plan = plan_stages(*rt.switches[p->switch_index].cfg, *p->cfg);
+  return err;
+}
+
+void release_runtime(Runtime& rt) {
+  for (const auto& p : rt.ports) {
+    if (p->eth_port == kNoEthPort) continue;
+    rte_eth_dev_stop(p->eth_port);
+    rte_eth_dev_close(p->eth_port);
+  }
+  for (SwitchRuntime& sw : rt.switches) rte_lpm_free(sw.lpm);
+  for (auto& w : rt.workers) {
+    for (rte_ring* r : w->to) rte_ring_free(r);
+    rte_ring_free(w->control_in);
+    for (auto& e : w->flowtune) {
+      if (e != nullptr && e->udp() != nullptr) e->udp()->release_rings();
+    }
+  }
+  for (auto& l : rt.links) rte_ring_free(l->ring);
+}
+
+}  // namespace sluice
