@@ -34,7 +34,6 @@
 #include "lib/capture/capture_check.h"
 #include "switch/ops/capture_writer.h"
 #include "switch/ops/cli_options.h"
-#include "switch/mechanisms/flowtune/flowtune_control.h"
 #include "switch/ports/internal_link.h"
 #include "switch/path/mbuf_meta.h"
 #include "switch/runtime/memory_prefault.h"
@@ -136,14 +135,15 @@ std::vector<PortFinal> drain_and_total(Runtime& rt) {
       }
     }
   }
-  // Packets Floodgate holds in VOQs have their egress port chosen.
-  for (SwitchRuntime& sw : rt.switches) {
-    if (sw.fg == nullptr) continue;
-    sw.fg->state->discard([&](const VoqPacket& p) {
-      ++out[p.egress].queued_at_stop;
-      rte_pktmbuf_free(reinterpret_cast<rte_mbuf*>(p.handle));
-    });
-  }
+  // Packets a module holds outside the queues (Floodgate's VOQs) have their
+  // egress port chosen.
+  Modules::each_type([&]<class M>() {
+    if constexpr (requires { M::drain_held(rt, nullptr); })
+      M::drain_held(rt, [&](uint16_t egress, rte_mbuf* m) {
+        ++out[egress].queued_at_stop;
+        rte_pktmbuf_free(m);
+      });
+  });
   // Frames on internal links left one switch and have not reached the next;
   // frames on a capture host's link (its delay, exact time) left the host.
   for (const auto& p : rt.ports) {
@@ -258,8 +258,8 @@ bool setup_queue_trace(Runtime& rt, const CliOptions& opt, std::string* err) {
     *err = "--queue-trace-interval must be 1 ns or more and --queue-trace-max-rows above 0";
     return false;
   }
-  create_queue_traces(rt, ports, static_cast<uint64_t>(interval_ns),
-                      static_cast<size_t>(opt.queue_trace_max_rows));
+  QueueTraceModule::configure(rt, ports, static_cast<uint64_t>(interval_ns),
+                              static_cast<size_t>(opt.queue_trace_max_rows));
   return true;
 }
 
@@ -390,8 +390,10 @@ int run(int argc, char** argv) {
   const TscClock clock(rt->tsc_hz);
   CaptureWriter capture_writer;  // exact time: the worker writes its captures itself
   if (!exact_time(*rt)) capture_writer.start(*rt);
-  FlowtuneControl flowtune_control;
-  flowtune_control.start(*rt);
+  // Modules' own threads (Flowtune's UDP path in real time).
+  Modules::each_type([&]<class M>() {
+    if constexpr (requires { M::start(*rt); }) M::start(*rt);
+  });
   std::vector<std::optional<uint64_t>> steal_before;
   for (auto& w : rt->workers) steal_before.push_back(cpu_steal_ns(rte_lcore_to_cpu_id(w->lcore)));
   // The replay's time origin is taken last, right before the launch, so no
@@ -413,7 +415,9 @@ int run(int argc, char** argv) {
   // signal found it).
   if (exact_time(*rt)) rt->stop_ns = data_path_now_ns(*rt, 0);
   capture_writer.stop();
-  flowtune_control.stop();
+  Modules::each_type([&]<class M>() {
+    if constexpr (requires { M::stop(*rt); }) M::stop(*rt);
+  });
   for (size_t i = 0; i < rt->workers.size(); ++i) {
     const auto after = cpu_steal_ns(rte_lcore_to_cpu_id(rt->workers[i]->lcore));
     if (steal_before[i] && after) rt->workers[i]->steal_ns = int64_t(*after - *steal_before[i]);
@@ -434,7 +438,7 @@ int run(int argc, char** argv) {
     std::fprintf(stderr, "sluice: %s\n", err.c_str());
     rc = 1;
   }
-  if (!opt.queue_trace.empty() && !write_queue_trace(*rt, opt.queue_trace, &err)) {
+  if (!opt.queue_trace.empty() && !QueueTraceModule::write(*rt, opt.queue_trace, &err)) {
     std::fprintf(stderr, "sluice: %s\n", err.c_str());
     rc = 1;
   }

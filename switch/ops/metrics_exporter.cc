@@ -10,10 +10,8 @@
 #include <mutex>
 
 #include "lib/metrics/metric_family.h"
-#include "switch/mechanisms/bfc/bfc_builder.h"
-#include "switch/mechanisms/dibs/dibs_builder.h"
-#include "switch/mechanisms/floodgate/floodgate_builder.h"
-#include "switch/mechanisms/flowtune/flowtune_builder.h"
+#include "switch/mechanisms/registry.h"
+#include "switch/ops/module_reports.h"
 
 namespace sluice {
 namespace {
@@ -22,6 +20,12 @@ using prometheus::ClientMetric;
 using prometheus::MetricFamily;
 using prometheus::MetricType;
 using Labels = MetricLabels;
+
+}  // namespace
+
+MetricLabels port_labels(const Runtime& rt, uint16_t p) {
+  return {{"switch", rt.switch_label(p)}, {"port", rt.port_label(p)}};
+}
 
 // A mechanism's control frames sent and received on a port, one series per
 // frame type.
@@ -53,8 +57,6 @@ ClientMetric histogram_metric(const LatencyHistogram& h, Labels labels) {
   return m;
 }
 
-}  // namespace
-
 class SluiceCollector : public prometheus::Collectable {
  public:
   explicit SluiceCollector(const Runtime& rt)
@@ -67,19 +69,8 @@ class SluiceCollector : public prometheus::Collectable {
   void collect_buffers(std::vector<MetricFamily>& out) const;
   void collect_lcores(std::vector<MetricFamily>& out) const;
   void collect_fidelity(std::vector<MetricFamily>& out) const;
-  void collect_pfc(std::vector<MetricFamily>& out) const;
-  void collect_bfc_ports(std::vector<MetricFamily>& out) const;
-  void collect_bfc_switches(std::vector<MetricFamily>& out) const;
-  void collect_floodgate_ports(std::vector<MetricFamily>& out) const;
-  void collect_floodgate_switches(std::vector<MetricFamily>& out) const;
-  void collect_tcd(std::vector<MetricFamily>& out) const;
-  void collect_dibs(std::vector<MetricFamily>& out) const;
-  void collect_flowtune(std::vector<MetricFamily>& out) const;
-  void collect_flowtune_allocator(std::vector<MetricFamily>& out) const;
   void collect_mbuf_pools(std::vector<MetricFamily>& out) const;
-  Labels port_labels(uint16_t p) const {
-    return {{"switch", rt_.switch_label(p)}, {"port", rt_.port_label(p)}};
-  }
+  Labels port_labels(uint16_t p) const { return sluice::port_labels(rt_, p); }
 
   const Runtime& rt_;
   mutable std::mutex mu_;  // scrapes may come from several civetweb threads
@@ -94,15 +85,9 @@ std::vector<MetricFamily> SluiceCollector::Collect() const {
   collect_buffers(out);
   collect_lcores(out);
   collect_fidelity(out);
-  collect_pfc(out);
-  collect_bfc_ports(out);
-  collect_bfc_switches(out);
-  collect_floodgate_ports(out);
-  collect_floodgate_switches(out);
-  collect_tcd(out);
-  collect_dibs(out);
-  collect_flowtune(out);
-  collect_flowtune_allocator(out);
+  Modules::each_type([&]<class M>() {
+    if constexpr (requires { M::collect(rt_, out); }) M::collect(rt_, out);
+  });
   collect_mbuf_pools(out);
   MetricFamily up = metric_family("sluice_uptime_seconds", "Seconds since the data path started.",
                                   MetricType::Gauge);
@@ -203,423 +188,14 @@ void SluiceCollector::collect_queues(std::vector<MetricFamily>& out) const {
   out.push_back(std::move(res));
 }
 
-void SluiceCollector::collect_pfc(std::vector<MetricFamily>& out) const {
-  auto sent =
-      metric_family("sluice_pfc_frames_sent_total",
-                    "PFC/PAUSE frames sent that carried this priority (XOFF, XON or refresh).",
-                    MetricType::Counter);
-  auto xoff = metric_family("sluice_pfc_xoff_total", "XON to XOFF transitions toward the peer.",
-                            MetricType::Counter);
-  auto recv =
-      metric_family("sluice_pfc_frames_received_total",
-                    "PFC/PAUSE frames received that acted on this priority.", MetricType::Counter);
-  auto paused =
-      metric_family("sluice_pfc_paused_seconds_total",
-                    "Time this port was paused by its peer, per priority.", MetricType::Counter);
-  auto bad = metric_family("sluice_pfc_invalid_frames_total",
-                           "MAC control frames with a short body or an unknown opcode.",
-                           MetricType::Counter);
-  for (const auto& p : rt_.ports) {
-    if (!p->pfc_ingress) continue;
-    const PfcTxStats& tx = p->pfc_ingress->stats();
-    const PfcRxStats& rx = p->pfc_reaction->stats();
-    for (uint32_t slot = 0; slot < kPfcSlots; ++slot) {
-      Labels l = port_labels(p->index);
-      l.push_back({"priority", slot == kAllPriorities ? "all" : std::to_string(slot)});
-      add_metric_value(sent, l, double(tx.sent[slot].get()));
-      add_metric_value(xoff, l, double(tx.xoff[slot].get()));
-      add_metric_value(recv, l, double(rx.received[slot].get()));
-      add_metric_value(paused, l, rx.paused_ns[slot].get() * 1e-9);
-    }
-    add_metric_value(bad, port_labels(p->index), double(rx.invalid.get()));
-  }
-  for (auto* f : {&sent, &xoff, &recv, &paused, &bad}) out.push_back(std::move(*f));
-}
 
-// Flowtune per edge switch (docs/mechanisms/flowtune.md); the pacer's drops
-// are port drops (sluice_port_drops_total, reason pacer_full).
-void SluiceCollector::collect_flowtune(std::vector<MetricFamily>& out) const {
-  struct Item {
-    const char* name;
-    const char* help;
-    MetricType type;
-    uint64_t FlowtuneTotals::*value;
-  };
-  static const Item kItems[] = {
-      {"sluice_flowtune_flowlets_started_total", "Flowlets that started (FLOWLET_START).",
-       MetricType::Counter, &FlowtuneTotals::flowlets_started},
-      {"sluice_flowtune_flowlets_ended_total", "Flowlets that ended after the idle gap.",
-       MetricType::Counter, &FlowtuneTotals::flowlets_ended},
-      {"sluice_flowtune_active_flowlets", "Flowlets the edge tracks now.", MetricType::Gauge,
-       &FlowtuneTotals::active_flowlets},
-      {"sluice_flowtune_untracked_packets_total",
-       "Packets forwarded unpaced and unreported: the flowlet table's bucket was full.",
-       MetricType::Counter, &FlowtuneTotals::table_full},
-      {"sluice_flowtune_paced_packets_total", "Packets within their flow's rate, sent at once.",
-       MetricType::Counter, &FlowtuneTotals::paced},
-      {"sluice_flowtune_held_packets_total", "Packets the pacer held until their time.",
-       MetricType::Counter, &FlowtuneTotals::held},
-      {"sluice_flowtune_unpaced_packets_total", "Packets of flows with no fresh rate.",
-       MetricType::Counter, &FlowtuneTotals::unpaced},
-      {"sluice_flowtune_flushed_packets_total",
-       "Held packets sent at once: their flow's lease ran out.", MetricType::Counter,
-       &FlowtuneTotals::flushed},
-      {"sluice_flowtune_ecn_marks_total", "Held packets marked CE above the pacer's threshold.",
-       MetricType::Counter, &FlowtuneTotals::marked},
-      {"sluice_flowtune_pacer_queue_packets", "Packets the pacer holds now.", MetricType::Gauge,
-       &FlowtuneTotals::held_now},
-      {"sluice_flowtune_datagrams_sent_total", "FLOWLET_START/END datagrams sent.",
-       MetricType::Counter, &FlowtuneTotals::datagrams_sent},
-      {"sluice_flowtune_send_errors_total", "Datagrams to the allocator the kernel refused.",
-       MetricType::Counter, &FlowtuneTotals::send_errors},
-      {"sluice_flowtune_events_lost_total",
-       "Flowlet events or rates lost: the ring between an lcore and the control thread was full.",
-       MetricType::Counter, &FlowtuneTotals::events_lost},
-      {"sluice_flowtune_datagrams_received_total", "Datagrams received from the allocator.",
-       MetricType::Counter, &FlowtuneTotals::datagrams_received},
-      {"sluice_flowtune_rate_updates_total", "RATE_UPDATE entries applied.", MetricType::Counter,
-       &FlowtuneTotals::rate_updates},
-      {"sluice_flowtune_stale_rate_updates_total",
-       "RATE_UPDATE entries for a flowlet that had ended.", MetricType::Counter,
-       &FlowtuneTotals::stale_updates},
-      {"sluice_flowtune_bad_messages_total",
-       "Datagrams from the allocator dropped: malformed, or not a RATE_UPDATE.",
-       MetricType::Counter, &FlowtuneTotals::malformed},
-  };
-  std::vector<MetricFamily> families;
-  for (const Item& item : kItems)
-    families.push_back(metric_family(item.name, item.help, item.type));
-  for (const SwitchRuntime& sw : rt_.switches) {
-    if (!sw.cfg->flowtune.enabled) continue;
-    FlowtuneTotals t = flowtune_totals(rt_, sw);
-    t.malformed += t.unexpected;
-    for (size_t i = 0; i < families.size(); ++i)
-      add_metric_value(families[i], {{"switch", sw.cfg->name}}, double(t.*kItems[i].value));
-  }
-  for (auto& f : families) out.push_back(std::move(f));
-}
 
-// Flowtune's allocator in the fabric (exact time; docs/mechanisms/
-// flowtune.md, "The allocator in the fabric"): the names of sluice-
-// allocator's metrics under sluice_flowtune_allocator_.
-void SluiceCollector::collect_flowtune_allocator(std::vector<MetricFamily>& out) const {
-  if (!rt_.flowtune_allocator) return;
-  const flowtune::FabricAllocatorCounters& c = rt_.flowtune_allocator->counters();
-  auto one = [&](const char* name, const char* help, MetricType type, uint64_t v) {
-    auto f = metric_family(name, help, type);
-    add_metric_value(f, {}, double(v));
-    out.push_back(std::move(f));
-  };
-  one("sluice_flowtune_allocator_flows", "Live flows at the allocator in the fabric.",
-      MetricType::Gauge, c.core.flows.get());
-  one("sluice_flowtune_allocator_hosts", "Host addresses the allocator has seen.",
-      MetricType::Gauge, c.core.hosts.get());
-  one("sluice_flowtune_allocator_iterations_total", "NED iterations run.", MetricType::Counter,
-      c.core.iterations.get());
-  one("sluice_flowtune_allocator_updates_sent_total",
-      "Rates sent to the edges (threshold crossings and lease re-sends).", MetricType::Counter,
-      c.core.updates.get());
-  one("sluice_flowtune_allocator_lease_resends_total",
-      "Rates re-sent because the lease was about to expire.", MetricType::Counter,
-      c.core.lease_resends.get());
-  one("sluice_flowtune_allocator_update_messages_total",
-      "RATE_UPDATE datagrams the rates would fill (183 entries each, per edge and pass).",
-      MetricType::Counter, c.update_messages.get());
-  one("sluice_flowtune_allocator_update_bytes_total",
-      "Bytes of those datagrams, IPv4 and UDP headers (28) included.", MetricType::Counter,
-      c.update_bytes.get());
-  auto entries = metric_family("sluice_flowtune_allocator_flowlet_entries_total",
-                               "FLOWLET_START / FLOWLET_END entries that reached the allocator, "
-                               "by outcome.",
-                               MetricType::Counter);
-  add_metric_value(entries, {{"type", "flowlet_start"}, {"outcome", "added"}},
-                   double(c.core.starts.get()));
-  add_metric_value(entries, {{"type", "flowlet_start"}, {"outcome", "duplicate"}},
-                   double(c.core.start_duplicate.get()));
-  add_metric_value(entries, {{"type", "flowlet_start"}, {"outcome", "refused"}},
-                   double(c.core.start_refused.get()));
-  add_metric_value(entries, {{"type", "flowlet_end"}, {"outcome", "removed"}},
-                   double(c.core.ends.get()));
-  add_metric_value(entries, {{"type", "flowlet_end"}, {"outcome", "unknown"}},
-                   double(c.core.end_unknown.get()));
-  out.push_back(std::move(entries));
-  auto lost = metric_family("sluice_flowtune_allocator_lost_total",
-                            "Control messages lost because more were in flight than the control "
-                            "path holds, by direction.",
-                            MetricType::Counter);
-  add_metric_value(lost, {{"direction", "to_allocator"}}, double(c.news_lost.get()));
-  add_metric_value(lost, {{"direction", "to_edges"}}, double(c.rates_lost.get()));
-  out.push_back(std::move(lost));
-}
 
-// DIBS per port and per switch (docs/mechanisms/dibs.md); detour drops are
-// also port drops (sluice_port_drops_total, reason detour_*).
-void SluiceCollector::collect_dibs(std::vector<MetricFamily>& out) const {
-  auto detours = metric_family(
-      "sluice_dibs_detours_total",
-      "Packets detoured into this port's queue instead of dropped elsewhere.", MetricType::Counter);
-  auto drops =
-      metric_family("sluice_dibs_detour_drops_total",
-                    "Refused packets DIBS could not detour, by reason.", MetricType::Counter);
-  auto per_packet = metric_family("sluice_dibs_detours_per_packet",
-                                  "Detours each packet had taken when it left the fabric here.",
-                                  MetricType::Histogram);
-  for (const SwitchRuntime& sw : rt_.switches) {
-    if (!sw.dibs) continue;
-    for (uint16_t p : sw.ports)
-      add_metric_value(detours, port_labels(p), double(dibs_port_detours(rt_, p)));
-    const DibsSwitchTotals t = dibs_switch_totals(rt_, sw);
-    const Labels l = {{"switch", sw.cfg->name}};
-    for (unsigned k = 0; k < kDetourDropCount; ++k) {
-      Labels lk = l;
-      lk.push_back(
-          {"reason", std::string(drop_reason_name(drop_reason_of(static_cast<DetourDrop>(k))))});
-      add_metric_value(drops, lk, double(t.drops[k]));
-    }
-    ClientMetric m;
-    m.label = l;
-    uint64_t cumulative = 0;
-    for (unsigned b = 0; b < kDetourBuckets; ++b) {
-      cumulative += t.buckets[b];
-      if (b + 1 == kDetourBuckets) continue;  // 255: the serializer's +Inf
-      ClientMetric::Bucket bucket;
-      bucket.cumulative_count = cumulative;
-      bucket.upper_bound = kDetourBucketUpper[b];
-      m.histogram.bucket.push_back(bucket);
-    }
-    m.histogram.sample_count = cumulative;
-    m.histogram.sample_sum = double(t.exit_detours);
-    per_packet.metric.push_back(std::move(m));
-  }
-  for (auto* f : {&detours, &drops, &per_packet}) out.push_back(std::move(*f));
-}
 
-// TCD per egress port, summed over its queues (docs/mechanisms/tcd.md).
-void SluiceCollector::collect_tcd(std::vector<MetricFamily>& out) const {
-  auto time = metric_family("sluice_tcd_state_seconds_total",
-                            "Queue-time in each TCD state, summed over the port's data queues.",
-                            MetricType::Counter);
-  auto moves = metric_family("sluice_tcd_transitions_total",
-                             "TCD state changes of the port's queues.", MetricType::Counter);
-  auto pauses = metric_family("sluice_tcd_pauses_total",
-                              "ON to OFF transitions of the port's queues.", MetricType::Counter);
-  auto marks = metric_family("sluice_tcd_marks_total",
-                             "Packets TCD re-marked at departure, by codepoint written (ce, ue).",
-                             MetricType::Counter);
-  auto on =
-      metric_family("sluice_tcd_on_period_seconds",
-                    "ON periods of the port's queues (resume to next pause), to check max_T_on.",
-                    MetricType::Histogram);
-  constexpr TcdState kStates[] = {TcdState::kNonCongestion, TcdState::kCongestion,
-                                  TcdState::kUndetermined};
-  for (const auto& p : rt_.ports) {
-    if (!p->tcd) continue;
-    const TcdPort& t = *p->tcd;
-    const Labels l = port_labels(p->index);
-    for (TcdState s : kStates) {
-      Labels ls = l;
-      ls.push_back({"state", tcd_state_name(s)});
-      add_metric_value(time, ls, t.time_ns(s) * 1e-9);
-      for (TcdState to : kStates) {
-        if (to == s) continue;
-        Labels lt = l;
-        lt.push_back({"from", tcd_state_name(s)});
-        lt.push_back({"to", tcd_state_name(to)});
-        add_metric_value(moves, lt, double(t.transitions(s, to)));
-      }
-    }
-    add_metric_value(pauses, l, double(t.pauses()));
-    Labels lc = l, lu = l;
-    lc.push_back({"codepoint", "ce"});
-    lu.push_back({"codepoint", "ue"});
-    add_metric_value(marks, lc, double(t.marker().ce_marks.get()));
-    add_metric_value(marks, lu, double(t.marker().ue_marks.get()));
-    LatencyHistogram h;
-    t.add_on_periods(&h);
-    on.metric.push_back(histogram_metric(h, l));
-  }
-  for (auto* f : {&time, &moves, &pauses, &marks, &on}) out.push_back(std::move(*f));
-}
 
-void SluiceCollector::collect_bfc_ports(std::vector<MetricFamily>& out) const {
-  auto sent = metric_family("sluice_bfc_frames_sent_total",
-                            "BFC frames sent out of this port to its upstream, by type.",
-                            MetricType::Counter);
-  auto recv = metric_family("sluice_bfc_frames_received_total",
-                            "BFC frames from this port's downstream that were applied, by type.",
-                            MetricType::Counter);
-  auto lost =
-      metric_family("sluice_bfc_frames_lost_total",
-                    "BFC frames built for this port but not queued (no mbuf, peer MAC unknown, "
-                    "control ring full); the next bitmap repairs them.",
-                    MetricType::Counter);
-  auto held = metric_family("sluice_bfc_paused_upstream_queues",
-                            "Upstream queues this switch holds paused through this ingress port.",
-                            MetricType::Gauge);
-  auto paused =
-      metric_family("sluice_bfc_paused_queues",
-                    "Data queues of this egress port paused by its downstream.", MetricType::Gauge);
-  auto active =
-      metric_family("sluice_bfc_active_queues",
-                    "Non-empty, non-paused data queues of this egress port (N_active), as of "
-                    "its last enqueue.",
-                    MetricType::Gauge);
-  auto th = metric_family("sluice_bfc_threshold_bytes",
-                          "Pause threshold Th of this egress port, as of its last enqueue.",
-                          MetricType::Gauge);
-  auto repairs = metric_family(
-      "sluice_bfc_bitmap_repairs_total",
-      "Queue holds a BFC bitmap from this port's downstream changed: a pause or resume frame "
-      "that never arrived, by kind (pause, resume).",
-      MetricType::Counter);
-  auto unknown =
-      metric_family("sluice_bfc_bitmap_unknown_queues_total",
-                    "BFC bitmaps from this port's downstream that paused queues the port "
-                    "lacks; those bits were ignored and the rest applied.",
-                    MetricType::Counter);
-  for (const auto& p : rt_.ports) {
-    if (p->bfc == nullptr) continue;
-    const PortTotals t = rt_.port_totals(p->index);
-    const Labels l = port_labels(p->index);
-    add_frames_by_type(sent, recv, l, kBfcFrameTypes, t.bfc_sent, t.bfc_received);
-    add_metric_value(lost, l, double(t.control_lost));
-    int holds = 0;
-    for (const auto& w : rt_.workers) {
-      if (const BfcShard* s = w->bfc[p->switch_index].get())
-        holds += std::popcount(s->counters().paused_mask(p->index));
-    }
-    add_metric_value(held, l, holds);
-    add_metric_value(paused, l,
-                     p->bfc_upstream ? std::popcount(p->bfc_upstream->paused_mask()) : 0);
-    add_metric_value(active, l, double(p->bfc->last_active_queues(p->index)));
-    add_metric_value(th, l, double(p->bfc->last_threshold(p->index)));
-    if (p->bfc_upstream == nullptr) continue;
-    const UpstreamPauseState& u = *p->bfc_upstream;
-    add_metric_value(unknown, l, double(u.unknown_queue_bitmaps.get()));
-    Labels kind = l;
-    kind.push_back({"kind", "pause"});
-    add_metric_value(repairs, kind, double(u.bitmap_repaired_pauses.get()));
-    kind.back().value = "resume";
-    add_metric_value(repairs, kind, double(u.bitmap_repaired_resumes.get()));
-  }
-  for (auto* f : {&sent, &recv, &lost, &held, &paused, &active, &th, &unknown, &repairs})
-    out.push_back(std::move(*f));
-}
 
-void SluiceCollector::collect_bfc_switches(std::vector<MetricFamily>& out) const {
-  auto entries = metric_family("sluice_bfc_flow_table_entries", "Size of the BFC flow table.",
-                               MetricType::Gauge);
-  auto occupied =
-      metric_family("sluice_bfc_flow_table_occupied",
-                    "Flow-table entries with packets in the switch.", MetricType::Gauge);
-  auto index_coll =
-      metric_family("sluice_bfc_flow_table_collisions_total",
-                    "Flows that found their flow-table entry held by another flow with "
-                    "packets in the switch.",
-                    MetricType::Counter);
-  auto queue_coll = metric_family(
-      "sluice_bfc_queue_collisions_total",
-      "Dynamic assignments that found no empty queue and took a random one.", MetricType::Counter);
-  for (const SwitchRuntime& sw : rt_.switches) {
-    if (!sw.bfc_on) continue;
-    const BfcSwitchTotals t = bfc_switch_totals(rt_, sw);
-    const Labels l = {{"switch", sw.cfg->name}};
-    add_metric_value(entries, l, double(t.flow_table_entries));
-    add_metric_value(occupied, l, double(t.flow_table_occupied));
-    add_metric_value(index_coll, l, double(t.index_collisions));
-    add_metric_value(queue_coll, l, double(t.queue_collisions));
-  }
-  for (auto* f : {&entries, &occupied, &index_coll, &queue_coll}) out.push_back(std::move(*f));
-}
 
-void SluiceCollector::collect_floodgate_ports(std::vector<MetricFamily>& out) const {
-  auto sent =
-      metric_family("sluice_floodgate_frames_sent_total",
-                    "Floodgate frames sent out of this port (credit to the upstream, sync to "
-                    "the downstream, dstPause to a host), by type.",
-                    MetricType::Counter);
-  auto recv = metric_family("sluice_floodgate_frames_received_total",
-                            "Floodgate frames received on this port and applied (credit from the "
-                            "downstream, sync from the upstream), by type.",
-                            MetricType::Counter);
-  auto credit_sent = metric_family(
-      "sluice_floodgate_credit_sent_bytes_total",
-      "Credit (data bytes) this port's FG_CREDIT frames returned upstream.", MetricType::Counter);
-  auto credit_recv = metric_family("sluice_floodgate_credit_received_bytes_total",
-                                   "Credit (data bytes) received on this port from its downstream.",
-                                   MetricType::Counter);
-  auto lost = metric_family(
-      "sluice_floodgate_credit_lost_bytes_total",
-      "Credit (data bytes) owed this port's upstream that could not be kept (the port's "
-      "pending list full of destinations it could not send); only sync heals it.",
-      MetricType::Counter);
-  auto wire = metric_family("sluice_floodgate_control_bytes_total",
-                            "Wire bytes of the Floodgate frames sent out of this port (overhead).",
-                            MetricType::Counter);
-  for (const auto& p : rt_.ports) {
-    if (!p->plan.fg_credit) continue;
-    const PortTotals t = rt_.port_totals(p->index);
-    const Labels l = port_labels(p->index);
-    add_frames_by_type(sent, recv, l, kFgFrameTypes, t.fg_sent, t.fg_received);
-    add_metric_value(credit_sent, l, double(t.fg_credit_sent_bytes));
-    add_metric_value(credit_recv, l, double(t.fg_credit_received_bytes));
-    add_metric_value(lost, l, double(t.fg_credit_lost_bytes));
-    add_metric_value(wire, l, double(t.fg_control_tx_bytes));
-  }
-  for (auto* f : {&sent, &recv, &credit_sent, &credit_recv, &lost, &wire})
-    out.push_back(std::move(*f));
-}
 
-void SluiceCollector::collect_floodgate_switches(std::vector<MetricFamily>& out) const {
-  struct Row {
-    const char* name;
-    const char* help;
-    MetricType type;
-    uint64_t FloodgateSwitchTotals::*field;
-  };
-  static constexpr Row kRows[] = {
-      {"sluice_floodgate_windows_in_use", "Destination windows below their initial value.",
-       MetricType::Gauge, &FloodgateSwitchTotals::windows_in_use},
-      {"sluice_floodgate_window_outstanding_bytes",
-       "Sum over windows of initial minus current: bytes in flight beyond this switch.",
-       MetricType::Gauge, &FloodgateSwitchTotals::window_outstanding_bytes},
-      {"sluice_floodgate_voqs_in_use", "VOQs mapped by a destination.", MetricType::Gauge,
-       &FloodgateSwitchTotals::voqs_in_use},
-      {"sluice_floodgate_voq_packets", "Packets waiting in VOQs.", MetricType::Gauge,
-       &FloodgateSwitchTotals::voq_packets},
-      {"sluice_floodgate_voq_bytes", "Bytes waiting in VOQs (charged to the shared buffer).",
-       MetricType::Gauge, &FloodgateSwitchTotals::voq_bytes},
-      {"sluice_floodgate_held_packets_total", "Packets that waited in a VOQ.", MetricType::Counter,
-       &FloodgateSwitchTotals::held_packets},
-      {"sluice_floodgate_uncontrolled_packets_total",
-       "Packets sent without a window because the window table was full.", MetricType::Counter,
-       &FloodgateSwitchTotals::uncontrolled_packets},
-      {"sluice_floodgate_invalid_credit_bytes_total",
-       "Credit refused: for a destination without a window, or beyond its initial value.",
-       MetricType::Counter, &FloodgateSwitchTotals::invalid_credit_bytes},
-      {"sluice_floodgate_credit_withheld_bytes_total",
-       "Credit held back by delayCredit (counted each time it was).", MetricType::Counter,
-       &FloodgateSwitchTotals::credit_withheld_bytes},
-      {"sluice_floodgate_dst_paused", "(host port, destination) pairs paused now.",
-       MetricType::Gauge, &FloodgateSwitchTotals::dst_paused},
-      {"sluice_floodgate_sync_healed_data_bytes_total",
-       "Bytes FG_SYNC showed lost on the way in, credited upstream.", MetricType::Counter,
-       &FloodgateSwitchTotals::sync_healed_data_bytes},
-      {"sluice_floodgate_sync_healed_credit_bytes_total",
-       "Credit FG_SYNC showed lost on the way up, sent again.", MetricType::Counter,
-       &FloodgateSwitchTotals::sync_healed_credit_bytes},
-  };
-  std::vector<MetricFamily> fams;
-  for (const Row& r : kRows) fams.push_back(metric_family(r.name, r.help, r.type));
-  for (const SwitchRuntime& sw : rt_.switches) {
-    if (sw.fg == nullptr) continue;
-    const FloodgateSwitchTotals t = floodgate_switch_totals(rt_, sw);
-    const Labels l = {{"switch", sw.cfg->name}};
-    for (size_t i = 0; i < fams.size(); ++i)
-      add_metric_value(fams[i], l, double(t.*kRows[i].field));
-  }
-  for (auto& f : fams) out.push_back(std::move(f));
-}
 
 void SluiceCollector::collect_fidelity(std::vector<MetricFamily>& out) const {
   auto shaper =

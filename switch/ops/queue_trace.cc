@@ -6,6 +6,10 @@
 #include <cstdio>
 #include <utility>
 
+#include "switch/emulator/fabric_loop.h"
+#include "switch/mechanisms/registry.h"
+#include "switch/path/worker.h"
+#include "switch/ops/queue_trace_module.h"
 #include "switch/runtime/runtime.h"
 
 namespace sluice {
@@ -33,12 +37,18 @@ void QueueTrace::sample(const Runtime& rt, const WorkerRuntime& w, uint64_t now_
     for (uint32_t q = 0; q < tm.num_queues(); ++q) {
       const uint64_t bytes = tm.queue_bytes(static_cast<uint16_t>(q));
       const uint8_t held = (paused >> q) & 1;
-      const uint8_t tcd = port.tcd ? 1 + index_of(port.tcd->detector(q).last_state()) : 0;
+      uint8_t tcd = 0;  // a module's state of the queue (TCD's: 1 + its state)
+      Modules::each_type([&]<class M>() {
+        if constexpr (requires { M::queue_state(port, q); }) tcd = M::queue_state(port, q);
+      });
       // An empty queue TCD does not call non-congestion is a row too.
       if (bytes == 0 && !held && tcd <= 1) continue;
       add({now_ns, static_cast<uint32_t>(bytes), 0, p, static_cast<int8_t>(q), held, tcd});
     }
-    const uint64_t th = port.bfc ? port.bfc->last_threshold(p) : 0;
+    uint64_t th = 0;  // a module's threshold of the port (BFC's Th)
+    Modules::each_type([&]<class M>() {
+      if constexpr (requires { M::threshold(port); }) th = M::threshold(port);
+    });
     add({now_ns, static_cast<uint32_t>(tm.data_queued_bytes()), static_cast<uint32_t>(th), p,
          kPortRow, static_cast<uint8_t>(std::popcount(paused)), 0});
     const uint16_t s = port.switch_index;
@@ -50,8 +60,10 @@ void QueueTrace::sample(const Runtime& rt, const WorkerRuntime& w, uint64_t now_
   }
 }
 
-void create_queue_traces(Runtime& rt, const std::vector<uint16_t>& ports, uint64_t interval_ns,
-                         size_t max_rows) {
+void QueueTraceModule::configure(Runtime& rt, const std::vector<uint16_t>& ports,
+                                 uint64_t interval_ns, size_t max_rows) {
+  auto s = std::make_unique<QueueTraceModuleState>();
+  s->traces.resize(rt.workers.size());
   for (auto& w : rt.workers) {
     std::vector<uint16_t> mine;
     for (uint16_t p : w->ports) {
@@ -59,17 +71,19 @@ void create_queue_traces(Runtime& rt, const std::vector<uint16_t>& ports, uint64
         mine.push_back(p);
     }
     if (!mine.empty())
-      w->queue_trace = std::make_unique<QueueTrace>(max_rows, interval_ns, std::move(mine));
+      s->traces[w->slot] = std::make_unique<QueueTrace>(max_rows, interval_ns, std::move(mine));
   }
+  rt.module_state[kId] = std::move(s);
 }
 
-bool write_queue_trace(const Runtime& rt, const std::string& path, std::string* error) {
+bool QueueTraceModule::write(const Runtime& rt, const std::string& path, std::string* error) {
+  const auto* s = static_cast<const QueueTraceModuleState*>(rt.module_state[kId].get());
   std::vector<const QueueTraceRow*> all;
   uint64_t missed = 0;
-  for (const auto& w : rt.workers) {
-    if (!w->queue_trace) continue;
-    for (const QueueTraceRow& r : w->queue_trace->rows()) all.push_back(&r);
-    missed += w->queue_trace->missed();
+  for (const auto& t : s->traces) {
+    if (!t) continue;
+    for (const QueueTraceRow& r : t->rows()) all.push_back(&r);
+    missed += t->missed();
   }
   std::stable_sort(all.begin(), all.end(), [](const QueueTraceRow* a, const QueueTraceRow* b) {
     return a->t_ns < b->t_ns;
@@ -101,6 +115,42 @@ bool write_queue_trace(const Runtime& rt, const std::string& path, std::string* 
   if (missed != 0)
     std::fprintf(stderr, "sluice: queue trace full: %" PRIu64 " rows not recorded\n", missed);
   return ok;
+}
+
+namespace {
+
+// The trace's next sample, as an element of the emulator's calendar.
+class TraceSample final : public CalendarElement {
+ public:
+  TraceSample(QueueTrace& t, const Runtime& rt, const WorkerRuntime& w) : t_(t), rt_(rt), w_(w) {}
+  uint64_t due(uint64_t now, uint8_t) override { return std::max(t_.next_ns(), now); }
+  uint8_t run(uint64_t now) override {
+    t_.sample(rt_, w_, now);
+    return kAllParts;
+  }
+  const char* name() const override { return "queue trace"; }
+
+ private:
+  QueueTrace& t_;
+  const Runtime& rt_;
+  const WorkerRuntime& w_;
+};
+
+}  // namespace
+
+QueueTraceModule::QueueTraceModule(Worker& w) : w_(w) {
+  const auto* s = static_cast<const QueueTraceModuleState*>(w.rt().module_state[kId].get());
+  if (s != nullptr) trace_ = s->traces[w.slot()].get();
+}
+
+bool QueueTraceModule::timers(uint64_t now) {
+  if (trace_ != nullptr && now >= trace_->next_ns()) trace_->sample(w_.rt(), w_.lcore(), now);
+  return false;
+}
+
+void QueueTraceModule::elements(FabricLoop& loop) {
+  if (trace_ != nullptr)
+    loop.add(std::make_unique<TraceSample>(*trace_, w_.rt(), w_.lcore()));
 }
 
 }  // namespace sluice

@@ -50,14 +50,5 @@ class QueueTrace {
   uint64_t missed_ = 0;
 };
 
-// Creates a trace on every worker for the ports it owns among `ports`
-// (global indices; empty = all ports).
-void create_queue_traces(Runtime& rt, const std::vector<uint16_t>& ports, uint64_t interval_ns,
-                         size_t max_rows);
-
-// Writes every worker's rows, in time order, as CSV: time in seconds of
-// capture (sender) time, the clock of the replayed captures. Call after the
-// workers stopped.
-bool write_queue_trace(const Runtime& rt, const std::string& path, std::string* error);
 
 }  // namespace sluice

@@ -10,12 +10,9 @@
 #include <rte_lcore.h>
 #include <rte_mempool.h>
 
-#include "lib/mechanisms/bfc/hop_rtt.h"
-#include "switch/mechanisms/bfc/bfc_builder.h"
-#include "switch/mechanisms/dibs/dibs_builder.h"
-#include "switch/mechanisms/floodgate/floodgate_builder.h"
-#include "switch/mechanisms/flowtune/flowtune_builder.h"
 #include "switch/emulator/transport_report.h"
+#include "switch/mechanisms/registry.h"
+#include "switch/ops/module_reports.h"
 
 namespace sluice {
 namespace {
@@ -199,104 +196,6 @@ void print_fidelity(const Runtime& rt) {
   for (const std::string& l : lines) std::fputs(l.c_str(), stdout);
 }
 
-// A Flowtune edge switch (docs/metrics.md): flowlets, what its pacer did
-// with packets, and its exchange with the allocator.
-template <typename Field>
-void flowtune_fields(const FlowtuneTotals& t, Field field) {
-  field("flowlets_started", t.flowlets_started);
-  field("flowlets_ended", t.flowlets_ended);
-  field("flowlets_active", t.active_flowlets);
-  field("flowlet_table_full", t.table_full);
-  field("flowlet_collisions", t.collisions);
-  field("paced", t.paced);
-  field("unpaced", t.unpaced);
-  field("held", t.held);
-  field("ecn_marked", t.marked);
-  field("pacer_full", t.dropped);
-  field("flushed", t.flushed);
-  field("held_at_stop", t.held_now);
-  field("starts_sent", t.starts_sent);
-  field("ends_sent", t.ends_sent);
-  field("datagrams_sent", t.datagrams_sent);
-  field("send_errors", t.send_errors);
-  field("events_lost", t.events_lost);
-  field("datagrams_received", t.datagrams_received);
-  field("rate_updates", t.rate_updates);
-  field("stale_rate_updates", t.stale_updates);
-  field("unexpected_messages", t.unexpected);
-  field("malformed_messages", t.malformed);
-}
-
-std::string flowtune_switch_json(const Runtime& rt, const SwitchRuntime& sw) {
-  std::string j = "{";
-  flowtune_fields(flowtune_totals(rt, sw), [&](const char* name, uint64_t v) {
-    if (j.size() > 1) j += ", ";
-    j += "\"" + std::string(name) + "\": " + std::to_string(v);
-  });
-  return j + "}";
-}
-
-void print_flowtune(const Runtime& rt) {
-  for (const SwitchRuntime& sw : rt.switches) {
-    if (!sw.cfg->flowtune.enabled) continue;
-    const FlowtuneTotals t = flowtune_totals(rt, sw);
-    std::printf("flowtune %s: %" PRIu64 " flowlets, packets %" PRIu64 " paced at once, %" PRIu64
-                " held, %" PRIu64 " unpaced, %" PRIu64 " dropped (pacer full); %" PRIu64
-                " rate updates, %" PRIu64 " datagrams lost on send\n",
-                sw.cfg->name.c_str(), t.flowlets_started, t.paced, t.held, t.unpaced, t.dropped,
-                t.rate_updates, t.send_errors);
-  }
-}
-
-// Flowtune's allocator in the fabric (docs/metrics.md): what reached it,
-// what it did, and what it sent back.
-template <typename Field>
-void flowtune_allocator_fields(const flowtune::FabricAllocator& a, Field field) {
-  const flowtune::FabricAllocatorCounters& c = a.counters();
-  const flowtune::AllocatorConfig& cfg = a.core().config();
-  field("control_delay_ns", a.control_delay_ns());
-  field("iteration_ns", cfg.iteration_ns);
-  field("lease_ns", cfg.lease_ns);
-  field("host_rate_bps", cfg.host_rate_bps);
-  field("flowlets_started", c.core.starts.get());
-  field("flowlets_ended", c.core.ends.get());
-  field("start_duplicate", c.core.start_duplicate.get());
-  field("start_refused", c.core.start_refused.get());
-  field("end_unknown", c.core.end_unknown.get());
-  field("flows_at_stop", c.core.flows.get());
-  field("hosts", c.core.hosts.get());
-  field("iterations", c.core.iterations.get());
-  field("rate_updates", c.core.updates.get());
-  field("lease_resends", c.core.lease_resends.get());
-  field("rates_delivered", c.rates_delivered.get());
-  field("update_messages", c.update_messages.get());
-  field("update_bytes", c.update_bytes.get());
-  field("news_lost", c.news_lost.get());
-  field("rates_lost", c.rates_lost.get());
-}
-
-std::string flowtune_allocator_json(const flowtune::FabricAllocator& a) {
-  std::string j = "{";
-  flowtune_allocator_fields(a, [&](const char* name, uint64_t v) {
-    if (j.size() > 1) j += ", ";
-    j += "\"" + std::string(name) + "\": " + std::to_string(v);
-  });
-  return j + "}";
-}
-
-void print_flowtune_allocator(const Runtime& rt) {
-  if (!rt.flowtune_allocator) return;
-  const flowtune::FabricAllocator& a = *rt.flowtune_allocator;
-  const flowtune::FabricAllocatorCounters& c = a.counters();
-  std::printf(
-      "flowtune allocator (in the fabric, control delay %.6g us, iteration %.6g us): %" PRIu64
-      " flowlets (%" PRIu64 " ended), %" PRIu64 " iterations, %" PRIu64 " rate updates (%" PRIu64
-      " lease re-sends) in %" PRIu64 " messages; lost %" PRIu64 " news, %" PRIu64 " rates\n",
-      double(a.control_delay_ns()) * 1e-3, double(a.core().config().iteration_ns) * 1e-3,
-      c.core.starts.get(), c.core.ends.get(), c.core.iterations.get(), c.core.updates.get(),
-      c.core.lease_resends.get(), c.update_messages.get(), c.news_lost.get(), c.rates_lost.get());
-}
-
 }  // namespace
 
 void print_summary(const Runtime& rt, const std::vector<PortFinal>& ports, double seconds) {
@@ -325,8 +224,9 @@ void print_summary(const Runtime& rt, const std::vector<PortFinal>& ports, doubl
       std::printf("    left out of the capture     %12" PRIu64 " (capture writer fell behind)\n",
                   p->pcap->capture_dropped());
   }
-  print_flowtune(rt);
-  print_flowtune_allocator(rt);
+  Modules::each_type([&]<class M>() {
+    if constexpr (requires { M::print_summary(rt); }) M::print_summary(rt);
+  });
   print_transport(rt);
   print_fidelity(rt);
   print_clock(rt, seconds);
@@ -343,51 +243,6 @@ std::string exact_seconds(int64_t ns) {
   std::snprintf(text, sizeof text, "%s%" PRIu64 ".%09" PRIu64, ns < 0 ? "-" : "",
                 mag / 1'000'000'000, mag % 1'000'000'000);
   return text;
-}
-
-// TCD on an egress port, summed over its queues (docs/metrics.md): time in
-// each state, transitions, pauses seen, marks, and the ON periods' p50, p99
-// and count (bucket upper bounds) to set beside max_T_on.
-template <typename Field>
-void tcd_fields(const TcdPort& t, Field field) {
-  constexpr TcdState kStates[] = {TcdState::kNonCongestion, TcdState::kCongestion,
-                                  TcdState::kUndetermined};
-  for (TcdState s : kStates)
-    field(("tcd_" + std::string(tcd_state_name(s)) + "_ns").c_str(), t.time_ns(s));
-  for (TcdState from : kStates) {
-    for (TcdState to : kStates) {
-      if (from == to) continue;
-      field(("tcd_" + std::string(tcd_state_name(from)) + "_to_" + tcd_state_name(to)).c_str(),
-            t.transitions(from, to));
-    }
-  }
-  field("tcd_pauses", t.pauses());
-  field("tcd_ce_marks", t.marker().ce_marks.get());
-  field("tcd_ue_marks", t.marker().ue_marks.get());
-  LatencyHistogram on;
-  t.add_on_periods(&on);
-  field("tcd_on_periods", on.total());
-  field("tcd_on_period_p50_ns", quantile_upper_ns(on, 0.5));
-  field("tcd_on_period_p99_ns", quantile_upper_ns(on, 0.99));
-  field("tcd_max_t_on_ns", t.num_queues() ? t.detector(0).params().max_t_on_ns : 0);
-}
-
-// A DIBS switch (docs/metrics.md): detours, detour drops by reason, and
-// packets that left the fabric here by detours taken (bucket upper bounds).
-std::string dibs_switch_json(const Runtime& rt, const SwitchRuntime& sw) {
-  const DibsSwitchTotals t = dibs_switch_totals(rt, sw);
-  std::string j = "{\"detours\": " + std::to_string(t.detours) + ", \"detour_drops\": {";
-  for (unsigned k = 0; k < kDetourDropCount; ++k) {
-    if (k > 0) j += ", ";
-    j += "\"" + std::string(drop_reason_name(drop_reason_of(static_cast<DetourDrop>(k)))) +
-         "\": " + std::to_string(t.drops[k]);
-  }
-  j += "}, \"detours_per_packet\": {";
-  for (unsigned b = 0; b < kDetourBuckets; ++b) {
-    if (b > 0) j += ", ";
-    j += "\"le_" + std::to_string(kDetourBucketUpper[b]) + "\": " + std::to_string(t.buckets[b]);
-  }
-  return j + "}}";
 }
 
 // The emulated host NIC of a replaying port (docs/pcap-ports.md).
@@ -407,46 +262,6 @@ void host_nic_fields(const PcapPort& p, Field field) {
   field("host_dst_paused", p.host_nic().dst_paused());
   field("host_dst_pause_overflow", p.host_nic().dst_pause_overflow());
   field("host_invalid_frames", p.host_invalid_frames());
-}
-
-// Flow-table and assignment figures of a BFC switch, summed over its shards.
-std::string bfc_switch_json(const Runtime& rt, const SwitchRuntime& sw) {
-  const BfcSwitchTotals t = bfc_switch_totals(rt, sw);
-  const uint64_t hop_rtt = bfc_hop_rtt_ns(rt, sw);
-  return "{\"flow_table_entries\": " + std::to_string(t.flow_table_entries) +
-         ", \"flow_table_occupied_at_stop\": " + std::to_string(t.flow_table_occupied) +
-         ", \"index_collisions\": " + std::to_string(t.index_collisions) +
-         ", \"queue_collisions\": " + std::to_string(t.queue_collisions) +
-         ", \"hop_rtt_ns\": " + std::to_string(hop_rtt) +
-         ", \"th_ns\": " + std::to_string(bfc_th_time_ns(sw.cfg->bfc.th_ns, hop_rtt)) + "}";
-}
-
-// A Floodgate switch's windows, VOQs, credit and loss-recovery figures.
-std::string floodgate_switch_json(const Runtime& rt, const SwitchRuntime& sw) {
-  const FloodgateSwitchTotals t = floodgate_switch_totals(rt, sw);
-  std::string j = "{";
-  auto field = [&](const char* k, uint64_t v) {
-    j += std::string(j.size() > 1 ? ", \"" : "\"") + k + "\": " + std::to_string(v);
-  };
-  field("windows_in_use_at_stop", t.windows_in_use);
-  field("window_outstanding_bytes_at_stop", t.window_outstanding_bytes);
-  field("voqs_in_use_at_stop", t.voqs_in_use);
-  field("voq_packets_at_stop", t.voq_packets);
-  field("held_packets", t.held_packets);
-  field("voq_peak_bytes", t.peak_voq_bytes);
-  field("uncontrolled_packets", t.uncontrolled_packets);
-  field("voq_shared", t.voq_shared);
-  field("voq_ecn_marks", t.voq_marks);
-  field("invalid_credit_bytes", t.invalid_credit_bytes);
-  field("window_table_full", t.table_full);
-  field("credit_withheld_bytes", t.credit_withheld_bytes);
-  field("dst_paused_at_stop", t.dst_paused);
-  field("dst_pause_untracked", t.dst_pause_untracked);
-  field("sync_healed_data_bytes", t.sync_healed_data_bytes);
-  field("sync_healed_credit_bytes", t.sync_healed_credit_bytes);
-  field("sync_behind", t.sync_behind);
-  field("sync_untracked", t.sync_untracked);
-  return j + "}";
 }
 
 // The clock the run kept: real (wall seconds), or exact (fabric seconds,
@@ -556,50 +371,11 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
       field("queued_at_stop", f.queued_at_stop);
       field("link_lost_packets", t.link_lost);
       field("link_in_flight_at_stop", f.in_flight_at_stop);
-      if (rt.ports[pi]->plan.int_stamp) {
-        field("int_stamped", t.int_stamped);
-        field("int_full", t.int_full);
-      }
-      if (const PortRuntime& pr = *rt.ports[pi]; pr.pfc_ingress) {
-        field("pfc_frames_sent", pr.pfc_ingress->stats().frames_sent.get());
-        field("pfc_frames_received", pr.pfc_reaction->stats().frames_received.get());
-        uint64_t paused = 0;
-        for (uint32_t slot = 0; slot < kPfcSlots; ++slot)
-          paused += pr.pfc_reaction->stats().paused_ns[slot].get();
-        field("pfc_paused_ns", paused);
-      }
-      if (const PortRuntime& pr = *rt.ports[pi]; pr.bfc) {
-        for (unsigned i = 0; i < 3; ++i) {
-          field(("bfc_" + std::string(kBfcFrameTypes[i]) + "_sent").c_str(), t.bfc_sent[i]);
-          field(("bfc_" + std::string(kBfcFrameTypes[i]) + "_received").c_str(), t.bfc_received[i]);
-        }
-        field("bfc_control_lost", t.control_lost);
-        field("bfc_peak_queue_bytes", pr.bfc_peak_queue_bytes.get());
-        field("bfc_peak_excess_bytes", pr.bfc_peak_excess_bytes.get());
-        field("bfc_threshold_bytes", pr.bfc->last_threshold(pi));
-        field("bfc_active_queues", pr.bfc->last_active_queues(pi));
-        field("bfc_queues_paused",
-              pr.bfc_upstream ? std::popcount(pr.bfc_upstream->paused_mask()) : 0);
-        field("bfc_bitmap_unknown_queues",
-              pr.bfc_upstream ? pr.bfc_upstream->unknown_queue_bitmaps.get() : 0);
-        field("bfc_bitmap_repaired_pauses",
-              pr.bfc_upstream ? pr.bfc_upstream->bitmap_repaired_pauses.get() : 0);
-        field("bfc_bitmap_repaired_resumes",
-              pr.bfc_upstream ? pr.bfc_upstream->bitmap_repaired_resumes.get() : 0);
-      }
-      if (const PortRuntime& pr = *rt.ports[pi]; pr.tcd) tcd_fields(*pr.tcd, field);
-      if (sw.dibs) field("dibs_detours", dibs_port_detours(rt, pi));
-      if (rt.ports[pi]->plan.fg_credit) {
-        for (unsigned i = 0; i < 3; ++i) {
-          field(("fg_" + std::string(kFgFrameTypes[i]) + "_sent").c_str(), t.fg_sent[i]);
-          field(("fg_" + std::string(kFgFrameTypes[i]) + "_received").c_str(), t.fg_received[i]);
-        }
-        field("fg_credit_sent_bytes", t.fg_credit_sent_bytes);
-        field("fg_credit_received_bytes", t.fg_credit_received_bytes);
-        field("fg_control_tx_bytes", t.fg_control_tx_bytes);
-        field("fg_credit_lost_bytes", t.fg_credit_lost_bytes);
-        field("fg_control_lost", t.control_lost);
-      }
+      JsonFields fields(j);
+      Modules::each_type([&]<class M>() {
+        if constexpr (requires { M::summary_port(rt, pi, fields); })
+          M::summary_port(rt, pi, fields);
+      });
       field("control_dropped_packets", rt.ports[pi]->tm->control_dropped.get());
       field("shaper_lost_ns", rt.ports[pi]->tm->shaper_lost_ns());
       const PortRuntime& pr = *rt.ports[pi];
@@ -631,15 +407,18 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
            std::to_string(tx_l1_bits_per_second(*rt.ports[pi], t)) + "}";
     }
     j += "]";
-    if (sw.bfc_on) j += ", \"bfc\": " + bfc_switch_json(rt, sw);
-    if (sw.fg) j += ", \"floodgate\": " + floodgate_switch_json(rt, sw);
-    if (sw.dibs) j += ", \"dibs\": " + dibs_switch_json(rt, sw);
-    if (sw.cfg->flowtune.enabled) j += ", \"flowtune\": " + flowtune_switch_json(rt, sw);
+    JsonFields fields(j);
+    Modules::each_type([&]<class M>() {
+      if constexpr (requires { M::summary_switch(rt, sw, fields); })
+        M::summary_switch(rt, sw, fields);
+    });
     j += "}";
   }
   j += "]";
-  if (rt.flowtune_allocator)
-    j += ", \"flowtune_allocator\": " + flowtune_allocator_json(*rt.flowtune_allocator);
+  JsonFields fields(j);
+  Modules::each_type([&]<class M>() {
+    if constexpr (requires { M::summary_top(rt, fields); }) M::summary_top(rt, fields);
+  });
   if (const std::string t = transport_json(rt); !t.empty()) j += ", \"transport\": " + t;
   j += ", \"clock\": " + clock_json(rt, seconds) + ", \"workers\": " + workers_json(rt) +
        ", \"mbuf_pools\": " + mbuf_pools_json(rt) + "}\n";

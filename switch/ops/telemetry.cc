@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "switch/mechanisms/registry.h"
+
 namespace sluice {
 namespace {
 
@@ -34,39 +36,6 @@ int cmd_ports(const char*, const char*, rte_tel_data* d) {
   return 0;
 }
 
-// BFC frames by type, both ways, and the port's BFC gauges.
-void add_bfc(rte_tel_data* d, const PortRuntime& p, const PortTotals& t) {
-  for (unsigned i = 0; i < 3; ++i) {
-    rte_tel_data_add_dict_u64(d, ("bfc_" + std::string(kBfcFrameTypes[i]) + "_sent").c_str(),
-                              t.bfc_sent[i]);
-    rte_tel_data_add_dict_u64(d, ("bfc_" + std::string(kBfcFrameTypes[i]) + "_received").c_str(),
-                              t.bfc_received[i]);
-  }
-  rte_tel_data_add_dict_u64(d, "bfc_threshold_bytes", p.bfc->last_threshold(p.index));
-  rte_tel_data_add_dict_u64(d, "bfc_active_queues", p.bfc->last_active_queues(p.index));
-  if (!p.bfc_upstream) return;
-  rte_tel_data_add_dict_u64(d, "bfc_paused_queue_mask", p.bfc_upstream->paused_mask());
-  rte_tel_data_add_dict_u64(d, "bfc_bitmap_unknown_queues",
-                            p.bfc_upstream->unknown_queue_bitmaps.get());
-  rte_tel_data_add_dict_u64(d, "bfc_bitmap_repaired_pauses",
-                            p.bfc_upstream->bitmap_repaired_pauses.get());
-  rte_tel_data_add_dict_u64(d, "bfc_bitmap_repaired_resumes",
-                            p.bfc_upstream->bitmap_repaired_resumes.get());
-}
-
-// Floodgate frames by type, both ways, and the credit bytes they carried.
-void add_floodgate(rte_tel_data* d, const PortTotals& t) {
-  for (unsigned i = 0; i < 3; ++i) {
-    rte_tel_data_add_dict_u64(d, ("fg_" + std::string(kFgFrameTypes[i]) + "_sent").c_str(),
-                              t.fg_sent[i]);
-    rte_tel_data_add_dict_u64(d, ("fg_" + std::string(kFgFrameTypes[i]) + "_received").c_str(),
-                              t.fg_received[i]);
-  }
-  rte_tel_data_add_dict_u64(d, "fg_credit_sent_bytes", t.fg_credit_sent_bytes);
-  rte_tel_data_add_dict_u64(d, "fg_credit_received_bytes", t.fg_credit_received_bytes);
-  rte_tel_data_add_dict_u64(d, "fg_credit_lost_bytes", t.fg_credit_lost_bytes);
-}
-
 int cmd_port(const char*, const char* params, rte_tel_data* d) {
   if (params == nullptr) return -1;
   for (const auto& p : g_rt->ports) {
@@ -83,8 +52,9 @@ int cmd_port(const char*, const char* params, rte_tel_data* d) {
       const std::string key = "queue_" + std::to_string(q) + "_bytes";
       rte_tel_data_add_dict_u64(d, key.c_str(), p->tm->queue_bytes(q));
     }
-    if (p->bfc) add_bfc(d, *p, t);
-    if (p->plan.fg_credit) add_floodgate(d, t);
+    Modules::each_type([&]<class M>() {
+      if constexpr (requires { M::telemetry_port(*g_rt, *p, d); }) M::telemetry_port(*g_rt, *p, d);
+    });
     return 0;
   }
   return -1;

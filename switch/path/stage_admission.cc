@@ -1,98 +1,162 @@
 // Stage: admission (SPEC 3 step 3), on the lcore that owns the egress port.
-// Every data packet takes the same steps in this order; a mechanism plugs
-// into a step, it never takes the path over:
-//   1. window / VOQ   Floodgate, toward a switch-facing port: a packet whose
-//                     destination's window is short waits in a VOQ before it
-//                     has a queue (worker_floodgate.cc);
-//   2. queue choice   by class, or by BFC (queue_choice.h), then the L2
-//                     rewrite for that queue;
+// Every data packet takes the same steps in this order; a module plugs into
+// a step, it never takes the path over (switch/path/module.h):
+//   1. gate           a module may hold the packet before it has a queue
+//                     (Floodgate's window / VOQ, toward a switch);
+//   2. queue choice   the class map's, or a module's (BFC's flow table),
+//                     then the L2 rewrite for that queue;
 //   3. buffer         the traffic manager's shared buffer and queue, which
-//      admission      also decides an ECN mark; a refused packet goes to
-//                     refuse(), where DIBS detours it to another
-//                     switch-facing port (worker_dibs.cc);
-//   4. accounting     PFC bytes at the ingress, BFC pause counting, the
-//                     ECN mark.
-// Which optional steps run is the egress port's StagePlan.
+//      admission      also decides an ECN mark; a refused packet goes to a
+//                     module's refuse step (DIBS detours it) or is dropped;
+//   4. accounting     the modules' account steps (PFC bytes at the
+//                     ingress), the queue choice's own (BFC pause
+//                     counting), the ECN mark.
+// Which steps run is the egress port's StagePlan.
 
 #include <cstring>
 
 #include "lib/control/data_shim.h"
 #include "lib/net/ethertypes.h"
 #include "lib/net/ipv4_rewrite.h"
-#include "lib/mechanisms/pfc/pfc_classes.h"
-#include "switch/path/queue_choice.h"
 #include "switch/path/worker.h"
 
 namespace sluice {
 
+// The class map's queue, chosen at forward.
+struct Worker::ClassQueues {
+  uint16_t choose(Worker&, PortRuntime&, rte_mbuf*, const MbufMeta& meta, uint64_t) {
+    return meta.queue;
+  }
+  void on_enqueued(Worker&, PortRuntime&, uint16_t, uint32_t, uint64_t) {}
+};
+
 void Worker::admit(rte_mbuf* m, uint64_t now) {
   const MbufMeta meta = mbuf_meta_get(m);
   PortRuntime& out = *ports_[meta.egress_port];
-  // A detour another lcore chose for this port (worker_dibs.cc).
+  // A packet another lcore's refuse step sent to this port (a DIBS detour).
   if (meta.detour) [[unlikely]]
-    return admit_detour(out, m, meta, now);
+    return redirected(out, m, meta, now);
   counters(out.index).forwarded_packets.add();
   if (!out.eth_header_ready) return drop_data(out, m, DropReason::kNoNeighbor, false, now);
-  // 1. Window / VOQ.
-  if (out.plan.fg_window && !fg_window(out, m, meta, now)) return;
-  if (out.plan.bfc) return admit_with<BfcQueues>(out, m, meta, now, false);
+  // 1. Gate.
+  bool go = true;
+  each_module([&](auto& mod) {
+    if constexpr (requires { mod.gate(out, m, meta, now); })
+      if (go && out.plan.takes(Step::kGate, module_id(mod))) go = mod.gate(out, m, meta, now);
+  });
+  if (!go) return;
   admit_with<ClassQueues>(out, m, meta, now, false);
 }
 
-// Floodgate released a VOQ packet (its window debited): steps 2 to 4. It
-// was admitted to the buffer when it entered the VOQ; only the queue's
-// ring can refuse it now.
+// A gate step released a packet it held: steps 2 to 4. It was admitted to
+// the buffer when it was held; only the queue's ring can refuse it now.
 void Worker::admit_released(PortRuntime& out, rte_mbuf* m, uint64_t now) {
-  admit_with<ClassQueues>(out, m, mbuf_meta_get(m), now, true);
+  admit_chosen<ClassQueues>(out, m, mbuf_meta_get(m), now, true);
 }
 
-// Steps 2 to 4; Queues is the queue choice (queue_choice.h). held: the
-// packet's bytes are in the buffer already (a Floodgate VOQ released it).
+// Steps 2 to 4 with the port's queue choice: a module's, where the plan
+// names one, else Queues (the class map's).
 template <class Queues>
 void Worker::admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now,
                         bool held) {
+  if (out.plan.queue_choice != kClassQueues) {
+    bool done = false;
+    each_module([&](auto& mod) {
+      using M = std::decay_t<decltype(mod)>;
+      if constexpr (requires { typename M::QueueChoice; })
+        if (!done && out.plan.queue_choice == M::kId) {
+          admit_chosen<typename M::QueueChoice>(out, m, meta, now, held);
+          done = true;
+        }
+    });
+    if (done) return;
+  }
+  admit_chosen<Queues>(out, m, meta, now, held);
+}
+
+// Steps 2 to 4; Queues is the queue choice. held: the packet's bytes are
+// in the buffer already (a gate released it).
+template <class Queues>
+void Worker::admit_chosen(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now,
+                          bool held) {
   Queues queues;
-  const uint16_t q = queues.choose(out, m, meta, now);
+  const uint16_t q = queues.choose(*this, out, m, meta, now);
   uint8_t* ip = write_l2(out, m, meta, q);
   TmPacket tp;
   tp.handle = m;
   tp.bytes = m->pkt_len;
-  const uint16_t pfc_in = pfc_ingress_of(out, m);
-  if (pfc_in != kNoIngress) tp.aux = static_cast<uint16_t>(pfc_in + 1);
+  each_module([&](auto& mod) {
+    if constexpr (requires { mod.before_enqueue(out, m, tp); })
+      if (out.plan.takes(Step::kAccount, module_id(mod))) mod.before_enqueue(out, m, tp);
+  });
   const EnqueueResult r = held ? out.tm->enqueue_held(now, q, tp, meta.ecn_capable)
                                : out.tm->enqueue(now, q, tp, meta.ecn_capable);
   if (r.verdict == EnqueueVerdict::kDropped) return refuse(out, m, r.reason, now);
-  if (pfc_in != kNoIngress) count_pfc_ingress(out, m, pfc_in, meta.queue, tp.bytes);
+  each_module([&](auto& mod) {
+    if constexpr (requires { mod.account(out, m, meta, tp, now); })
+      if (out.plan.takes(Step::kAccount, module_id(mod))) mod.account(out, m, meta, tp, now);
+  });
   queues.on_enqueued(*this, out, q, tp.bytes, now);
   if (r.verdict == EnqueueVerdict::kEnqueuedMarked) mark_ce(counters(out.index), ip);
-  if (exact_) [[unlikely]]
-    exact_admitted(out, now);
+  admitted(out, now);
 }
 
-// Buffer admission refused the packet: DIBS detours it to another
-// switch-facing port that admits it (worker_dibs.cc); otherwise it is
-// dropped and counted under the traffic manager's reason.
+// Buffer admission refused the packet: a module's refuse step takes it
+// (DIBS detours it to another switch-facing port that admits it);
+// otherwise it is dropped and counted under the traffic manager's reason.
 void Worker::refuse(PortRuntime& out, rte_mbuf* m, DropReason why, uint64_t now) {
-  if (out.plan.dibs) return detour(out, m, now);
-  drop_data(out, m, why, out.plan.fg_window, now);
+  bool taken = false;
+  each_module([&](auto& mod) {
+    if constexpr (requires { mod.refuse(out, m, why, now); })
+      if (!taken && out.plan.takes(Step::kRefuse, module_id(mod))) {
+        mod.refuse(out, m, why, now);
+        taken = true;
+      }
+  });
+  if (taken) return;
+  drop_data(out, m, why, out.plan.steps[static_cast<unsigned>(Step::kGate)] != 0, now);
 }
 
-void Worker::drop_data(PortRuntime& out, rte_mbuf* m, DropReason why, bool debited, uint64_t now) {
-  if (out.plan.fg_credit) fg_dropped(out, m, debited, now);
+// A packet another lcore's refuse step chose this port for: that module
+// admits it here.
+void Worker::redirected(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now) {
+  bool taken = false;
+  each_module([&](auto& mod) {
+    if constexpr (requires { mod.redirected(out, m, meta, now); })
+      if (!taken && out.plan.takes(Step::kRefuse, module_id(mod))) {
+        mod.redirected(out, m, meta, now);
+        taken = true;
+      }
+  });
+  if (!taken) drop_data(out, m, DropReason::kNoRoute, false, now);
+}
+
+void Worker::drop_data(PortRuntime& out, rte_mbuf* m, DropReason why, bool gated, uint64_t now) {
+  each_module([&](auto& mod) {
+    if constexpr (requires { mod.dropped(out, m, gated, now); })
+      if (out.plan.takes(Step::kDropped, module_id(mod))) mod.dropped(out, m, gated, now);
+  });
   drop(out.index, m, why);
 }
 
-// The ingress port a data packet to `out` is counted against for PFC
-// (TmPacket::aux = ingress + 1 until it leaves), or kNoIngress.
-uint16_t Worker::pfc_ingress_of(const PortRuntime& out, rte_mbuf* m) {
-  if (!out.plan.pfc) return kNoIngress;
-  const uint16_t in = mbuf_extra(m)->ingress;
-  return ports_[in]->pfc_ingress ? in : kNoIngress;
+void Worker::hold(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta) {
+  each_module([&](auto& mod) {
+    if constexpr (requires { mod.hold(out, m, meta); })
+      if (out.plan.takes(Step::kAccount, module_id(mod))) mod.hold(out, m, meta);
+  });
+}
+
+void Worker::unhold(PortRuntime& out, rte_mbuf* m) {
+  each_module([&](auto& mod) {
+    if constexpr (requires { mod.unhold(out, m); })
+      if (out.plan.takes(Step::kAccount, module_id(mod))) mod.unhold(out, m);
+  });
 }
 
 // VLAN tags and shims do not survive a routed hop: a fresh Ethernet header
-// goes right before the IP header, followed toward a BFC peer by the 0x88B6
-// shim that names the queue the packet takes here. Returns the IP header.
+// goes right before the IP header, followed where the plan says by the
+// 0x88B6 shim that names the queue the packet takes here (and its detour
+// count). Returns the IP header.
 uint8_t* Worker::write_l2(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint16_t queue) {
   const uint8_t l3_offset = meta.l3_offset;
   const uint32_t len = data_l3_offset(out);
@@ -105,23 +169,12 @@ uint8_t* Worker::write_l2(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, u
   uint8_t* eth = rte_pktmbuf_mtod(m, uint8_t*);
   std::memcpy(eth, out.eth_header, kEthHeaderLen);
   if (out.plan.data_shim) {
-    const uint8_t detours = out.plan.dibs && meta.has_detours ? mbuf_extra(m)->detours : 0;
+    const uint8_t detours = out.plan.shim_detours && meta.has_detours ? mbuf_extra(m)->detours : 0;
     store_be16(eth + kEthHeaderLen - 2, kEtherTypeSluiceData);
     write_shim(eth + kEthHeaderLen,
                DataShim{queue, static_cast<uint8_t>(w_.slot), detours, kEtherTypeIpv4});
   }
   return eth + len;
-}
-
-// PFC counts a packet's bytes at its ingress under the priority of its own
-// class (the queue the class map gave it), remembered for the dequeue: BFC
-// moves packets to other queues, whose priorities say nothing about them.
-void Worker::count_pfc_ingress(const PortRuntime& out, rte_mbuf* m, uint16_t ingress,
-                               uint16_t class_queue, uint32_t bytes) {
-  const uint8_t prio = priority_of_queue(class_queue, out.tm->num_queues());
-  mbuf_extra(m)->pfc_priority = prio;
-  w_.pfc_bytes[ingress].on_enqueue(prio, bytes);
-  touch_misc(ingress);  // its XOFF may be due
 }
 
 void Worker::mark_ce(PortCounters& c, uint8_t* ip) {

@@ -1,12 +1,14 @@
 // Stage: forward (SPEC 3 step 2), on the lcore that owns the ingress port.
-// A parsed IPv4 packet gets its egress port (LPM or the default route, then ECMP by the 5-tuple
-// hash), the MTU check and its TTL decrement, and the metadata admission
-// needs (egress, L3 offset, the class map's queue, ECN capability; for PFC,
-// BFC and Floodgate the ingress port, for BFC the hash and the shim's
-// upstream queue, for Floodgate the destination and size).
-// It then goes to admission here, or over the ring to the egress port's
-// lcore. On a Flowtune edge, a packet from a host is first paced per flow
-// (worker_flowtune.cc), which may hold it for later.
+// A parsed IPv4 packet gets its egress port (LPM or the default route, then
+// ECMP by the 5-tuple hash), the MTU check and its TTL decrement, and the
+// metadata admission needs (egress, L3 offset, the class map's queue, ECN
+// capability; where a module accounts by ingress, the ingress port, the
+// hash and the shim's upstream queue). The modules' arrival steps read
+// what the packet brought before the metadata is written (DIBS's detour
+// count); their forward steps record what their later steps need
+// (Floodgate's destination and size) or keep the packet (Flowtune's pacer
+// holds it until its flow's rate allows). It then goes to admission here,
+// or over the ring to the egress port's lcore.
 
 #include <rte_lpm.h>
 
@@ -29,8 +31,8 @@ void Worker::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint6
   if (nh == kLocalNextHop) return drop(in.index, m, DropReason::kLocalDelivery);
   const NextHopGroup16& g = sw.groups[nh];
   uint16_t egress = g.ports[0];
-  uint32_t h = 0;  // BFC's flow hash
-  if (g.size > 1 || sw.bfc_on) {
+  uint32_t h = 0;  // the flow hash a queue choice may use
+  if (g.size > 1 || sw.flow_hash) {
     // Salted per switch from the configuration's seed (lib/common/seeds.h).
     const uint64_t salted = salted_flow_hash(
         flow_hash(pp.src_ip, pp.dst_ip, pp.proto, pp.src_port, pp.dst_port), sw.ecmp_salt);
@@ -38,33 +40,52 @@ void Worker::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint6
     if (g.size > 1) egress = g.ports[ecmp_pick(static_cast<uint32_t>(salted >> 32), g.size)];
   }
   const PortRuntime& out = *ports_[egress];
-  // BFC's flow entry is cold more often than not (L2): start its load now
-  // when admission runs on this lcore.
-  if (out.bfc != nullptr && out.owner_slot == w_.slot) out.bfc->prefetch(egress, h);
+  // A module's queue choice may read state that is cold more often than
+  // not (BFC's flow entry): start its load now when admission runs here.
+  if (out.plan.queue_choice != kClassQueues && out.owner_slot == w_.slot) {
+    each_module([&](auto& mod) {
+      using M = std::decay_t<decltype(mod)>;
+      if constexpr (requires { typename M::QueueChoice; })
+        if (out.plan.queue_choice == M::kId) M::QueueChoice::prefetch(out, h);
+    });
+  }
   if (pp.ip_total_len > out.mtu) return drop(in.index, m, DropReason::kTooBig);
   uint8_t* ip = rte_pktmbuf_mtod(m, uint8_t*) + pp.l3_offset;
   ipv4_decrement_ttl(ip);
   const TrafficManagerConfig& tm = sw.cfg->tm;
   const uint16_t q =
       tm.class_mapping == ClassMapping::kDscp ? queue_for_dscp(pp.tos >> 2, tm.queues_per_port) : 0;
-  // DIBS: before the metadata is overwritten (an internal link's upstream
-  // switch left its own there); a count of 0 leaves the mbuf's field alone.
-  const uint8_t detours = sw.dibs ? dibs_arrival_count(in, m, pp) : 0;
+  // Arrival steps: before the metadata is overwritten (an internal link's
+  // upstream switch left its own there); a count of 0 leaves the mbuf's
+  // field alone.
+  uint8_t detours = 0;
+  if (in.in_steps != 0) {
+    each_module([&](auto& mod) {
+      if constexpr (requires { mod.arrival(in, m, pp); })
+        if ((in.in_steps >> module_id(mod)) & 1) detours = mod.arrival(in, m, pp);
+    });
+  }
   if (detours != 0) mbuf_extra(m)->detours = detours;
   mbuf_meta_set(m, MbufMeta{egress, static_cast<uint8_t>(pp.l3_offset), static_cast<uint8_t>(q),
                             (pp.tos & 3) != 0, false, detours != 0});
-  if (sw.pfc_on || sw.bfc_on || sw.fg) {
+  if (sw.ingress_meta) {
     MbufExtra* x = mbuf_extra(m);
-    x->ingress = in.index;  // PFC, BFC and Floodgate account by ingress
+    x->ingress = in.index;  // modules account by ingress (PFC, BFC, Floodgate)
     x->bfc.flow_hash = h;   // Floodgate's fields below share these bytes
     // Only a BFC peer's shim (a switch's, or a BFC NIC's) names an upstream queue.
     x->upstream_queue =
-        pp.has_shim && (in.bfc_peer || in.bfc_nic)
+        pp.has_shim && in.reads_upstream_queue
             ? read_shim(rte_pktmbuf_mtod(m, uint8_t*) + pp.shim_offset).upstream_queue
             : kNoUpstreamQueue;
-    if (sw.fg) fg_ingress(sw, in, m, pp, x, now);
   }
-  if (in.flowtune != nullptr && !flowtune_pace(in, m, pp, now)) return;
+  if (in.in_steps != 0) {
+    bool go = true;
+    each_module([&](auto& mod) {
+      if constexpr (requires { mod.forward(in, m, pp, now); })
+        if (go && ((in.in_steps >> module_id(mod)) & 1)) go = mod.forward(in, m, pp, now);
+    });
+    if (!go) return;
+  }
   if (out.owner_slot == w_.slot) {
     admit(m, now);
   } else {

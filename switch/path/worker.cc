@@ -13,9 +13,9 @@
 
 #include "lib/net/arp.h"
 #include "lib/net/ethertypes.h"
-#include "lib/mechanisms/pfc/pause_frame.h"
-#include "switch/ports/internal_link.h"
+#include "switch/emulator/fabric_loop.h"
 #include "switch/path/mbuf_meta.h"
+#include "switch/ports/internal_link.h"
 
 namespace sluice {
 namespace {
@@ -38,53 +38,23 @@ uint32_t parse_length(const rte_mbuf* m) {
   return m->nb_segs == 1 || m->data_len >= kMaxParsedHeaderBytes ? m->pkt_len : m->data_len;
 }
 
+std::vector<PortRuntime*> collect_ports(const Runtime& rt) {
+  std::vector<PortRuntime*> out;
+  for (const auto& p : rt.ports) out.push_back(p.get());
+  return out;
+}
+
 }  // namespace
 
 Worker::Worker(Runtime& rt, WorkerRuntime& w)
     : rt_(rt),
       w_(w),
       clock_(rt.tsc_hz),
-      staged_(rt.workers.size()),
-      fg_drain_due_(rt.switches.size(), 0) {
-  for (const auto& p : rt.ports) ports_.push_back(p.get());
-  for (const auto& edge : w.flowtune) {
-    if (edge != nullptr) ft_edges_.push_back(edge.get());
-  }
-  if (exact_time(rt)) {
-    const uint32_t switches = static_cast<uint32_t>(rt.switches.size());
-    const uint32_t edges = static_cast<uint32_t>(ft_edges_.size());
-    exact_ = std::make_unique<Exact>(
-        static_cast<uint32_t>(rt.ports.size()) + 2 * switches + 1 + edges + 1,
-        static_cast<uint32_t>(rt.ports.size()));
-    exact_->bfc_base = static_cast<uint32_t>(rt.ports.size());
-    exact_->fg_base = exact_->bfc_base + switches;
-    exact_->trace_id = exact_->fg_base + switches;
-    exact_->ft_base = exact_->trace_id + 1;
-    exact_->ft_allocator_id = exact_->ft_base + edges;
-    for (uint32_t i = 0; i < edges; ++i) ft_edges_[i]->element = exact_->ft_base + i;
-  }
-  pfc_dynamic_.resize(rt.switches.size());
-  for (uint16_t p : w.ports) {
-    const PortRuntime& port = *ports_[p];
-    if (port.pfc_ingress && rt.switches[port.switch_index].cfg->pfc.dynamic)
-      pfc_dynamic_[port.switch_index].push_back(p);
-  }
-  for (uint16_t p : w.ports) {
-    if (ports_[p]->tcd) ports_[p]->tcd->start(rt.start_ns);
-  }
-  size_t candidates = 0;
-  detour_claims_.resize(rt.switches.size());
-  for (const SwitchRuntime& sw : rt.switches) {
-    if (!sw.dibs) continue;
-    candidates = std::max(candidates, sw.dibs->candidates.size());
-    if (sw.dibs->cross_lcore) detour_claims_[sw.index].resize(sw.dibs->candidates.size());
-  }
-  detour_scratch_.resize(candidates);
-  for (const auto& shard : w.bfc) bfc_ |= shard != nullptr;
+      ports_(collect_ports(rt)),
+      modules_(*this),
+      staged_(rt.workers.size()) {
+  if (exact_time(rt)) fabric_ = std::make_unique<FabricLoop>(*this);
   control_ring_ = w.control_in != nullptr;
-  for (uint16_t s = 0; s < w.fg_credits.size(); ++s) {
-    if (w.fg_credits[s] != nullptr) fg_switches_.push_back(s);
-  }
   // Yielding hands the core to whatever else is runnable on it, for a whole
   // scheduler slice: only worth it when it is another lcore of ours.
   const unsigned cpu = rte_lcore_to_cpu_id(static_cast<int>(w.lcore));
@@ -95,6 +65,8 @@ Worker::Worker(Runtime& rt, WorkerRuntime& w)
       yield_when_idle_ = true;
   }
 }
+
+Worker::~Worker() = default;
 
 int worker_main(void* arg) {
   static_cast<Worker*>(arg)->run();
@@ -118,8 +90,11 @@ ThreadUsage thread_usage() {
 
 void Worker::run() {
   const ThreadUsage before = thread_usage();
-  if (exact_) {
-    loop_exact();
+  if (fabric_) {
+    const uint64_t wall_start = clock_.now_ns();
+    fabric_->run();
+    w_.exact_wall_ns.set(clock_.now_ns() - wall_start);
+    w_.finished.store(true);
   } else {
     loop();
   }
@@ -159,31 +134,40 @@ void Worker::loop() {
   finish(clock_.to_ns(rte_rdtsc()));
 }
 
-// The loop ended at end_ns: what waits in pacers goes on, what is staged
-// for other lcores goes over, pause and TCD time is settled.
+// The loop ended at end_ns: what modules hold goes on (Flowtune's pacers),
+// what is staged for other lcores goes over, the modules settle their
+// ports' figures (pause and TCD time).
 void Worker::finish(uint64_t end_ns) {
-  if (!ft_edges_.empty()) flowtune_release_all(end_ns);
+  each_module([&](auto& m) {
+    if constexpr (requires { m.finish(end_ns); }) m.finish(end_ns);
+  });
   flush_staged(end_ns);
   for (uint16_t p : w_.ports) {
-    if (ports_[p]->pfc_reaction) ports_[p]->pfc_reaction->settle(end_ns);
-    if (ports_[p]->tcd) tcd_timer(*ports_[p], end_ns);
-    if (ports_[p]->pcap) ports_[p]->pcap->settle_gauges(end_ns);
+    PortRuntime& port = *ports_[p];
+    each_module([&](auto& m) {
+      if constexpr (requires { m.finish_port(port, end_ns); }) m.finish_port(port, end_ns);
+    });
+    if (port.pcap) port.pcap->settle_gauges(end_ns);
   }
 }
 
-// One pass over this lcore's ports; true if it moved any packet.
+// One pass over this lcore's ports; true if it moved any packet. The
+// modules' timers run around it: those that must go before new arrivals
+// (paced packets due now leave before their flows' next ones), those after
+// the rings, and per port after its transmit and, every few passes, its
+// slow timers.
 bool Worker::iterate(uint64_t now, bool timers) {
   bool busy = false;
-  // Paced packets due now leave before new arrivals of their flows.
-  if (!ft_edges_.empty()) busy |= flowtune_timers(now);
+  each_module([&](auto& m) {
+    if constexpr (requires { m.before_poll(now); }) busy |= m.before_poll(now);
+  });
   for (uint16_t p : w_.ports) busy |= poll_port(*ports_[p], now);
   flush_staged(now);
   busy |= drain_rings(now);
   if (control_ring_) busy |= drain_control(now);
-  if (bfc_) send_bfc_bitmaps(now);
-  if (!fg_switches_.empty()) busy |= fg_timers(now);
-  if (!w_.dibs_publish.empty()) publish_dibs(now);
-  if (w_.queue_trace && now >= w_.queue_trace->next_ns()) w_.queue_trace->sample(rt_, w_, now);
+  each_module([&](auto& m) {
+    if constexpr (requires { m.timers(now); }) busy |= m.timers(now);
+  });
   for (uint16_t p : w_.ports) {
     busy |= transmit(*ports_[p], now);
     // A whole burst went: the port may hold more (frames sluice built took
@@ -191,13 +175,18 @@ bool Worker::iterate(uint64_t now, bool timers) {
     if (ports_[p]->tx_burst_full) transmit(*ports_[p], now);
   }
   for (uint16_t p : w_.ports) {
-    if (ports_[p]->pfc_ingress) generate_pfc(*ports_[p], now);
+    PortRuntime& port = *ports_[p];
+    each_module([&](auto& m) {
+      if constexpr (requires { m.after_transmit(port, now); }) m.after_transmit(port, now);
+    });
   }
   if (timers) {
     for (uint16_t p : w_.ports) {
-      send_arp_requests(*ports_[p], now);
-      if (ports_[p]->pfc_reaction) ports_[p]->pfc_reaction->settle(now);
-      if (ports_[p]->tcd) tcd_timer(*ports_[p], now);
+      PortRuntime& port = *ports_[p];
+      send_arp_requests(port, now);
+      each_module([&](auto& m) {
+        if constexpr (requires { m.slow_timers(port, now); }) m.slow_timers(port, now);
+      });
     }
   }
   return busy;
@@ -241,7 +230,7 @@ unsigned Worker::send(PortRuntime& port, uint64_t now, rte_mbuf** pkts, unsigned
       const unsigned taken = link_send(*port.link_out, port.link_tx_ns, pkts, n, &lost, &first_due);
       if (lost != 0) counters(port.index).link_lost.add(lost);
       // The far end is due when the first frame arrives.
-      if (exact_ && first_due != UINT64_MAX) exact_link_arrival(port.link_out->rx_port, first_due);
+      if (fabric_ && first_due != UINT64_MAX) fabric_->link_arrival(port.link_out->rx_port, first_due);
       return taken;
     }
     case PortKind::kPcap: {
@@ -295,6 +284,15 @@ void Worker::handle_parsed(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp,
     case PacketKind::kDrop:
       drop(in.index, m, pp.drop);
       return;
+  }
+}
+
+void Worker::to_admission(rte_mbuf* m, uint64_t now) {
+  const PortRuntime& out = *ports_[mbuf_meta_get(m).egress_port];
+  if (out.owner_slot == w_.slot) {
+    admit(m, now);
+  } else {
+    stage_remote(out.owner_slot, m, now);
   }
 }
 
@@ -372,9 +370,13 @@ unsigned link_room(const LinkDirection& d, uint64_t now, uint64_t start, uint32_
 // take whole stays pending (already departed) for the next call.
 bool Worker::transmit(PortRuntime& port, uint64_t now) {
   PortCounters& c = counters(port.index);
-  if (port.plan.tcd) tcd_track_pauses(port, now);
+  each_module([&](auto& m) {
+    if constexpr (requires { m.before_schedule(port, now); })
+      if (port.plan.takes(Step::kSchedule, std::decay_t<decltype(m)>::kId))
+        m.before_schedule(port, now);
+  });
   // Exact time never comes back late: frames start now.
-  if (port.link_out) port.link_tx_ns = exact_ ? now : link_start_ns(port, now);
+  if (port.link_out) port.link_tx_ns = fabric_ ? now : link_start_ns(port, now);
   port.tx_burst_full = false;
   if (port.tx_pending_count == 0) {
     const unsigned n = schedule(port, now);
@@ -408,7 +410,7 @@ unsigned Worker::schedule(PortRuntime& port, uint64_t now) {
   // Exact time: a link takes one frame once its wire is free, as a real
   // port does; the TM holds the rest (its queue is what a switch sees).
   const unsigned room = !port.link_out ? kBurst
-                        : exact_       ? (port.link_out->timing.wire_free_ns() <= now ? 1 : 0)
+                        : fabric_      ? (port.link_out->timing.wire_free_ns() <= now ? 1 : 0)
                                        : link_room(*port.link_out, now, port.link_tx_ns, port.mtu);
   if (room == 0) return 0;
   TmPacket* out = dequeued_;
@@ -458,40 +460,6 @@ void Worker::handle_arp(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, ui
     return;
   }
   rte_pktmbuf_free(m);
-}
-
-// The XOFF / XON / refresh a port owes its peer now, if any, from the bytes
-// that arrived on it and still wait in this switch (summed over the lcores'
-// shards).
-bool Worker::pfc_decision(const PortRuntime& port, uint64_t now, PfcDecision* d) const {
-  std::array<uint64_t, kPfcClasses> bytes{};
-  for (const auto& w : rt_.workers) {
-    const PfcIngressBytes& shard = w->pfc_bytes[port.index];
-    for (uint32_t c = 0; c < kPfcClasses; ++c) bytes[c] += shard.bytes(static_cast<uint8_t>(c));
-  }
-  const SharedBuffer* buf = w_.buffers[port.switch_index].get();
-  const uint64_t free_bytes = buf->capacity() - std::min(buf->capacity(), buf->used());
-  return port.pfc_ingress->poll(now, bytes, free_bytes, d);
-}
-
-void Worker::generate_pfc(PortRuntime& port, uint64_t now) {
-  PfcDecision d;
-  if (!pfc_decision(port, now, &d)) return;
-  // Not sent: asked again next iteration (real time), or a retry later
-  // (exact time, where asking again at the same instant would never end).
-  port.pfc_retry_ns = now + EventCalendar::kRetryNs;
-  uint8_t* frame;
-  rte_mbuf* m = new_frame(kMacControlFrameLen, &frame);
-  if (m == nullptr) return;
-  if (build_decision_frame(d, frame, kMacControlFrameLen, port.mac) == 0) {
-    rte_pktmbuf_free(m);
-    return;
-  }
-  // Committed only once queued: a full control queue means it is asked again.
-  if (send_control(port, now, m)) {
-    port.pfc_ingress->on_sent(d, now);
-    port.pfc_retry_ns = 0;
-  }
 }
 
 // An mbuf holding `len` bytes for a frame sluice builds, or nullptr when the
@@ -576,7 +544,11 @@ bool Worker::drain_control(uint64_t now) {
       rte_ring_sc_dequeue_burst(w_.control_in, reinterpret_cast<void**>(pkts), kBurst, nullptr);
   for (unsigned i = 0; i < n; ++i) {
     PortRuntime& port = *ports_[mbuf_meta_get(pkts[i]).egress_port];
-    fg_count_credit_sent(port, pkts[i], now);
+    // A module may account for its frames as they pass to their port.
+    each_module([&](auto& m) {
+      if constexpr (requires { m.control_passing(port, pkts[i], now); })
+        m.control_passing(port, pkts[i], now);
+    });
     send_control(port, now, pkts[i]);
   }
   return n > 0;

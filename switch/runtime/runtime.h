@@ -9,33 +9,23 @@
 #include <rte_mempool.h>
 #include <rte_ring.h>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "lib/mechanisms/bfc/bfc_shard.h"
-#include "lib/mechanisms/bfc/bitmap_schedule.h"
-#include "lib/mechanisms/bfc/upstream_pause_state.h"
 #include "lib/common/xorshift.h"
 #include "lib/config/config.h"
-#include "lib/config/stage_plan.h"
-#include "lib/mechanisms/dibs/dibs_rules.h"
-#include "lib/mechanisms/dibs/port_snapshot.h"
-#include "lib/mechanisms/floodgate/credit_aggregator.h"
-#include "lib/mechanisms/floodgate/floodgate_switch.h"
 #include "lib/emulator/link/link_timing.h"
-#include "lib/mechanisms/pfc/pfc_ingress.h"
-#include "lib/mechanisms/pfc/pfc_reaction.h"
-#include "lib/mechanisms/tcd/tcd_port.h"
 #include "lib/tm/egress_port.h"
 #include "lib/tm/latency_histogram.h"
 #include "lib/tm/shared_buffer.h"
-#include "switch/mechanisms/flowtune/flowtune_edge.h"
-#include "switch/ports/pcap_port.h"
+#include "switch/path/module.h"
 #include "switch/path/port_counters.h"
-#include "switch/ops/queue_trace.h"
+#include "switch/path/stage_plan.h"
+#include "switch/ports/pcap_port.h"
 
 namespace sluice {
 
@@ -87,7 +77,6 @@ struct PortRuntime {
   rte_mempool* rx_pool = nullptr;  // device ports: the pool on the device's NUMA socket
   uint32_t mtu = 1500;             // copy of cfg->mtu, read per packet
   StagePlan plan;                  // the optional steps packets leaving here take
-  uint64_t int_tx_bytes = 0;       // INT: data bytes this port transmitted (owner lcore)
   MacAddr mac{};
   // Peer MAC packed in the low 48 bits, bit 48 set when known. Written only by
   // the owner lcore (ARP learning); read by telemetry.
@@ -103,9 +92,6 @@ struct PortRuntime {
   unsigned tx_pending_count = 0;
   bool tx_burst_full = false;  // the last transmit sent a whole dequeued burst
   uint64_t next_arp_request_ns = 0;
-  // Exact time: a PFC frame that could not be queued (no mbuf, control
-  // queue full) is asked again no sooner than this.
-  uint64_t pfc_retry_ns = 0;
   std::atomic<uint64_t> first_tx_ns{0};
   std::atomic<uint64_t> last_tx_ns{0};
   // Internal links: tx pushes into link_out, rx takes from link_in.
@@ -122,67 +108,19 @@ struct PortRuntime {
   // internal-link deliveries were, against their due times.
   LatencyHistogram shaper_lateness;
   LatencyHistogram link_lateness;
-  // PFC / PAUSE (owner lcore): what arrives here may pause the peer
-  // (pfc_ingress), and what the peer sends pauses this port (pfc_reaction).
-  std::unique_ptr<PfcIngress> pfc_ingress;
-  std::unique_ptr<PfcReaction> pfc_reaction;
   // Capture-file port: replay source and capture sink; frames written to the
   // capture are stamped with the time their last bit would leave a real link
   // of the port's rate (pcap_wire, owner lcore).
   std::unique_ptr<PcapPort> pcap;
   std::unique_ptr<LinkTiming> pcap_wire;
-  // BFC (switches with bfc on). bfc: the owner lcore's shard of the switch,
-  // which assigns this port's queues. bfc_peer: switch-facing, so data leaves
-  // with the 0x88B6 shim and BFC frames are accepted; bfc_upstream is then
-  // the pause state its downstream drives.
-  BfcShard* bfc = nullptr;
-  bool bfc_peer = false;
-  bool bfc_nic = false;  // host port whose NIC names its queue in the shim (nic: bfc)
-  std::unique_ptr<UpstreamPauseState> bfc_upstream;
-  RelaxedCounter bfc_peak_queue_bytes;   // deepest data queue seen at an enqueue
-  RelaxedCounter bfc_peak_excess_bytes;  // deepest queue minus the Th it was judged by
-  // DIBS: an internal link from another DIBS switch, whose forward stage
-  // left each packet's detour count in the mbuf (MbufExtra::detours).
-  bool dibs_link = false;
-  // DIBS (owner lcore): bytes of other lcores' detours to this port taken
-  // off the ring, published with its snapshot (SnapshotClaims).
-  uint64_t dibs_handed_bytes = 0;
-  // TCD (switches with tcd on): a detector per data queue and the marks.
-  std::unique_ptr<TcdPort> tcd;
-  // Floodgate: the window a new destination starts with when its packets
-  // leave here (switch-facing ports of a Floodgate switch).
-  uint32_t fg_initial_window = 0;
-  // Flowtune: the owner lcore's edge state, for a host port of a Flowtune
-  // switch (what enters here is tracked and paced), else nullptr.
-  FlowtuneEdge* flowtune = nullptr;
-};
-
-constexpr uint32_t kNoFgIndex = UINT32_MAX;
-
-// A Floodgate switch's state (docs/mechanisms/floodgate.md, "In the data
-// path"). `state` is written only by the lcore that owns the switch's
-// switch-facing ports (owner_slot); the tables are fixed once built.
-struct FloodgateRuntime {
-  std::unique_ptr<FloodgateSwitch> state;
-  unsigned owner_slot = 0;
-  // Per global port: its dense index among the switch's switch-facing ports
-  // (credit ingress, sync) and among its host ports (dstPause), or kNoFgIndex.
-  std::vector<uint32_t> switch_index;
-  std::vector<uint32_t> host_index;
-  std::vector<uint16_t> switch_ports;  // dense switch-facing index -> global port
-  std::vector<uint16_t> host_ports;    // dense host index -> global port
-  uint64_t sync_interval_ns = 0;       // 0: no loss recovery
-  uint64_t next_sync_ns = 0;           // owner lcore
-};
-
-// A DIBS switch's candidates for detours (docs/mechanisms/dibs.md, "In the
-// data path"): its switch-facing ports, and what their owners publish for
-// the other lcores when the switch's ports span more than one.
-struct DibsRuntime {
-  std::vector<uint16_t> candidates;           // global indices of the switch-facing ports
-  std::vector<uint16_t> local;                // per global port: index in SwitchRuntime::ports
-  std::unique_ptr<PortSnapshot[]> snapshots;  // per candidate; written by its owner
-  bool cross_lcore = false;                   // the switch's ports span lcores
+  // Modules (switch/path/module.h): each one's state for this port, where
+  // it has any (nullptr elsewhere), at the module's id.
+  std::array<void*, kMaxModules> module{};
+  // Modules whose forward step runs for packets arriving here (bit per id).
+  uint8_t in_steps = 0;
+  // A 0x88B6 shim arriving here names the peer's upstream queue, which the
+  // metadata keeps (a BFC peer: a switch, or a BFC NIC).
+  bool reads_upstream_queue = false;
 };
 
 struct SwitchRuntime {
@@ -194,11 +132,16 @@ struct SwitchRuntime {
   // (rte_lpm has no depth 0); kNoDefaultRoute: no such route.
   uint32_t default_group = kNoDefaultRoute;
   std::vector<uint16_t> ports;           // global indices, in configuration order
-  uint64_t ecmp_salt = 0;                // salted_flow_hash's, from the configuration's seed
-  bool pfc_on = false;                   // PFC or PAUSE generation configured
-  bool bfc_on = false;                   // BFC configured
-  std::unique_ptr<FloodgateRuntime> fg;  // Floodgate configured
-  std::unique_ptr<DibsRuntime> dibs;     // DIBS configured
+  uint64_t ecmp_salt = 0;       // salted_flow_hash's, from the configuration's seed
+  bool flow_hash = false;       // forward computes the 5-tuple hash even without ECMP
+  bool ingress_meta = false;    // forward keeps the ingress port (and hash) with the packet
+  std::array<void*, kMaxModules> module{};  // each module's state for this switch
+};
+
+// A module's state for the whole process (built on the main lcore before
+// the workers start; then each piece has one writer, as everywhere).
+struct ModuleState {
+  virtual ~ModuleState() = default;
 };
 
 struct WorkerRuntime {
@@ -208,32 +151,12 @@ struct WorkerRuntime {
   std::vector<rte_ring*> to;           // to[s]: ring to worker s (nullptr for self)
   std::vector<rte_ring*> from;         // from[s]: ring from worker s
   std::vector<PortCounters> counters;  // per global port
-  // Bytes in this lcore's queues by (ingress port, priority), for PFC: the
-  // ingress port's owner sums these shards over lcores.
-  std::vector<PfcIngressBytes> pfc_bytes;  // per global port
   // One shared buffer per switch for the ports this worker owns (nullptr if none).
   std::vector<std::unique_ptr<SharedBuffer>> buffers;
-  // BFC, per switch (nullptr where off or where this worker owns no port):
-  // the shard and when its paused sets are re-sent as bitmaps.
-  std::vector<std::unique_ptr<BfcShard>> bfc;
-  std::vector<std::unique_ptr<BitmapSchedule>> bfc_bitmaps;
-  // Floodgate, per switch (nullptr where off or where this worker owns no
-  // port): the credit this lcore's departures earned, per switch-facing
-  // ingress of the switch, until it leaves in FG_CREDIT frames.
-  std::vector<std::unique_ptr<CreditAggregator>> fg_credits;
-  // DIBS, per switch (nullptr where off or where this worker owns no port):
-  // this lcore's chooser and counters; and the candidates (switch, index)
-  // whose snapshots it publishes each pass.
-  std::vector<std::unique_ptr<DibsRules>> dibs;
-  std::vector<std::pair<uint16_t, uint32_t>> dibs_publish;
-  // Flowtune, per switch (nullptr where off or where this worker owns none
-  // of its host ports): flowlets, pacer and allocator socket.
-  std::vector<std::unique_ptr<FlowtuneEdge>> flowtune;
-  // Frames other lcores built to leave a port of this one (BFC pause,
-  // resume, Floodgate credit and dstPause); multi-producer, drained by this
-  // lcore ahead of data.
+  // Frames other lcores built to leave a port of this one (a module's
+  // control frames: BFC pause and resume, Floodgate credit and dstPause);
+  // multi-producer, drained by this lcore ahead of data.
   rte_ring* control_in = nullptr;
-  std::unique_ptr<QueueTrace> queue_trace;  // --queue-trace: this lcore's ports
   RelaxedCounter busy_cycles;
   RelaxedCounter total_cycles;
   // Fidelity: the length of each loop iteration (its work plus any time the
@@ -293,10 +216,12 @@ struct Runtime {
   // Transport hosts' makers of flow ends, one per host port (they build the
   // ends when the hosts start).
   std::vector<std::unique_ptr<TransportMaker>> transport_makers;
-  // Flowtune's allocator inside the fabric (exact time, flowtune_allocator;
-  // written by the one worker lcore), and the edges it knows by number.
-  std::unique_ptr<flowtune::FabricAllocator> flowtune_allocator;
-  std::vector<FlowtuneEdge*> flowtune_edges;
+  // Modules (switch/path/module.h): each one's process state, at its id
+  // (nullptr where the configuration uses it nowhere).
+  std::array<std::unique_ptr<ModuleState>, kMaxModules> module_state;
+  // Frames one lcore builds to leave another's port cross on the owner's
+  // control ring (a module's build asks for them).
+  bool control_rings = false;
   uint64_t tsc_hz = 0;
   uint64_t start_ns = 0;
   uint64_t stop_ns = 0;  // when the workers were told to stop (data-path clock)

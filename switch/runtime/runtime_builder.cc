@@ -22,10 +22,8 @@
 #include "lib/mechanisms/pfc/pfc_classes.h"
 #include "lib/mechanisms/tcd/tcd_params.h"
 #include "lib/tm/class_map.h"
-#include "switch/mechanisms/bfc/bfc_builder.h"
-#include "switch/mechanisms/dibs/dibs_builder.h"
-#include "switch/mechanisms/floodgate/floodgate_builder.h"
-#include "switch/mechanisms/flowtune/flowtune_builder.h"
+#include "switch/mechanisms/registry.h"
+#include "switch/path/stage_plan.h"
 
 namespace sluice {
 namespace {
@@ -309,7 +307,6 @@ std::string create_rings(Runtime& rt) {
     w->to.assign(n, nullptr);
     w->from.assign(n, nullptr);
     w->counters = std::vector<PortCounters>(rt.ports.size());
-    w->pfc_bytes = std::vector<PfcIngressBytes>(rt.ports.size());
   }
   for (size_t a = 0; a < n; ++a) {
     for (size_t b = 0; b < n; ++b) {
@@ -459,65 +456,13 @@ void create_traffic_managers(Runtime& rt) {
     ec.rng_seed = derive_seed(rt.config.seed, SeedStream::kRed, p->index);
     SharedBuffer* buf = rt.workers[p->owner_slot]->buffers[p->switch_index].get();
     p->tm = std::make_unique<EgressPort>(ec, buf);
-    // Its clock starts with the worker's (TcdPort::start).
-    if (sc.tcd.enabled)
-      p->tcd = std::make_unique<TcdPort>(tcd_params(sc, *p->cfg), tcd_codepoints(sc.tcd),
-                                         ec.num_queues, 0);
   }
 }
 
-PfcMode pfc_mode(PfcGenerationMode m) {
-  switch (m) {
-    case PfcGenerationMode::kPfc:
-      return PfcMode::kPfc;
-    case PfcGenerationMode::kPause:
-      return PfcMode::kPause;
-    case PfcGenerationMode::kOff:
-      break;
-  }
-  return PfcMode::kOff;
-}
-
-// PFC state of every port that takes part (switch mode on, port not opted out).
-std::string create_pfc(Runtime& rt) {
-  for (auto& p : rt.ports) {
-    const SwitchConfig& sc = *rt.switches[p->switch_index].cfg;
-    if (sc.pfc.mode == PfcGenerationMode::kOff || !p->cfg->pfc) continue;
-    // On a BFC switch, BFC owns the switch-facing ports' queue pauses; PFC
-    // only holds back hosts (which BFC cannot pause).
-    if (sc.bfc.enabled && p->cfg->role == PortRole::kSwitch) continue;
-    // An unshaped port still needs a rate to turn quanta into time: assume 100G.
-    const uint64_t rate = p->cfg->rate_bps != 0 ? p->cfg->rate_bps : 100'000'000'000ull;
-    PfcIngressConfig ic;
-    ic.mode = pfc_mode(sc.pfc.mode);
-    ic.priorities = sc.pfc.priorities;
-    ic.xoff_bytes = sc.pfc.xoff_bytes;
-    ic.dynamic_alpha = sc.pfc.dynamic ? sc.pfc.alpha : 0.0;
-    ic.hysteresis_bytes = sc.pfc.hysteresis_bytes != 0 ? sc.pfc.hysteresis_bytes
-                                                       : default_pfc_hysteresis_bytes(p->cfg->mtu);
-    ic.xoff_quanta = sc.pfc.quanta;
-    ic.rate_bps = rate;
-    PfcReactionConfig rc;
-    rc.mode = ic.mode;
-    rc.priorities = sc.pfc.priorities;
-    rc.rate_bps = rate;
-    rc.class_queues = default_class_queues(sc.tm.queues_per_port);
-    try {
-      p->pfc_ingress = std::make_unique<PfcIngress>(ic);
-      p->pfc_reaction = std::make_unique<PfcReaction>(rc);
-    } catch (const std::exception& e) {
-      return sc.name + "/" + p->cfg->name + ": PFC: " + e.what();
-    }
-  }
-  return "";
-}
-
-// Frames one lcore builds to leave another's port (BFC, Floodgate) cross on
-// the owner's control ring; a switch without either needs none.
+// Frames one lcore builds to leave another's port cross on the owner's
+// control ring, where a module's build asked for them (BFC, Floodgate).
 std::string create_control_rings(Runtime& rt) {
-  const bool needed = std::any_of(rt.switches.begin(), rt.switches.end(),
-                                  [](const auto& sw) { return sw.bfc_on || sw.fg != nullptr; });
-  if (!needed) return "";
+  if (!rt.control_rings) return "";
   for (auto& w : rt.workers) {
     const std::string name = "sluice_c" + std::to_string(w->slot);
     w->control_in = rte_ring_create(name.c_str(), kControlRingSlots,
@@ -545,7 +490,6 @@ std::string build_runtime(Runtime& rt) {
   for (size_t i = 0; i < rt.switches.size(); ++i) {
     rt.switches[i].cfg = &rt.config.switches[i];
     rt.switches[i].index = static_cast<uint16_t>(i);
-    rt.switches[i].pfc_on = rt.config.switches[i].pfc.mode != PfcGenerationMode::kOff;
     rt.switches[i].ecmp_salt = derive_seed(rt.config.seed, SeedStream::kEcmp, i);
   }
   err = create_ports(rt);
@@ -557,11 +501,12 @@ std::string build_runtime(Runtime& rt) {
     if (err.empty()) err = create_routes(sw);
   }
   if (err.empty()) create_traffic_managers(rt);
-  if (err.empty()) err = create_pfc(rt);
-  if (err.empty()) err = create_bfc(rt);
-  if (err.empty()) err = create_floodgate(rt);
-  if (err.empty()) err = create_dibs(rt);
-  if (err.empty()) err = create_flowtune(rt);
+  // Each module's state, in the registry's order, once the traffic
+  // managers and shared buffers exist.
+  Modules::each_type([&]<class M>() {
+    if constexpr (requires { M::build(rt); })
+      if (err.empty()) err = M::build(rt);
+  });
   if (err.empty()) err = create_control_rings(rt);
   for (auto& p : rt.ports) p->plan = plan_stages(*rt.switches[p->switch_index].cfg, *p->cfg);
   return err;
@@ -577,10 +522,10 @@ void release_runtime(Runtime& rt) {
   for (auto& w : rt.workers) {
     for (rte_ring* r : w->to) rte_ring_free(r);
     rte_ring_free(w->control_in);
-    for (auto& e : w->flowtune) {
-      if (e != nullptr && e->udp() != nullptr) e->udp()->release_rings();
-    }
   }
+  Modules::each_type([&]<class M>() {
+    if constexpr (requires { M::release(rt); }) M::release(rt);
+  });
   for (auto& l : rt.links) rte_ring_free(l->ring);
 }
 

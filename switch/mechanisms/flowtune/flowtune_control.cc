@@ -7,11 +7,9 @@
 
 namespace sluice {
 
-void FlowtuneControl::start(Runtime& rt) {
-  for (auto& w : rt.workers) {
-    for (auto& e : w->flowtune) {
-      if (e != nullptr && e->udp() != nullptr) edges_.push_back(e->udp());
-    }
+void FlowtuneControl::start(const std::vector<FlowtuneEdge*>& edges) {
+  for (FlowtuneEdge* e : edges) {
+    if (e->udp() != nullptr) edges_.push_back(e->udp());
   }
   if (edges_.empty()) return;
   thread_ = std::thread([this] { run(); });

@@ -13,16 +13,16 @@
 #include <thread>
 #include <vector>
 
-#include "switch/runtime/runtime.h"
+#include "switch/mechanisms/flowtune/flowtune_edge.h"
 
 namespace sluice {
 
 class FlowtuneControl {
  public:
   static constexpr int kWaitUs = 50;
-  // Starts the thread if any edge talks to sluice-allocator over UDP (in
-  // exact time the allocator is in the fabric: no thread).
-  void start(Runtime& rt);
+  // Starts the thread if any of the edges talks to sluice-allocator over
+  // UDP (in exact time the allocator is in the fabric: no thread).
+  void start(const std::vector<FlowtuneEdge*>& edges);
   // Stops it (call once the workers have stopped).
   void stop();
   ~FlowtuneControl() { stop(); }

@@ -1,23 +1,25 @@
-// Which optional per-packet steps a port's packets take, from the switch's
-// configuration.
-#include "lib/config/stage_plan.h"
+// Which optional per-packet steps a port's packets take, and which module
+// takes each, from the switch's configuration (switch/path/stage_plan.h).
+#include "switch/path/stage_plan.h"
 
 #include <gtest/gtest.h>
 
+#include "switch/mechanisms/registry.h"
+
 namespace sluice {
 namespace {
+
+bool any(const StagePlan& p, Step s) { return p.steps[static_cast<unsigned>(s)] != 0; }
 
 TEST(StagePlan, PlainSwitchTakesNoOptionalStep) {
   SwitchConfig sw;
   sw.ports.emplace_back();
   const StagePlan p = plan_stages(sw, sw.ports[0]);
-  EXPECT_FALSE(p.pfc);
-  EXPECT_FALSE(p.bfc);
-  EXPECT_FALSE(p.fg_window);
-  EXPECT_FALSE(p.fg_credit);
-  EXPECT_FALSE(p.tcd);
-  EXPECT_FALSE(p.dibs);
+  for (unsigned s = 0; s < static_cast<unsigned>(Step::kCount); ++s)
+    EXPECT_FALSE(any(p, static_cast<Step>(s)));
+  EXPECT_EQ(p.queue_choice, kClassQueues);
   EXPECT_FALSE(p.departure);
+  EXPECT_FALSE(p.data_shim);
 }
 
 TEST(StagePlan, PfcOrPauseCountsAtAdmissionAndReleasesAtDeparture) {
@@ -26,8 +28,9 @@ TEST(StagePlan, PfcOrPauseCountsAtAdmissionAndReleasesAtDeparture) {
     sw.pfc.mode = mode;
     sw.ports.emplace_back();
     const StagePlan p = plan_stages(sw, sw.ports[0]);
-    EXPECT_TRUE(p.pfc);
-    EXPECT_FALSE(p.bfc);
+    EXPECT_TRUE(p.takes(Step::kAccount, PfcModule::kId));
+    EXPECT_TRUE(p.takes(Step::kRelease, PfcModule::kId));
+    EXPECT_EQ(p.queue_choice, kClassQueues);
     EXPECT_TRUE(p.departure);
   }
 }
@@ -39,8 +42,9 @@ TEST(StagePlan, BfcChoosesQueuesOnEveryPortOfItsSwitch) {
   sw.ports[1].role = PortRole::kSwitch;
   for (const PortConfig& port : sw.ports) {
     const StagePlan p = plan_stages(sw, port);
-    EXPECT_FALSE(p.pfc);
-    EXPECT_TRUE(p.bfc);
+    EXPECT_FALSE(any(p, Step::kAccount));
+    EXPECT_EQ(p.queue_choice, BfcModule::kId);
+    EXPECT_TRUE(p.takes(Step::kDepart, BfcModule::kId));
     EXPECT_TRUE(p.departure);
     // The upstream queue travels in the shim toward switches only.
     EXPECT_EQ(p.data_shim, port.role == PortRole::kSwitch);
@@ -56,12 +60,14 @@ TEST(StagePlan, FloodgateWindowsTowardSwitchesAndCreditOnEveryPort) {
   sw.ports[1].role = PortRole::kSwitch;
   const StagePlan host = plan_stages(sw, sw.ports[0]);
   const StagePlan up = plan_stages(sw, sw.ports[1]);
-  EXPECT_FALSE(host.fg_window);
-  EXPECT_TRUE(host.fg_credit);
+  EXPECT_FALSE(host.takes(Step::kGate, FloodgateModule::kId));
+  EXPECT_TRUE(host.takes(Step::kDepart, FloodgateModule::kId));
+  EXPECT_TRUE(host.takes(Step::kDropped, FloodgateModule::kId));
   EXPECT_TRUE(host.departure);
-  EXPECT_TRUE(up.fg_window);
-  EXPECT_TRUE(up.fg_credit);
-  EXPECT_FALSE(up.pfc || up.bfc);
+  EXPECT_TRUE(up.takes(Step::kGate, FloodgateModule::kId));
+  EXPECT_TRUE(up.takes(Step::kDepart, FloodgateModule::kId));
+  EXPECT_FALSE(any(up, Step::kAccount));
+  EXPECT_EQ(up.queue_choice, kClassQueues);
 }
 
 // TCD marks at departure on every port of its switch, with or without a
@@ -73,14 +79,15 @@ TEST(StagePlan, TcdMarksAtDepartureOnEveryPortOfItsSwitch) {
   sw.ports[1].role = PortRole::kSwitch;
   for (const PortConfig& port : sw.ports) {
     const StagePlan p = plan_stages(sw, port);
-    EXPECT_TRUE(p.tcd);
+    EXPECT_TRUE(p.takes(Step::kSchedule, TcdModule::kId));
+    EXPECT_TRUE(p.takes(Step::kDepart, TcdModule::kId));
     EXPECT_TRUE(p.departure);
-    EXPECT_FALSE(p.pfc || p.bfc || p.fg_window || p.fg_credit);
+    EXPECT_FALSE(any(p, Step::kAccount) || any(p, Step::kGate) || any(p, Step::kRefuse));
   }
 }
 
 // DIBS detours at admission toward any egress: the last hop toward a host
-// is where an incast overflows. It adds no departure step.
+// is where an incast overflows.
 TEST(StagePlan, DibsDetoursRefusalsOnEveryPortOfItsSwitchAndCountsExitsTowardHosts) {
   SwitchConfig sw;
   sw.dibs.enabled = true;
@@ -88,12 +95,12 @@ TEST(StagePlan, DibsDetoursRefusalsOnEveryPortOfItsSwitchAndCountsExitsTowardHos
   sw.ports[1].role = PortRole::kSwitch;
   for (const PortConfig& port : sw.ports) {
     const StagePlan p = plan_stages(sw, port);
-    EXPECT_TRUE(p.dibs);
-    EXPECT_FALSE(p.pfc || p.bfc || p.fg_window || p.fg_credit || p.tcd);
+    EXPECT_TRUE(p.takes(Step::kRefuse, DibsModule::kId));
+    EXPECT_FALSE(any(p, Step::kAccount) || any(p, Step::kGate));
     // Only a host-facing port (where packets leave the fabric) departs:
     // it adds each packet's detour count to the histogram.
     const bool host = port.role == PortRole::kHost;
-    EXPECT_EQ(p.dibs_exit, host);
+    EXPECT_EQ(p.takes(Step::kDepart, DibsModule::kId), host);
     EXPECT_EQ(p.departure, host);
     EXPECT_FALSE(p.data_shim);  // max_detours 0: the count needs no shim
   }
@@ -101,7 +108,16 @@ TEST(StagePlan, DibsDetoursRefusalsOnEveryPortOfItsSwitchAndCountsExitsTowardHos
   EXPECT_FALSE(plan_stages(sw, sw.ports[0]).data_shim);
   EXPECT_TRUE(plan_stages(sw, sw.ports[1]).data_shim);
   sw.dibs.enabled = false;
-  EXPECT_FALSE(plan_stages(sw, sw.ports[1]).dibs);
+  EXPECT_FALSE(plan_stages(sw, sw.ports[1]).takes(Step::kRefuse, DibsModule::kId));
+}
+
+// INT stamps at departure on every port of a switch with `int`.
+TEST(StagePlan, IntStampsAtDepartureWhereOn) {
+  SwitchConfig sw;
+  sw.ports.emplace_back();
+  EXPECT_FALSE(plan_stages(sw, sw.ports[0]).takes(Step::kDepart, IntModule::kId));
+  sw.int_telemetry = true;
+  EXPECT_TRUE(plan_stages(sw, sw.ports[0]).takes(Step::kDepart, IntModule::kId));
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "switch/mechanisms/floodgate/floodgate_builder.h"
+#include "switch/mechanisms/floodgate/floodgate_module.h"
 
 #include <algorithm>
 
@@ -12,7 +12,7 @@ uint64_t bdp_bytes(uint64_t rate_bps, uint64_t rtt_ns, double factor) {
 
 // Dense numbering of the switch's switch-facing and host ports, and the
 // lcore that owns the former (one lcore: config_validate refuses a split).
-void number_ports(const Runtime& rt, const SwitchRuntime& sw, FloodgateRuntime& fg) {
+void number_ports(const Runtime& rt, const SwitchRuntime& sw, FgSwitch& fg) {
   fg.switch_index.assign(rt.ports.size(), kNoFgIndex);
   fg.host_index.assign(rt.ports.size(), kNoFgIndex);
   fg.owner_slot = rt.ports[sw.ports[0]]->owner_slot;
@@ -31,8 +31,7 @@ void number_ports(const Runtime& rt, const SwitchRuntime& sw, FloodgateRuntime& 
   }
 }
 
-std::string check_one_owner(const Runtime& rt, const SwitchRuntime& sw,
-                            const FloodgateRuntime& fg) {
+std::string check_one_owner(const Runtime& rt, const SwitchRuntime& sw, const FgSwitch& fg) {
   for (uint16_t g : fg.switch_ports) {
     if (rt.ports[g]->owner_slot != fg.owner_slot)
       return sw.cfg->name + ": floodgate: the switch-facing ports must belong to one worker";
@@ -72,65 +71,54 @@ FloodgateSwitchConfig floodgate_switch_config(const SwitchConfig& sw) {
 
 }  // namespace
 
-FloodgateSwitchTotals floodgate_switch_totals(const Runtime& rt, const SwitchRuntime& sw) {
-  FloodgateSwitchTotals t;
-  const FloodgateSwitch& f = *sw.fg->state;
-  const DstWindows& w = f.windows();
-  t.windows_in_use = w.in_use();
-  t.window_outstanding_bytes = w.outstanding_bytes();
-  t.voqs_in_use = f.voqs().in_use();
-  t.voq_packets = f.voqs().packets();
-  t.voq_bytes = f.voqs().bytes();
-  t.peak_voq_bytes = f.peak_voq_bytes.get();
-  t.held_packets = f.held_packets.get();
-  t.uncontrolled_packets = f.uncontrolled_packets.get();
-  t.voq_shared = f.voqs().shared.get();
-  t.voq_marks = f.voq_marks.get();
-  t.invalid_credit_bytes = w.invalid_credit_bytes.get();
-  t.table_full = w.table_full.get();
-  for (const auto& wk : rt.workers) {
-    if (const CreditAggregator* a = wk->fg_credits[sw.index].get())
-      t.credit_withheld_bytes += a->withheld_bytes.get();
-  }
-  if (const DstPauseTracker* d = f.dst_pause()) {
-    t.dst_paused = d->paused();
-    t.dst_pause_untracked = d->untracked.get();
-  }
-  if (const SyncReceiver* r = f.sync_receiver()) {
-    t.sync_healed_data_bytes = r->healed_data_bytes.get();
-    t.sync_healed_credit_bytes = r->healed_credit_bytes.get();
-    t.sync_behind = r->sync_behind.get();
-    t.sync_untracked = r->untracked.get() + f.sync_sender()->untracked.get();
-  }
-  return t;
-}
-
-std::string create_floodgate(Runtime& rt) {
-  for (auto& w : rt.workers) w->fg_credits.resize(rt.switches.size());
+// Floodgate's state of a built Runtime: per switch with a floodgate
+// section, the window / VOQ state on the lcore that owns its switch-facing
+// ports, the dense port numbering the rules use, each port's initial
+// window, and a credit aggregator on every lcore that owns one of the
+// switch's ports. Needs the traffic managers and shared buffers.
+std::string FloodgateModule::build(Runtime& rt) {
+  bool any = false;
+  for (const SwitchRuntime& sw : rt.switches) any |= sw.cfg->floodgate.enabled && !sw.ports.empty();
+  if (!any) return "";
+  auto s = std::make_unique<FloodgateModuleState>();
+  s->switches.resize(rt.switches.size());
+  s->ports = std::make_unique<FgPort[]>(rt.ports.size());
+  s->frames.resize(rt.workers.size());
+  for (auto& f : s->frames) f = std::vector<FgFrames>(rt.ports.size());
   for (SwitchRuntime& sw : rt.switches) {
     const FloodgateConfig& f = sw.cfg->floodgate;
     if (!f.enabled || sw.ports.empty()) continue;
-    auto fg = std::make_unique<FloodgateRuntime>();
+    sw.ingress_meta = true;
+    auto fg = std::make_unique<FgSwitch>();
     number_ports(rt, sw, *fg);
     if (std::string err = check_one_owner(rt, sw, *fg); !err.empty()) return err;
     SharedBuffer* buf = rt.workers[fg->owner_slot]->buffers[sw.index].get();
     fg->state = std::make_unique<FloodgateSwitch>(floodgate_switch_config(*sw.cfg), buf);
     fg->sync_interval_ns = f.sync ? f.sync_interval_ns : 0;
+    for (uint16_t g : sw.ports) {
+      PortRuntime& p = *rt.ports[g];
+      p.module[kId] = &s->ports[g];
+      p.in_steps |= 1u << kId;  // its forward step: destination, size, sync counts
+    }
     for (uint16_t g : fg->switch_ports) {
       PortRuntime& p = *rt.ports[g];
-      p.fg_initial_window =
+      s->ports[g].initial_window =
           initial_window_bytes(p.cfg->rate_bps, p.cfg->hop_rtt_ns, f.alpha, f.credit_interval_ns);
     }
     const auto ingress_count = static_cast<uint32_t>(fg->switch_ports.size());
+    fg->credits.resize(rt.workers.size());
     for (auto& w : rt.workers) {
       const bool owns = std::any_of(sw.ports.begin(), sw.ports.end(),
                                     [&](uint16_t g) { return rt.ports[g]->owner_slot == w->slot; });
       if (owns && ingress_count != 0)
-        w->fg_credits[sw.index] = std::make_unique<CreditAggregator>(
+        fg->credits[w->slot] = std::make_unique<CreditAggregator>(
             ingress_count, f.credit_threshold_bytes, f.credit_interval_ns);
     }
-    sw.fg = std::move(fg);
+    sw.module[kId] = fg.get();
+    s->switches[sw.index] = std::move(fg);
   }
+  rt.control_rings = true;
+  rt.module_state[kId] = std::move(s);
   return "";
 }
 

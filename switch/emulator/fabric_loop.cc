@@ -1,0 +1,214 @@
+#include "switch/emulator/fabric_loop.h"
+
+#include <rte_mempool.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+
+#include "switch/emulator/port_element.h"
+#include "switch/path/worker.h"
+
+namespace sluice {
+namespace {
+
+// How often the loop tells the main lcore where fabric time is, and looks
+// at the stop flag (SIGINT), in elements handled.
+constexpr uint64_t kPublishEvery = 256;
+
+}  // namespace
+
+FabricLoop::FabricLoop(Worker& w) : w_(w), cal_(0) {
+  Runtime& rt = w.rt();
+  // A port's id is its global index (those of other lcores stay empty).
+  ports_.assign(rt.ports.size(), nullptr);
+  for (const auto& p : rt.ports) {
+    auto e = std::make_unique<PortElement>(w, *p);
+    if (p->owner_slot == w.slot()) ports_[p->index] = e.get();
+    elements_.push_back(p->owner_slot == w.slot() ? e.get() : nullptr);
+    owned_.push_back(std::move(e));
+  }
+  w.each_module([&](auto& m) {
+    if constexpr (requires { m.elements(*this); }) m.elements(*this);
+  });
+  cal_ = EventCalendar(static_cast<uint32_t>(elements_.size()));
+  dirty_.assign(elements_.size(), 0);
+  in_ready_.assign(elements_.size(), 0);
+  touched_.reserve(elements_.size());  // no allocation once the run is under way
+  ready_.reserve(elements_.size());
+}
+
+FabricLoop::~FabricLoop() = default;
+
+uint32_t FabricLoop::add(std::unique_ptr<CalendarElement> e) {
+  elements_.push_back(e.get());
+  owned_.push_back(std::move(e));
+  return static_cast<uint32_t>(elements_.size() - 1);
+}
+
+void FabricLoop::run() {
+  Runtime& rt = w_.rt();
+  WorkerRuntime& wr = w_.lcore();
+  uint64_t now = rt.start_ns;
+  now_ = now;
+  for (uint32_t id = 0; id < elements_.size(); ++id) {
+    if (elements_[id] != nullptr) settle(id, kAll, now);
+  }
+  uint64_t events = 0, instants = 0;
+  bool stuck = false;
+  // SLUICE_EXACT_AUDIT=1 checks the calendar after every element (slow:
+  // every element asked each time; for tests on small fabrics).
+  const char* audit_env = std::getenv("SLUICE_EXACT_AUDIT");
+  const bool audit_each = audit_env != nullptr && audit_env[0] == '1';
+  for (;;) {
+    uint32_t id;
+    if (ready_head_ < ready_.size()) {
+      id = ready_[ready_head_++];
+      in_ready_[id] = 0;
+    } else {
+      ready_.clear();
+      ready_head_ = 0;
+      const uint64_t t = cal_.next_time();
+      if (t >= rt.end_ns) {  // nothing more before the end: the fabric idles to it
+        if (rt.end_ns != UINT64_MAX) now = rt.end_ns;
+        break;
+      }
+      // Left in place: handling files it again (settle), and moving the
+      // top down once is cheaper than a pop and a push.
+      id = cal_.next_element();
+      if (t != now) {
+        now = t;
+        now_ = now;
+        ++instants;
+        at_instant_ = 0;
+      }
+    }
+    if (++at_instant_ > kMaxEventsPerInstant) {
+      report_stuck(id, now);
+      stuck = true;
+      break;
+    }
+    if (events % kPublishEvery == 0) {
+      wr.clock_now_ns.set(now);
+      if (rt.stop.load(std::memory_order_relaxed)) break;
+      // The pool's high-water mark, sampled (within kPublishEvery mbufs).
+      const uint64_t used = rte_mempool_in_use_count(rt.pool);
+      if (used > wr.mbuf_peak_in_use.get()) wr.mbuf_peak_in_use.set(used);
+    }
+    handle(id, now);
+    ++events;
+    if (audit_each) audit(now);
+  }
+  if (!stuck) audit(now);
+  wr.clock_now_ns.set(now);
+  wr.exact_events.set(events);
+  wr.exact_instants.set(instants);
+  if (stuck) wr.exact_stuck.add();
+  w_.finish(now);
+}
+
+// Which element keeps time from moving is a guess: the one due next after
+// that many handlings, of any elements, at one instant.
+void FabricLoop::report_stuck(uint32_t id, uint64_t now) const {
+  std::fprintf(stderr,
+               "sluice: exact time: %" PRIu64 " elements handled at %" PRIu64
+               " ns without time moving on; the next due was element %" PRIu32
+               " (%s); stopping the run\n",
+               kMaxEventsPerInstant, now, id, elements_[id]->name());
+  char parts[160];
+  elements_[id]->describe(parts, sizeof parts);
+  if (parts[0] != '\0') std::fprintf(stderr, "sluice: exact time: %s\n", parts);
+}
+
+// The calendar's invariant: an element with something to do is due no
+// later than it should be (an entry, or in the ready list at `now`).
+// Checked once at the end of every run (and after every element under
+// SLUICE_EXACT_AUDIT); a breach is a rule that changed what an element will
+// do without asking it again: counted, reported, and repaired so the run
+// goes on.
+void FabricLoop::audit(uint64_t now) {
+  WorkerRuntime& wr = w_.lcore();
+  for (uint32_t id = 0; id < elements_.size(); ++id) {
+    CalendarElement* e = elements_[id];
+    if (e == nullptr) continue;
+    const uint64_t due = e->due_fresh(now);
+    const uint64_t scheduled = in_ready_[id] ? now : cal_.due(id);
+    if (due >= scheduled || due >= w_.rt().end_ns) continue;
+    if (wr.exact_missed.get() < 10) {
+      std::fprintf(stderr,
+                   "sluice: exact time: element %" PRIu32 " (%s) was due at %" PRIu64
+                   " ns but was scheduled for %" PRIu64 " (at %" PRIu64 " ns)\n",
+                   id, e->name(), due, scheduled, now);
+      char parts[160];
+      e->describe(parts, sizeof parts);
+      if (parts[0] != '\0') std::fprintf(stderr, "sluice: exact time: %s\n", parts);
+    }
+    wr.exact_missed.add();
+    settle(id, kAll, now);
+  }
+}
+
+// Handles element `id` at `now`, then asks it and every element it
+// touched when each is next due.
+void FabricLoop::handle(uint32_t id, uint64_t now) {
+  touch(id, elements_[id]->run(now));
+  for (size_t i = 0; i < touched_.size(); ++i) {
+    const uint32_t other = touched_[i];
+    const uint8_t what = dirty_[other];
+    dirty_[other] = 0;
+    settle(other, what, now);
+  }
+  touched_.clear();
+}
+
+// Asks element `id` again for the parts in `what` and files it: in the
+// ready list when it is due now, else in the calendar.
+void FabricLoop::settle(uint32_t id, uint8_t what, uint64_t now) {
+  CalendarElement* e = elements_[id];
+  if (e == nullptr) return;
+  schedule(id, e->due(now, what));
+}
+
+void FabricLoop::schedule(uint32_t id, uint64_t due) {
+  if (due > now_) {
+    cal_.set(id, due);
+    return;
+  }
+  if (in_ready_[id]) return;
+  in_ready_[id] = 1;
+  ready_.push_back(id);
+  cal_.remove(id);
+}
+
+void FabricLoop::link_arrival(uint16_t rx, uint64_t due) {
+  PortElement* p = ports_[rx];
+  if (p == nullptr || !p->lower_rx(due)) return;
+  if (!in_ready_[rx]) cal_.at_least(rx, due);
+}
+
+void FabricLoop::admitted(PortRuntime& out, uint64_t now) {
+  // Modules whose port timers follow what any port of the switch holds
+  // (PFC's dynamic XOFF thresholds follow the free buffer).
+  w_.each_module([&](auto& m) {
+    if constexpr (requires { m.admitted_at(out); }) m.admitted_at(out);
+  });
+  // Already due now (it sends at this instant anyway), or busy until later.
+  if (ports_[out.index]->tx_due() != CalendarElement::kNever || out.tx_pending_count != 0) {
+    touch(out.index, kTx);
+    return;
+  }
+  const bool wire_free = out.link_out ? out.link_out->timing.wire_free_ns() <= now
+                                      : out.tm->shaper().next_ready_ns() <= now;
+  if (wire_free) {
+    w_.transmit(out, now);
+    uint8_t again = 0;
+    w_.each_module([&](auto& m) {
+      if constexpr (requires { m.port_transmitted(out); }) again |= m.port_transmitted(out);
+    });
+    if (again != 0) touch(out.index, again);
+    if (out.kind == PortKind::kPcap) touch(out.index, kRx);
+  }
+  touch(out.index, kTx);
+}
+
+}  // namespace sluice

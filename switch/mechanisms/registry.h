@@ -1,0 +1,37 @@
+#pragma once
+// The modules of the path, in the order every stage visits them
+// (switch/path/module.h). Adding a mechanism is a folder under
+// switch/mechanisms/ and one line here (and its configuration section in
+// lib/mechanisms/sections.h).
+//
+// The order is part of what a run does: where two modules act on one
+// packet in one stage, the earlier goes first (PFC counts a packet's bytes
+// before BFC judges its queue; Floodgate's forward step records what
+// Flowtune's pacer may hold), and in exact fabric time elements due at one
+// instant go ports first, then each module's in this order
+// (docs/emulator.md, "Order at one instant").
+
+#include "switch/mechanisms/bfc/bfc_module.h"
+#include "switch/mechanisms/dibs/dibs_module.h"
+#include "switch/mechanisms/floodgate/floodgate_module.h"
+#include "switch/mechanisms/flowtune/flowtune_module.h"
+#include "switch/mechanisms/int/int_module.h"
+#include "switch/mechanisms/pfc/pfc_module.h"
+#include "switch/mechanisms/tcd/tcd_module.h"
+#include "switch/ops/queue_trace_module.h"
+#include "switch/path/module.h"
+
+namespace sluice {
+
+using Modules = ModuleList<PfcModule, BfcModule, FloodgateModule, TcdModule, DibsModule, IntModule,
+                           QueueTraceModule, FlowtuneModule>;
+
+// A module's id (M::kId: its bit in StagePlan, its slot in the runtime's
+// arrays) is its place in the list.
+template <class... Ms>
+constexpr bool ids_are_places(ModuleList<Ms...>*) {
+  return ((Ms::kId == ModuleList<Ms...>::template index_of<Ms>()) && ...);
+}
+static_assert(ids_are_places(static_cast<Modules*>(nullptr)));
+
+}  // namespace sluice

@@ -1,0 +1,15 @@
+#include "switch/path/stage_plan.h"
+
+#include "switch/mechanisms/registry.h"
+
+namespace sluice {
+
+StagePlan plan_stages(const SwitchConfig& sw, const PortConfig& egress) {
+  StagePlan p;
+  Modules::each_type([&]<class M>() { M::plan(sw, egress, p); });
+  p.departure = p.steps[static_cast<unsigned>(Step::kDepart)] != 0 ||
+                p.steps[static_cast<unsigned>(Step::kRelease)] != 0;
+  return p;
+}
+
+}  // namespace sluice

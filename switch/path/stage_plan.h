@@ -1,0 +1,43 @@
+#pragma once
+// Which optional steps of the per-packet stages (docs/architecture.md, "A
+// packet's path") run for packets leaving one egress port, and which module
+// takes each. Fixed from the configuration when the switch is built, by
+// each module's plan() (switch/path/module.h), so that the data path tests
+// one bit per step and a module that is off costs a predictable branch, or
+// nothing.
+
+#include <cstdint>
+
+#include "lib/config/config.h"
+#include "switch/path/module.h"
+
+namespace sluice {
+
+// StagePlan::queue_choice when the class map chooses (no module does).
+inline constexpr uint8_t kClassQueues = 0xFF;
+
+struct StagePlan {
+  // Per step, bit m: module m takes it for packets leaving this port.
+  uint8_t steps[static_cast<unsigned>(Step::kCount)] = {};
+  // The module that chooses the data queue at admission step 2 instead of
+  // the class map (BFC's flow table), or kClassQueues.
+  uint8_t queue_choice = kClassQueues;
+  // Departure runs at all (some depart or release step is on).
+  bool departure = false;
+  // Admission's L2 rewrite: data leaves with the 0x88B6 shim, so the device
+  // must also receive frames 6 bytes longer than the port's mtu. The shim
+  // carries the queue the packet took here (a BFC peer), and the packet's
+  // detour count where shim_detours (DIBS with max_detours).
+  bool data_shim = false;
+  bool shim_detours = false;
+
+  bool takes(Step s, unsigned module) const {
+    return (steps[static_cast<unsigned>(s)] >> module) & 1;
+  }
+  void add(Step s, unsigned module) { steps[static_cast<unsigned>(s)] |= 1u << module; }
+};
+
+// Every module's steps for packets leaving `egress` of switch `sw`.
+StagePlan plan_stages(const SwitchConfig& sw, const PortConfig& egress);
+
+}  // namespace sluice
