@@ -169,7 +169,7 @@ def run_digests(d):
 
 
 def format_line(name, digests):
-    return name + "".join(" %s=%s" % (k, digests[k]) for k in FIELDS)
+    return name + "".join(" %s=%s" % (k, digests.get(k, "?")) for k in FIELDS)
 
 
 def parse_lines(lines, where="fingerprints"):
