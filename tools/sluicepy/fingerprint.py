@@ -363,6 +363,7 @@ def main(argv):
     if not os.access(a.sluice, os.X_OK):
         raise cli.ToolError("%s: no sluice binary there (build it, or give --sluice)" % a.sluice)
     expected = read_file(a.compare) if a.compare else None
+    head = header(a, argv)  # the tree as it was when the runs started
     work = os.path.abspath(a.work) if a.work else tempfile.mkdtemp(prefix="sluice-fingerprint-")
     os.makedirs(work, exist_ok=True)
     meter = Meter()
@@ -379,7 +380,7 @@ def main(argv):
         print(line)
     if a.out:
         with open(a.out, "w") as f:
-            f.write("\n".join(header(a, argv) + lines) + "\n")
+            f.write("\n".join(head + lines) + "\n")
     if expected is not None:
         diff = differences(expected, parse_lines(lines), a.scenarios or None)
         for line in diff:
