@@ -100,14 +100,17 @@ class Files(unittest.TestCase):
                  fingerprint.format_line("x/two", a), fingerprint.format_line("y/three", a)]
         expected = fingerprint.parse_lines(lines)
         self.assertEqual(expected["x/one"], a)
-        actual = {"x/one": dict(a, summary="cc"), "x/two": a, "x/four": a}
+        actual = {"x/one": dict(a, summary="cc"), "x/two": dict(a, captures="c", traces="t"),
+                  "x/four": a}
         self.assertEqual(fingerprint.differences(expected, expected), [])
         self.assertEqual(fingerprint.differences(expected, actual), [
             "x/four: not in the baseline (a new run)",
-            "x/one: summary differ",
+            "x/one: summary differs",
+            "x/two: captures, traces differ",
             "y/three: not run (in the baseline only)"])
         self.assertEqual(fingerprint.differences(expected, actual, {"x"}), [
-            "x/four: not in the baseline (a new run)", "x/one: summary differ"])
+            "x/four: not in the baseline (a new run)", "x/one: summary differs",
+            "x/two: captures, traces differ"])
 
     def test_bad_lines_are_refused(self):
         with self.assertRaises(fingerprint.cli.ToolError):

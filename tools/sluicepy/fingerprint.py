@@ -218,7 +218,8 @@ def differences(expected, actual, scenarios=None):
             changed = [k for k in sorted(set(expected[name]) | set(actual[name]))
                        if expected[name].get(k) != actual[name].get(k)]
             if changed:
-                out.append("%s: %s differ" % (name, ", ".join(changed)))
+                out.append("%s: %s %s" % (name, ", ".join(changed),
+                                          "differs" if len(changed) == 1 else "differ"))
     return out
 
 
