@@ -25,7 +25,14 @@ and alone with another seed. Asserted for each:
 - the run with another seed gives different captures (the seed reaches
   the fabric's random choices: ECMP salt, link loss, RED, detours);
 - every lateness sample is 0, the calendar was never missed (checked after
-  every element: SLUICE_EXACT_AUDIT=1) and the run covered its duration.
+  every element: SLUICE_EXACT_AUDIT=1) and the run covered its duration;
+- the seed-1 run's digests (tools/fingerprint: its captures, and its summary
+  without the fields that report the machine) are those recorded in
+  tests/fingerprints/small.txt: exact time repeats byte for byte, so any
+  difference is a change of what the fabric does. Such a change is either a
+  bug to fix, or a modelling change that is documented and updates
+  small.txt (tools/fingerprint --set small --out tests/fingerprints/small.txt)
+  in the same commit.
 """
 
 import hashlib
@@ -40,7 +47,7 @@ import harness
 from harness import check
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
-from sluicepy import exact_fabrics  # noqa: E402
+from sluicepy import cli, exact_fabrics, fingerprint  # noqa: E402
 from sluicepy.exact_fabrics import RUN_SECONDS  # noqa: E402
 
 # Fields of the summary that report the machine's time, not the fabric's.
@@ -133,7 +140,35 @@ def check_exact(label, summary, out):
                                                                           clock["transmissions"]))
 
 
+FINGERPRINTS = os.path.join("tests", "fingerprints", "small.txt")
+
+
+def recorded_fingerprints(srcdir):
+    try:
+        return fingerprint.read_file(os.path.join(srcdir, FINGERPRINTS))
+    except cli.ToolError as e:
+        raise harness.TestFailure(str(e))
+
+
+def check_fingerprint(recorded, kind, d):
+    """The seed-1 run d has the digests recorded in FINGERPRINTS."""
+    name = "exact-time/" + kind
+    want = recorded.get(name)
+    check(want is not None, "%s has no line for %s" % (FINGERPRINTS, name))
+    got = fingerprint.run_digests(d)
+    changed = [k for k in fingerprint.FIELDS if want.get(k) != got[k]]
+    check(not changed,
+          "%s: the seed-1 run's digests (%s) differ from %s: exact-time behaviour changed.\n"
+          "A change of what the fabric does must either be fixed, or be a documented modelling "
+          "change that updates %s (tools/fingerprint --set small --out %s) in the same commit.\n"
+          "tools/fingerprint --set small --compare %s lists every differing run.\n"
+          "recorded: %s\nnow:      %s"
+          % (kind, ", ".join(changed), FINGERPRINTS, FINGERPRINTS, FINGERPRINTS, FINGERPRINTS,
+             fingerprint.format_line(name, want), fingerprint.format_line(name, got)))
+
+
 def test(binary, srcdir):
+    recorded = recorded_fingerprints(srcdir)
     with harness.TempDir("exact-time") as tmp:
         workload = os.path.join(tmp, "workload")
         exact_fabrics.make_workload(srcdir, workload)
@@ -145,6 +180,7 @@ def test(binary, srcdir):
             for label, s, o in ((kind + "-1", s1, o1), (kind + "-disturbed", s2, o2),
                                 (kind + "-seed2", s3, o3)):
                 check_exact(label, s, o)
+            check_fingerprint(recorded, kind, d1)
             c1, n1 = captures_digest(d1)
             c2, _ = captures_digest(d2)
             c3, _ = captures_digest(d3)
