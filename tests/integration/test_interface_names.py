@@ -325,9 +325,16 @@ def compare(srcdir, name, actual):
 
 def test(binary, srcdir):
     with harness.TempDir("interface-names") as tmp:
+        t0 = time.monotonic()
         keys = config_keys(binary, tmp)
+        t1 = time.monotonic()
         metrics, rt_summary = real_time_run(binary, tmp)
-        summaries = [rt_summary] + exact_runs(binary, srcdir, tmp) + transport_runs(binary, tmp)
+        t2 = time.monotonic()
+        summaries = [rt_summary] + exact_runs(binary, srcdir, tmp)
+        t3 = time.monotonic()
+        summaries += transport_runs(binary, tmp)
+        print(f"wall time: config keys {t1 - t0:.1f} s, real-time run {t2 - t1:.1f} s, "
+              f"exact-time fabrics {t3 - t2:.1f} s, transport runs {time.monotonic() - t3:.1f} s")
         fields = set()
         for s in summaries:
             summary_paths(s, out=fields)

@@ -17,13 +17,15 @@ non-zero if any does. The committed baselines are tests/fingerprints/
 small.txt and papers.txt; tests/integration/test_exact_time.py checks its
 seed-1 runs against small.txt.
 
-Sets:
+Sets (CPU time measured on the 2-core CI machine):
   small   the four fabrics of tests/integration/test_exact_time.py
           (tools/sluicepy/exact_fabrics.py: bfc+tcd, floodgate, dibs,
-          pfc), seed 1, its workload and duration; lines exact-time/<kind>.
+          pfc), seed 1, its workload and duration; lines exact-time/<kind>
+          (4 runs, about 15 s of CPU).
   papers  each tools/reproduce experiment at a small scale with every
           scheme it has, seed 1 (PAPERS below); one line per run directory
-          the experiment leaves, <experiment>/<directory>.
+          the experiment leaves, <experiment>/<directory> (24 runs, about
+          250-270 s of CPU; each run needs up to 6 GB for EAL's memory).
 
 What each digest covers (sha256; "-" when the run has none):
   captures     every capture file sluice wrote: the pcap.tx of every port
