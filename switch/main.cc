@@ -34,7 +34,6 @@
 #include "lib/capture/capture_check.h"
 #include "switch/ops/capture_writer.h"
 #include "switch/ops/cli_options.h"
-#include "switch/ports/internal_link.h"
 #include "switch/path/mbuf_meta.h"
 #include "switch/runtime/memory_prefault.h"
 #include "switch/ops/metrics_exporter.h"
@@ -146,11 +145,7 @@ std::vector<PortFinal> drain_and_total(Runtime& rt) {
   });
   // Frames on internal links left one switch and have not reached the next;
   // frames on a capture host's link (its delay, exact time) left the host.
-  for (const auto& p : rt.ports) {
-    if (p->link_in != nullptr)
-      out[p->index].in_flight_at_stop = link_discard(*p->link_in, p->link_stage);
-    if (p->pcap) out[p->index].in_flight_at_stop += p->pcap->discard_link();
-  }
+  for (const auto& p : rt.ports) out[p->index].in_flight_at_stop = p->medium->discard_in_flight();
   for (const auto& p : rt.ports) {
     PortFinal& f = out[p->index];
     for (unsigned i = 0; i < p->tx_pending_count; ++i) rte_pktmbuf_free(p->tx_pending[i]);

@@ -197,8 +197,8 @@ void FabricLoop::admitted(PortRuntime& out, uint64_t now) {
     touch(out.index, kTx);
     return;
   }
-  const bool wire_free = out.link_out ? out.link_out->timing.wire_free_ns() <= now
-                                      : out.tm->shaper().next_ready_ns() <= now;
+  const bool wire_free = out.medium->has_wire() ? out.medium->wire_free_ns() <= now
+                                               : out.tm->shaper().next_ready_ns() <= now;
   if (wire_free) {
     w_.transmit(out, now);
     uint8_t again = 0;
@@ -206,7 +206,7 @@ void FabricLoop::admitted(PortRuntime& out, uint64_t now) {
       if constexpr (requires { m.port_transmitted(out); }) again |= m.port_transmitted(out);
     });
     if (again != 0) touch(out.index, again);
-    if (out.kind == PortKind::kPcap) touch(out.index, kRx);
+    if (out.medium->answers()) touch(out.index, kRx);
   }
   touch(out.index, kTx);
 }

@@ -4,7 +4,6 @@
 #include <cstdio>
 
 #include "switch/emulator/fabric_loop.h"
-#include "switch/ports/internal_link.h"
 #include "switch/path/worker.h"
 
 namespace sluice {
@@ -48,7 +47,7 @@ uint8_t PortElement::run(uint64_t now) {
   if (tx_ <= now) {
     w_.transmit(port_, now);
     again |= FabricLoop::kTx;
-    if (port_.kind == PortKind::kPcap) again |= FabricLoop::kRx;
+    if (port_.medium->answers()) again |= FabricLoop::kRx;
     w_.each_module([&](auto& m) {
       if constexpr (requires { m.port_transmitted(port_); }) again |= m.port_transmitted(port_);
     });
@@ -71,25 +70,15 @@ uint8_t PortElement::run(uint64_t now) {
 // Never before now: a rule that says "at once" is handled at this instant
 // again.
 uint64_t PortElement::rx_due(uint64_t now) {
-  uint64_t due = kNever;
-  switch (port_.kind) {
-    case PortKind::kLink:
-      due = link_next_due(*port_.link_in, port_.link_stage);
-      break;
-    case PortKind::kPcap:
-      due = port_.pcap->next_rx_ns(now);
-      break;
-    case PortKind::kEthdev:  // refused in exact time (config_validate.cc)
-      break;
-  }
+  const uint64_t due = port_.medium->next_rx_ns(now);
   return due == kNever ? due : std::max(due, now);
 }
 
 uint64_t PortElement::wire_due(uint64_t now) const {
   if (port_.tx_pending_count != 0) return now;
   uint64_t due = port_.tm->next_event_ns(now);
-  if (due != UINT64_MAX && port_.link_out)
-    due = std::max(due, port_.link_out->timing.wire_free_ns());
+  if (due != UINT64_MAX && port_.medium->has_wire())
+    due = std::max(due, port_.medium->wire_free_ns());
   return due;
 }
 

@@ -13,7 +13,7 @@ constexpr auto kIdleSleep = std::chrono::milliseconds(1);
 
 void CaptureWriter::start(Runtime& rt) {
   for (const auto& p : rt.ports) {
-    if (p->pcap && p->pcap->has_tx()) ports_.push_back(p->pcap.get());
+    if (p->pcap && p->pcap->has_tx()) ports_.push_back(p->pcap);
   }
   if (ports_.empty()) return;
   thread_ = std::thread([this] { run(); });

@@ -15,7 +15,6 @@
 #include "lib/net/ethertypes.h"
 #include "switch/emulator/fabric_loop.h"
 #include "switch/path/mbuf_meta.h"
-#include "switch/ports/internal_link.h"
 
 namespace sluice {
 namespace {
@@ -147,7 +146,7 @@ void Worker::finish(uint64_t end_ns) {
     each_module([&](auto& m) {
       if constexpr (requires { m.finish_port(port, end_ns); }) m.finish_port(port, end_ns);
     });
-    if (port.pcap) port.pcap->settle_gauges(end_ns);
+    port.medium->finish(end_ns);
   }
 }
 
@@ -208,38 +207,18 @@ void Worker::record_loop_gap(uint64_t ns, bool busy) {
 }
 
 unsigned Worker::receive(PortRuntime& port, uint64_t now, rte_mbuf** pkts) {
-  switch (port.kind) {
-    case PortKind::kEthdev:
-      return rte_eth_rx_burst(port.eth_port, 0, pkts, kBurst);
-    case PortKind::kLink:
-      return link_receive(*port.link_in, port.link_stage, now, pkts, kBurst, port.link_lateness);
-    case PortKind::kPcap:
-      return port.pcap->rx_burst(now, pkts, static_cast<uint16_t>(kBurst));
-  }
-  return 0;
+  return port.medium->receive(now, pkts, kBurst);
 }
 
 // Hands frames to the port's medium; returns how many it took.
 unsigned Worker::send(PortRuntime& port, uint64_t now, rte_mbuf** pkts, unsigned n) {
-  switch (port.kind) {
-    case PortKind::kEthdev:
-      return rte_eth_tx_burst(port.eth_port, 0, pkts, static_cast<uint16_t>(n));
-    case PortKind::kLink: {
-      uint64_t lost = 0;
-      uint64_t first_due = UINT64_MAX;
-      const unsigned taken = link_send(*port.link_out, port.link_tx_ns, pkts, n, &lost, &first_due);
-      if (lost != 0) counters(port.index).link_lost.add(lost);
-      // The far end is due when the first frame arrives.
-      if (fabric_ && first_due != UINT64_MAX) fabric_->link_arrival(port.link_out->rx_port, first_due);
-      return taken;
-    }
-    case PortKind::kPcap: {
-      uint64_t stamps[kBurst];
-      for (unsigned i = 0; i < n; ++i) stamps[i] = port.pcap_wire->depart(now, pkts[i]->pkt_len);
-      return port.pcap->tx_burst_at(stamps, pkts, static_cast<uint16_t>(n));
-    }
-  }
-  return 0;
+  SendNotes notes;
+  const unsigned taken = port.medium->send(now, pkts, n, &notes);
+  if (notes.lost != 0) counters(port.index).link_lost.add(notes.lost);
+  // The far end is due when the first frame arrives.
+  if (fabric_ && notes.first_arrival != UINT64_MAX)
+    fabric_->link_arrival(notes.far_port, notes.first_arrival);
+  return taken;
 }
 
 bool Worker::poll_port(PortRuntime& port, uint64_t now) {
@@ -329,43 +308,6 @@ bool Worker::drain_rings(uint64_t now) {
   return any;
 }
 
-namespace {
-
-// An internal link's wire may fall idle while frames wait because the loop
-// came back late. Like the shaper's bucket, it then catches up: frames start
-// where the wire fell free, at most this far in the past. Beyond that the
-// idle time is lost transmit time (emulation fidelity).
-constexpr uint64_t kLinkCatchUpNs = 200'000;
-
-// The instant the link's next frames start from (now, or earlier when
-// catching up), counting idle time beyond the catch-up window as lost.
-uint64_t link_start_ns(PortRuntime& port, uint64_t now) {
-  const uint64_t free_ns = port.link_out->timing.wire_free_ns();
-  uint64_t start = now;
-  if (port.link_waiting && free_ns < now) {
-    const uint64_t floor = now > kLinkCatchUpNs ? now - kLinkCatchUpNs : 0;
-    start = std::max(free_ns, floor);
-    const uint64_t idle_from = std::max(free_ns, port.link_checked_ns);
-    if (idle_from < floor) port.tm->add_lost_transmit_ns(floor - idle_from);
-  }
-  port.link_checked_ns = now;
-  return start;
-}
-
-// How many frames an internal link may take: serialisation may be committed
-// up to fifo_ns beyond now (the transmit FIFO past the scheduler), so that a
-// pause stops what is still queued rather than a shaper bucket's worth.
-unsigned link_room(const LinkDirection& d, uint64_t now, uint64_t start, uint32_t mtu) {
-  if (d.fifo_ns == 0) return kBurst;
-  const uint64_t from = std::max(d.timing.wire_free_ns(), start);
-  if (from >= now + d.fifo_ns) return 0;
-  const uint64_t frame_ns = d.timing.serialisation_ns(mtu + kEthHeaderLen);
-  if (frame_ns == 0) return kBurst;
-  return static_cast<unsigned>(std::min<uint64_t>(kBurst, (now + d.fifo_ns - from) / frame_ns + 1));
-}
-
-}  // namespace
-
 // Schedule, then departure, then the port sends. A burst the port did not
 // take whole stays pending (already departed) for the next call.
 bool Worker::transmit(PortRuntime& port, uint64_t now) {
@@ -375,8 +317,7 @@ bool Worker::transmit(PortRuntime& port, uint64_t now) {
       if (port.plan.takes(Step::kSchedule, std::decay_t<decltype(m)>::kId))
         m.before_schedule(port, now);
   });
-  // Exact time never comes back late: frames start now.
-  if (port.link_out) port.link_tx_ns = fabric_ ? now : link_start_ns(port, now);
+  port.medium->begin_transmit(now, fabric_ != nullptr, *port.tm);
   port.tx_burst_full = false;
   if (port.tx_pending_count == 0) {
     const unsigned n = schedule(port, now);
@@ -407,16 +348,12 @@ bool Worker::transmit(PortRuntime& port, uint64_t now) {
 // within the shaper; residence is recorded there), into dequeued_ and
 // tx_pending. Returns how many.
 unsigned Worker::schedule(PortRuntime& port, uint64_t now) {
-  // Exact time: a link takes one frame once its wire is free, as a real
-  // port does; the TM holds the rest (its queue is what a switch sees).
-  const unsigned room = !port.link_out ? kBurst
-                        : fabric_      ? (port.link_out->timing.wire_free_ns() <= now ? 1 : 0)
-                                       : link_room(*port.link_out, now, port.link_tx_ns, port.mtu);
+  const unsigned room = port.medium->room(now, fabric_ != nullptr);
   if (room == 0) return 0;
   TmPacket* out = dequeued_;
   const uint64_t ready_ns = port.tm->shaper().next_ready_ns();
   const unsigned n = port.tm->dequeue_burst(now, out, room);
-  if (port.link_out) port.link_waiting = port.tm->next_event_ns(now) <= now;
+  port.medium->scheduled(now, *port.tm);
   if (n == 0) return 0;
   if (!port.tm->shaper().unlimited()) {
     // Fidelity: the first frame should have left when both it and the

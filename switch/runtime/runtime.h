@@ -26,6 +26,7 @@
 #include "switch/path/port_counters.h"
 #include "switch/path/stage_plan.h"
 #include "switch/ports/pcap_port.h"
+#include "switch/ports/port_medium.h"
 
 namespace sluice {
 
@@ -94,25 +95,18 @@ struct PortRuntime {
   uint64_t next_arp_request_ns = 0;
   std::atomic<uint64_t> first_tx_ns{0};
   std::atomic<uint64_t> last_tx_ns{0};
-  // Internal links: tx pushes into link_out, rx takes from link_in.
+  // What the port sends into and receives from (switch/ports/
+  // port_medium.h): a NIC, one end of an internal link, an emulated host.
+  std::unique_ptr<PortMedium> medium;
+  // Internal links: the direction this port sends into (kind kLink).
   LinkDirection* link_out = nullptr;
-  LinkDirection* link_in = nullptr;
-  // Link ports (owner lcore): frames could leave at the last transmit call,
-  // and when that was; when this call's frames start on the wire (earlier
-  // than now while the wire catches up after a late loop).
-  bool link_waiting = false;
-  uint64_t link_checked_ns = 0;
-  uint64_t link_tx_ns = 0;
-  LinkRxStage link_stage;
+  // An emulated host's capture-file port, owned by the medium (kind kPcap),
+  // for what only it has: its replay, captures, NIC and transports.
+  PcapPort* pcap = nullptr;
   // Emulation fidelity: how late frames left the shaper, and how late
   // internal-link deliveries were, against their due times.
   LatencyHistogram shaper_lateness;
   LatencyHistogram link_lateness;
-  // Capture-file port: replay source and capture sink; frames written to the
-  // capture are stamped with the time their last bit would leave a real link
-  // of the port's rate (pcap_wire, owner lcore).
-  std::unique_ptr<PcapPort> pcap;
-  std::unique_ptr<LinkTiming> pcap_wire;
   // Modules (switch/path/module.h): each one's state for this port, where
   // it has any (nullptr elsewhere), at the module's id.
   std::array<void*, kMaxModules> module{};

@@ -24,6 +24,9 @@
 #include "lib/tm/class_map.h"
 #include "switch/mechanisms/registry.h"
 #include "switch/path/stage_plan.h"
+#include "switch/ports/ethdev_medium.h"
+#include "switch/ports/host_medium.h"
+#include "switch/ports/link_medium.h"
 
 namespace sluice {
 namespace {
@@ -236,19 +239,22 @@ std::string create_ports(Runtime& rt) {
         p->kind = PortKind::kPcap;
         p->mac = pc.mac ? *pc.mac : generated_mac(si, rt.ports.size());
         std::string err;
-        p->pcap = PcapPort::open(*pc.pcap, rt.pool, &err);
-        if (!p->pcap) return port_ref(sc, pc) + ": " + err;
+        std::unique_ptr<PcapPort> host = PcapPort::open(*pc.pcap, rt.pool, &err);
+        if (!host) return port_ref(sc, pc) + ": " + err;
+        p->pcap = host.get();
         set_host_nic(*p->pcap, sc, pc);
         // What leaves toward the host is stamped when its last bit reaches
         // the host: after the host link's delay (exact time only; else 0).
-        p->pcap_wire =
+        auto wire =
             std::make_unique<LinkTiming>(pc.rate_bps, pc.wire_overhead_bytes, pc.link_delay_ns);
+        p->medium = std::make_unique<HostMedium>(std::move(host), std::move(wire));
         if (rt.config.clock.mode == ClockMode::kExact)
           p->pcap->set_exact_link(pc.link_delay_ns, pc.mtu, copy_bytes);
         if (is_transport_host_port(rt.config, pc)) set_transport_host(rt, *p, flows);
       } else {
         std::string err = start_ethdev(rt, *p);
         if (!err.empty()) return port_ref(sc, pc) + ": " + err;
+        p->medium = std::make_unique<EthdevMedium>(p->eth_port);
       }
       if (pc.peer_mac) set_peer_mac(*p, *pc.peer_mac);
       sw.ports.push_back(p->index);
@@ -346,8 +352,14 @@ std::string create_links(Runtime& rt) {
                               static_cast<int>(rte_socket_id()), RING_F_SP_ENQ | RING_F_SC_DEQ);
     if (d->ring == nullptr) return "cannot create ring " + name + ": " + rte_strerror(rte_errno);
     p->link_out = d.get();
-    q.link_in = d.get();
     rt.links.push_back(std::move(d));
+  }
+  // Each link port's medium: the direction it sends into and the one its
+  // peer sends into.
+  for (const auto& p : rt.ports) {
+    if (p->kind != PortKind::kLink) continue;
+    LinkDirection& in = *rt.ports[p->link_out->rx_port]->link_out;
+    p->medium = std::make_unique<LinkMedium>(*p->link_out, in, p->mtu, p->link_lateness);
   }
   return "";
 }

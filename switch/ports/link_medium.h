@@ -1,0 +1,51 @@
+#pragma once
+// One end of an internal link between switch instances of one process. A
+// direction is an SPSC rte_ring from the sending port's owner lcore to the
+// receiving port's owner; each frame carries its due time (LinkTiming) in
+// the mbuf and is handed to the receiver no earlier than that, in order.
+
+#include <rte_mbuf.h>
+
+#include <cstdint>
+
+#include "lib/tm/egress_port.h"
+#include "lib/tm/latency_histogram.h"
+#include "switch/ports/port_medium.h"
+#include "switch/runtime/runtime.h"
+
+namespace sluice {
+
+class LinkMedium final : public PortMedium {
+ public:
+  // out: the direction this port sends into; in: the one it receives from;
+  // lateness: how late deliveries were against their due times (real time).
+  LinkMedium(LinkDirection& out, LinkDirection& in, uint32_t mtu, LatencyHistogram& lateness)
+      : out_(out), in_(in), mtu_(mtu), lateness_(lateness) {}
+
+  unsigned receive(uint64_t now, rte_mbuf** pkts, unsigned n) override;
+  unsigned send(uint64_t now, rte_mbuf** pkts, unsigned n, SendNotes* notes) override;
+  void begin_transmit(uint64_t now, bool exact, EgressPort& tm) override;
+  unsigned room(uint64_t now, bool exact) override;
+  void scheduled(uint64_t now, const EgressPort& tm) override {
+    waiting_ = tm.next_event_ns(now) <= now;
+  }
+  uint64_t next_rx_ns(uint64_t now) override;
+  bool has_wire() const override { return true; }
+  uint64_t wire_free_ns() const override { return out_.timing.wire_free_ns(); }
+  uint32_t discard_in_flight() override;
+
+ private:
+  LinkDirection& out_;
+  LinkDirection& in_;
+  uint32_t mtu_;
+  LatencyHistogram& lateness_;
+  LinkRxStage stage_;  // frames taken off the ring that are not due yet
+  // Frames could leave at the last transmit call, and when that was; when
+  // this call's frames start on the wire (earlier than now while the wire
+  // catches up after a late loop).
+  bool waiting_ = false;
+  uint64_t checked_ns_ = 0;
+  uint64_t tx_ns_ = 0;
+};
+
+}  // namespace sluice
