@@ -1,4 +1,4 @@
-#include "lib/tm/drr_scheduler.h"
+#include "lib/tm/schedulers/drr_scheduler.h"
 
 #include <gtest/gtest.h>
 

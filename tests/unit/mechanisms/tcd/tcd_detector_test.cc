@@ -9,7 +9,7 @@
 
 #include "lib/common/xorshift.h"
 #include "lib/mechanisms/tcd/tcd_marking.h"
-#include "lib/tm/ecn_marker.h"
+#include "lib/tm/disciplines/ecn_marker.h"
 
 namespace sluice {
 namespace {

@@ -1,4 +1,4 @@
-#include "lib/tm/ecn_marker.h"
+#include "lib/tm/disciplines/ecn_marker.h"
 
 #include <cmath>
 #include <stdexcept>
