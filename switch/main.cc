@@ -98,6 +98,7 @@ bool all_finished(const Runtime& rt) {
 void run_main_lcore(Runtime& rt, const CliOptions& opt) {
   const TscClock clock(rt.tsc_hz);
   LiveTable table(rt);
+  ProgressLine progress(rt);
   const uint64_t interval_ns = static_cast<uint64_t>(opt.stats_interval_seconds * 1e9);
   const uint64_t stop_ns = opt.duration_seconds > 0
                                ? rt.start_ns + static_cast<uint64_t>(opt.duration_seconds * 1e9)
@@ -115,8 +116,10 @@ void run_main_lcore(Runtime& rt, const CliOptions& opt) {
       table.print(rt, data_path_now_ns(rt, now));
       next_table += interval_ns;
     }
+    progress.update(rt, now);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  progress.finish();
 }
 
 // Frees what is still queued (counted as queued_at_stop, not as a drop) and
@@ -368,8 +371,13 @@ int run(int argc, char** argv) {
     cleanup_eal();
     return 1;
   }
-  if (const std::string warning = prefault_memory(*rt); !warning.empty())
-    std::fprintf(stderr, "sluice: %s\n", warning.c_str());
+  // Real time locks its memory so that no page fault stalls a worker; the
+  // emulator's fabric time cannot be late, so it leaves memory to be
+  // touched as the fabric uses it.
+  if (!exact_time(*rt)) {
+    if (const std::string warning = prefault_memory(*rt); !warning.empty())
+      std::fprintf(stderr, "sluice: %s\n", warning.c_str());
+  }
   std::printf("sluice: %zu switch(es), %zu port(s), %zu worker lcore(s); metrics on %s\n",
               rt->switches.size(), rt->ports.size(), rt->workers.size(),
               rt->config.metrics.enabled ? rt->config.metrics.address.c_str() : "(off)");

@@ -33,10 +33,14 @@ uint32_t lpm_max_rules(const SwitchConfig& sw) {
 MemoryEstimate estimate_dpdk_memory(const Config& c, uint32_t workers) {
   MemoryEstimate e;
   e.mbuf_pool = uint64_t{c.mbufs} * round_up(c.mbuf_size + kMbufOverheadBytes, kSmallPageBytes);
+  // The emulator's switches route with a PrefixTable, in the process's own
+  // memory (a few KiB each), not DPDK's.
+  const bool lpm = c.clock.mode != ClockMode::kExact;
   for (const SwitchConfig& sw : c.switches) {
     ++e.switches;
-    e.routing +=
-        kLpmTbl24Bytes + kLpmTbl8Groups * kLpmTbl8Bytes + lpm_max_rules(sw) * kLpmRuleBytes;
+    if (lpm)
+      e.routing +=
+          kLpmTbl24Bytes + kLpmTbl8Groups * kLpmTbl8Bytes + lpm_max_rules(sw) * kLpmRuleBytes;
     for (const PortConfig& p : sw.ports) {
       if (!p.link_peer.empty())
         e.rings += uint64_t{link_ring_size(p.rate_bps, p.link_delay_ns)} * kRingSlotBytes;
@@ -49,10 +53,12 @@ MemoryEstimate estimate_dpdk_memory(const Config& c, uint32_t workers) {
 }
 
 std::string MemoryEstimate::parts() const {
-  return "mbuf pool " + std::to_string(mib_up(mbuf_pool)) + " MiB, routing tables " +
-         std::to_string(mib_up(routing)) + " MiB (" + std::to_string(switches) +
-         " switches x 64 MiB), rings " + std::to_string(mib_up(rings)) + " MiB, EAL " +
-         std::to_string(mib_up(eal)) + " MiB";
+  const std::string tables =
+      routing == 0 ? "routing tables in process memory"
+                   : "routing tables " + std::to_string(mib_up(routing)) + " MiB (" +
+                         std::to_string(switches) + " switches x 64 MiB)";
+  return "mbuf pool " + std::to_string(mib_up(mbuf_pool)) + " MiB, " + tables + ", rings " +
+         std::to_string(mib_up(rings)) + " MiB, EAL " + std::to_string(mib_up(eal)) + " MiB";
 }
 
 }  // namespace sluice

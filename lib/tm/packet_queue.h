@@ -6,7 +6,9 @@
 #include <atomic>
 #include <bit>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
+#include <new>
 
 #include "lib/common/relaxed_counter.h"
 #include "lib/tm/tm_packet.h"
@@ -21,10 +23,14 @@ class PacketQueue {
   PacketQueue& operator=(const PacketQueue&) = delete;
 
   // Allocates the ring (capacity rounded up to a power of two, at least 1).
-  // Cold: called once at construction; the queue must be empty.
+  // Cold: called once at construction; the queue must be empty. The slots
+  // are not written here: a large ring's pages stay untouched until the
+  // queue first reaches them (and an emptied queue starts again at slot 0),
+  // so memory follows the deepest the queue has been, not its capacity.
   void init(uint32_t capacity) {
     uint32_t cap = std::bit_ceil(capacity == 0 ? 1u : capacity);
-    ring_ = std::make_unique<TmPacket[]>(cap);
+    ring_.reset(static_cast<TmPacket*>(std::malloc(sizeof(TmPacket) * cap)));
+    if (!ring_) throw std::bad_alloc();
     mask_ = cap - 1;
     head_.store(0, std::memory_order_relaxed);
     tail_.store(0, std::memory_order_relaxed);
@@ -107,7 +113,10 @@ class PacketQueue {
     head_.store(new_head, std::memory_order_relaxed);
   }
 
-  std::unique_ptr<TmPacket[]> ring_;
+  struct Free {
+    void operator()(TmPacket* p) const { std::free(p); }
+  };
+  std::unique_ptr<TmPacket[], Free> ring_;
   uint32_t mask_ = 0;
   std::atomic<uint32_t> head_{0};  // running; wrap-around of the difference is fine; 0 when emptied
   std::atomic<uint32_t> tail_{0};

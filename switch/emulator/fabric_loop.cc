@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "switch/emulator/port_element.h"
+#include "switch/emulator/window_sync.h"
 #include "switch/path/worker.h"
 
 namespace sluice {
@@ -27,6 +28,10 @@ FabricLoop::FabricLoop(Worker& w) : w_(w), cal_(0) {
     if (p->owner_slot == w.slot()) ports_[p->index] = e.get();
     elements_.push_back(p->owner_slot == w.slot() ? e.get() : nullptr);
     owned_.push_back(std::move(e));
+    // A link whose sending end another lcore owns.
+    if (p->owner_slot == w.slot() && p->link_out != nullptr &&
+        rt.ports[p->link_out->rx_port]->owner_slot != w.slot())
+      cross_in_.push_back(p->index);
   }
   w.each_module([&](auto& m) {
     if constexpr (requires { m.elements(*this); }) m.elements(*this);
@@ -49,62 +54,94 @@ uint32_t FabricLoop::add(std::unique_ptr<CalendarElement> e) {
 void FabricLoop::run() {
   Runtime& rt = w_.rt();
   WorkerRuntime& wr = w_.lcore();
+  WindowSync* sync = rt.window_sync.get();
   uint64_t now = rt.start_ns;
   now_ = now;
   for (uint32_t id = 0; id < elements_.size(); ++id) {
     if (elements_[id] != nullptr) settle(id, kAll, now);
   }
   uint64_t events = 0, instants = 0;
-  bool stuck = false;
+  bool stuck = false, stopped = false;
   // SLUICE_EXACT_AUDIT=1 checks the calendar after every element (slow:
   // every element asked each time; for tests on small fabrics).
   const char* audit_env = std::getenv("SLUICE_EXACT_AUDIT");
   const bool audit_each = audit_env != nullptr && audit_env[0] == '1';
+  // One lcore handles everything due before the run's end in one go; with
+  // several, each handles a window at a time and they meet in between
+  // (window_sync.h).
+  uint64_t limit = rt.end_ns;
   for (;;) {
-    uint32_t id;
-    if (ready_head_ < ready_.size()) {
-      id = ready_[ready_head_++];
-      in_ready_[id] = 0;
-    } else {
-      ready_.clear();
-      ready_head_ = 0;
-      const uint64_t t = cal_.next_time();
-      if (t >= rt.end_ns) {  // nothing more before the end: the fabric idles to it
+    if (sync != nullptr) {
+      take_arrivals(now);
+      const uint64_t mine = ready_head_ < ready_.size() ? now : cal_.next_time();
+      bool stop = stopped || rt.stop.load(std::memory_order_relaxed);
+      const uint64_t start = sync->agree_start(w_.slot(), mine, &stop);
+      if (stop) break;
+      if (start >= rt.end_ns) {  // nothing more before the end anywhere
         if (rt.end_ns != UINT64_MAX) now = rt.end_ns;
         break;
       }
-      // Left in place: handling files it again (settle), and moving the
-      // top down once is cheaper than a pop and a push.
-      id = cal_.next_element();
-      if (t != now) {
-        now = t;
-        now_ = now;
-        ++instants;
-        at_instant_ = 0;
+      limit = std::min(rt.end_ns, start + sync->lookahead_ns());
+    }
+    for (;;) {
+      uint32_t id;
+      if (ready_head_ < ready_.size()) {
+        id = ready_[ready_head_++];
+        in_ready_[id] = 0;
+      } else {
+        ready_.clear();
+        ready_head_ = 0;
+        const uint64_t t = cal_.next_time();
+        if (t >= limit) {  // nothing more before the window's end, or the run's
+          if (sync == nullptr && rt.end_ns != UINT64_MAX) now = rt.end_ns;
+          break;
+        }
+        // Left in place: handling files it again (settle), and moving the
+        // top down once is cheaper than a pop and a push.
+        id = cal_.next_element();
+        if (t != now) {
+          now = t;
+          now_ = now;
+          ++instants;
+          at_instant_ = 0;
+        }
       }
+      if (++at_instant_ > kMaxEventsPerInstant) {
+        report_stuck(id, now);
+        stuck = true;
+        break;
+      }
+      if (events % kPublishEvery == 0) {
+        wr.clock_now_ns.set(now);
+        if (rt.stop.load(std::memory_order_relaxed)) {
+          stopped = true;
+          break;
+        }
+        // The pool's high-water mark, sampled (within kPublishEvery mbufs).
+        const uint64_t used = rt.mbufs->in_use();
+        if (used > wr.mbuf_peak_in_use.get()) wr.mbuf_peak_in_use.set(used);
+      }
+      handle(id, now);
+      ++events;
+      if (audit_each) audit(now);
     }
-    if (++at_instant_ > kMaxEventsPerInstant) {
-      report_stuck(id, now);
-      stuck = true;
-      break;
-    }
-    if (events % kPublishEvery == 0) {
-      wr.clock_now_ns.set(now);
-      if (rt.stop.load(std::memory_order_relaxed)) break;
-      // The pool's high-water mark, sampled (within kPublishEvery mbufs).
-      const uint64_t used = rte_mempool_in_use_count(rt.pool);
-      if (used > wr.mbuf_peak_in_use.get()) wr.mbuf_peak_in_use.set(used);
-    }
-    handle(id, now);
-    ++events;
-    if (audit_each) audit(now);
+    if (sync == nullptr || stuck) break;
+    sync->end_window();
   }
+  if (stuck && sync != nullptr) sync->abort();
   if (!stuck) audit(now);
   wr.clock_now_ns.set(now);
   wr.exact_events.set(events);
   wr.exact_instants.set(instants);
   if (stuck) wr.exact_stuck.add();
   w_.finish(now);
+}
+
+// Several lcores: frames other lcores put on this one's links in the last
+// window arrive no sooner than the next one's start; their ports' arrivals
+// part is asked again.
+void FabricLoop::take_arrivals(uint64_t now) {
+  for (uint16_t p : cross_in_) settle(p, kRx, now);
 }
 
 // Which element keeps time from moving is a guess: the one due next after

@@ -23,6 +23,11 @@
 // module's elements in the registry's order (switch/mechanisms/registry.h),
 // each module's in the order it added them. Nothing here depends on the
 // machine or on where elements are stored, so a run repeats byte for byte.
+//
+// On several worker lcores (window_sync.h) each runs a FabricLoop over its
+// own switches' elements, window by window; elements of two lcores never
+// act on each other within a window, so the order above, kept on each, is
+// the single lcore's run.
 
 #include <cstdint>
 #include <memory>
@@ -77,6 +82,7 @@ class FabricLoop {
   void schedule(uint32_t id, uint64_t due);
   void audit(uint64_t now);
   void report_stuck(uint32_t id, uint64_t now) const;
+  void take_arrivals(uint64_t now);
 
   Worker& w_;
   EventCalendar cal_;
@@ -95,6 +101,8 @@ class FabricLoop {
   std::vector<uint32_t> ready_;
   size_t ready_head_ = 0;
   std::vector<uint8_t> in_ready_;
+  // Several lcores: this one's ports whose link another lcore sends into.
+  std::vector<uint16_t> cross_in_;
 };
 
 }  // namespace sluice

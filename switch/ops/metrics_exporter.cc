@@ -100,17 +100,19 @@ std::vector<MetricFamily> SluiceCollector::Collect() const {
 // rte_mempool_in_use_count walks every lcore's cache: fine on a scrape, never
 // on the data path. Objects in lcore caches count as free.
 void SluiceCollector::collect_mbuf_pools(std::vector<MetricFamily>& out) const {
-  auto size = metric_family("sluice_mbuf_pool_size", "mbufs in the pool (the 'mbufs' setting).",
-                            MetricType::Gauge);
+  auto size = metric_family(
+      "sluice_mbuf_pool_size",
+      "mbufs in the pool (the 'mbufs' setting; in fabric time, of the pools made so far).",
+      MetricType::Gauge);
   auto in_use = metric_family("sluice_mbuf_pool_in_use",
                               "mbufs of the pool held anywhere: queues, rings, NICs, links.",
                               MetricType::Gauge);
-  for (size_t socket = 0; socket < rt_.pools.size(); ++socket) {
-    const rte_mempool* pool = rt_.pools[socket];
-    if (pool == nullptr) continue;
+  for (size_t socket = 0; socket < rt_.mbuf_supplies.size(); ++socket) {
+    const MbufSupply* supply = rt_.mbuf_supplies[socket].get();
+    if (supply == nullptr) continue;
     const MetricLabels labels = {{"socket", std::to_string(socket)}};
-    add_metric_value(size, labels, pool->size);
-    add_metric_value(in_use, labels, rte_mempool_in_use_count(pool));
+    add_metric_value(size, labels, double(supply->size()));
+    add_metric_value(in_use, labels, double(supply->in_use()));
   }
   out.push_back(std::move(size));
   out.push_back(std::move(in_use));

@@ -1,9 +1,12 @@
 #include "switch/ops/report.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <bit>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -198,6 +201,48 @@ void print_fidelity(const Runtime& rt) {
 
 }  // namespace
 
+ProgressLine::ProgressLine(const Runtime& rt) {
+  const char* ci = std::getenv("CI");
+  enabled_ = exact_time(rt) && isatty(STDERR_FILENO) && (ci == nullptr || ci[0] == '\0');
+}
+
+void ProgressLine::update(const Runtime& rt, uint64_t wall_ns) {
+  if (!enabled_) return;
+  if (start_wall_ns_ == 0) {
+    start_wall_ns_ = prev_wall_ns_ = wall_ns;
+    next_ns_ = wall_ns + 1'000'000'000;
+    return;
+  }
+  if (wall_ns < next_ns_) return;
+  next_ns_ = wall_ns + 1'000'000'000;
+  uint64_t tx = 0;
+  for (const auto& p : rt.ports) tx += rt.port_totals(p->index).tx_packets;
+  const uint64_t fabric_ns = data_path_now_ns(rt, 0) - rt.start_ns;
+  const double wall = (wall_ns - start_wall_ns_) * 1e-9;
+  const double rate = (tx - prev_tx_) / ((wall_ns - prev_wall_ns_) * 1e-9);
+  prev_tx_ = tx;
+  prev_wall_ns_ = wall_ns;
+  char left[48] = "";
+  if (rt.end_ns != UINT64_MAX && fabric_ns > 0) {
+    const double total = double(rt.end_ns - rt.start_ns);
+    std::snprintf(left, sizeof left, ", about %.0f s left",
+                  wall * (total - double(fabric_ns)) / double(fabric_ns));
+  }
+  char of[32] = "";
+  if (rt.end_ns != UINT64_MAX)
+    std::snprintf(of, sizeof of, " of %.6g", (rt.end_ns - rt.start_ns) * 1e-6);
+  std::fprintf(stderr,
+               "\rsluice: fabric time %.6g%s ms in %.0f s of wall time, %.2f M transmissions/s%s   ",
+               fabric_ns * 1e-6, of, wall, rate * 1e-6, left);
+  std::fflush(stderr);
+  printed_ = true;
+}
+
+void ProgressLine::finish() {
+  if (printed_) std::fputc('\n', stderr);
+  printed_ = false;
+}
+
 void print_summary(const Runtime& rt, const std::vector<PortFinal>& ports, double seconds) {
   std::printf("sluice summary after %.2f s\n", seconds);
   std::printf("%-16s %14s %14s %12s %10s %10s %12s\n", "port", "rx packets", "tx packets", "drops",
@@ -315,14 +360,15 @@ std::string workers_json(const Runtime& rt) {
 // queues of replaying ports, device rings).
 std::string mbuf_pools_json(const Runtime& rt) {
   std::string j = "[";
-  for (size_t socket = 0; socket < rt.pools.size(); ++socket) {
-    const rte_mempool* pool = rt.pools[socket];
-    if (pool == nullptr) continue;
+  for (size_t socket = 0; socket < rt.mbuf_supplies.size(); ++socket) {
+    const MbufSupply* supply = rt.mbuf_supplies[socket].get();
+    if (supply == nullptr) continue;
     if (j.size() > 1) j += ", ";
-    j += "{\"socket\": " + std::to_string(socket) + ", \"size\": " + std::to_string(pool->size) +
-         ", \"in_use_after_drain\": " + std::to_string(rte_mempool_in_use_count(pool));
-    // Exact time samples the high-water mark of the pool its worker uses.
-    if (exact_time(rt) && pool == rt.pool) {
+    j += "{\"socket\": " + std::to_string(socket) +
+         ", \"size\": " + std::to_string(supply->size()) +
+         ", \"in_use_after_drain\": " + std::to_string(supply->in_use());
+    // Exact time samples the high-water mark of the mbufs its worker uses.
+    if (exact_time(rt) && supply == rt.mbufs) {
       uint64_t peak = 0;
       for (const auto& w : rt.workers) peak = std::max(peak, w->mbuf_peak_in_use.get());
       j += ", \"peak_in_use\": " + std::to_string(peak);

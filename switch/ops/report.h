@@ -30,6 +30,25 @@ class LiveTable {
   uint64_t prev_ns_ = 0;
 };
 
+// The emulator's progress on a terminal (stderr), rewritten in place once
+// a second: fabric time reached (of --duration), wall time, transmissions
+// per wall second, and the wall time left at the rate so far. Quiet unless
+// stderr is a terminal and CI is not set.
+class ProgressLine {
+ public:
+  explicit ProgressLine(const Runtime& rt);
+  bool enabled() const { return enabled_; }
+  void update(const Runtime& rt, uint64_t wall_ns);
+  void finish();
+
+ private:
+  bool enabled_ = false;
+  bool printed_ = false;
+  uint64_t start_wall_ns_ = 0;
+  uint64_t next_ns_ = 0;
+  uint64_t prev_wall_ns_ = 0, prev_tx_ = 0;
+};
+
 void print_summary(const Runtime& rt, const std::vector<PortFinal>& ports, double seconds);
 bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, double seconds,
                         const std::string& path, std::string* error);

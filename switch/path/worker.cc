@@ -402,7 +402,7 @@ void Worker::handle_arp(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, ui
 // An mbuf holding `len` bytes for a frame sluice builds, or nullptr when the
 // pool is empty.
 rte_mbuf* Worker::new_frame(uint32_t len, uint8_t** data) {
-  rte_mbuf* m = rte_pktmbuf_alloc(rt_.pool);
+  rte_mbuf* m = rt_.mbufs->alloc();
   if (m == nullptr) return nullptr;
   *data = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, static_cast<uint16_t>(len)));
   if (*data == nullptr) {

@@ -20,18 +20,20 @@ namespace sluice {
 constexpr size_t kCaptureRingBytes = 8u << 20;
 // The file's stdio buffer, filled and written by the writer thread.
 constexpr size_t kFileBufferBytes = 1u << 20;
+// In fabric time the worker drains the ring into the file when it is full.
+constexpr size_t kEmulatedCaptureBytes = 64u << 10;
 // copy_frame(): the frame goes without a shim.
 constexpr uint16_t kNoShim = UINT16_MAX;
 
-std::unique_ptr<PcapPort> PcapPort::open(const PcapPortConfig& cfg, rte_mempool* pool,
-                                         std::string* error) {
+std::unique_ptr<PcapPort> PcapPort::open(const PcapPortConfig& cfg, MbufSupply& mbufs,
+                                         std::string* error, bool emulated) {
   PcapCapture capture;
   std::vector<uint32_t> replayed;
   uint64_t oversize = 0;
   uint32_t largest = 0;
   if (!cfg.rx_path.empty()) {
     if (!read_pcap_file(cfg.rx_path, &capture, error)) return nullptr;
-    const uint32_t room = rte_pktmbuf_data_room_size(pool) - RTE_PKTMBUF_HEADROOM;
+    const uint32_t room = mbufs.data_room() - RTE_PKTMBUF_HEADROOM;
     replayed.reserve(capture.records.size());
     for (size_t i = 0; i < capture.records.size(); ++i) {
       if (capture.records[i].wire_len() > room) {
@@ -43,11 +45,17 @@ std::unique_ptr<PcapPort> PcapPort::open(const PcapPortConfig& cfg, rte_mempool*
     }
   }
   std::unique_ptr<PcapPort> port(
-      new PcapPort(cfg, pool, std::move(capture), std::move(replayed), oversize));
+      new PcapPort(cfg, mbufs, std::move(capture), std::move(replayed), oversize));
   port->oversize_largest_ = largest;
   if (!cfg.tx_path.empty()) {
-    if (!port->writer_.open(cfg.tx_path, error, kFileBufferBytes, cfg.snaplen)) return nullptr;
-    port->ring_ = std::make_unique<CaptureRing>(kCaptureRingBytes, port->writer_.snaplen());
+    if (!port->writer_.open(cfg.tx_path, error,
+                            emulated ? kEmulatedCaptureBytes : kFileBufferBytes, cfg.snaplen))
+      return nullptr;
+    // A ring holds a few whole records at least, whatever the snaplen.
+    const size_t ring_bytes =
+        emulated ? std::max<size_t>(kEmulatedCaptureBytes, 4 * (size_t{cfg.snaplen} + 64))
+                 : kCaptureRingBytes;
+    port->ring_ = std::make_unique<CaptureRing>(ring_bytes, port->writer_.snaplen());
   }
   return port;
 }
@@ -63,10 +71,10 @@ std::vector<uint64_t> timestamps_of(const PcapCapture& c, const std::vector<uint
 
 }  // namespace
 
-PcapPort::PcapPort(const PcapPortConfig& cfg, rte_mempool* pool, PcapCapture capture,
+PcapPort::PcapPort(const PcapPortConfig& cfg, MbufSupply& mbufs, PcapCapture capture,
                    std::vector<uint32_t> replayed, uint64_t oversize)
     : cfg_(cfg),
-      pool_(pool),
+      mbufs_(mbufs),
       capture_(std::move(capture)),
       replayed_(std::move(replayed)),
       schedule_(capture_offsets(timestamps_of(capture_, replayed_)), cfg.mode, cfg.loop, cfg.speed),
@@ -310,7 +318,7 @@ bool PcapPort::app_emit(const Segment& seg, uint32_t dst_ip, uint32_t tag, uint6
     host_full_polls_.add();
     return false;
   }
-  rte_mbuf* m = rte_pktmbuf_alloc(pool_);
+  rte_mbuf* m = mbufs_.alloc();
   if (m == nullptr) {
     alloc_failures_.add();
     app_starved_until_ = now_ns + EventCalendar::kRetryNs;
@@ -438,7 +446,7 @@ bool PcapPort::shimmed(uint32_t frame) const {
 // Replayed frame `frame` in a fresh mbuf, with the 0x88B6 shim naming NIC
 // queue shim_queue unless that is kNoShim.
 rte_mbuf* PcapPort::copy_frame(uint32_t frame, uint16_t shim_queue) {
-  rte_mbuf* m = rte_pktmbuf_alloc(pool_);
+  rte_mbuf* m = mbufs_.alloc();
   if (m == nullptr) {
     alloc_failures_.add();
     return nullptr;

@@ -31,6 +31,7 @@
 #include "lib/capture/pcap_writer.h"
 #include "lib/capture/replay_schedule.h"
 #include "lib/tm/latency_histogram.h"
+#include "switch/runtime/mbuf_supply.h"
 #include "lib/emulator/transport/segment_wire.h"
 
 namespace sluice {
@@ -41,8 +42,11 @@ class PcapPort {
   // *error set ("cannot open X: ...", "X is not a pcap file", "X: unsupported
   // link type 113 ...", "cannot open Y for writing: ..."). Frames longer than
   // the pool's mbuf data room are left out of the replay (oversize_skipped()).
-  static std::unique_ptr<PcapPort> open(const PcapPortConfig& cfg, rte_mempool* pool,
-                                        std::string* error);
+  // emulated: the emulator's fabric time, where the worker writes the
+  // capture itself when its ring is full, so a small ring and file buffer
+  // do (64 KiB each, against 8 MiB and 1 MiB for a writer thread).
+  static std::unique_ptr<PcapPort> open(const PcapPortConfig& cfg, MbufSupply& mbufs,
+                                        std::string* error, bool emulated = false);
 
   // Capture time origin_ts_ns maps to start_ns on the data path's clock;
   // every replay port of a process is given the same pair (origin: the
@@ -174,7 +178,7 @@ class PcapPort {
   const HostNic& host_nic() const { return host_; }  // owner lcore or after the run
 
  private:
-  PcapPort(const PcapPortConfig& cfg, rte_mempool* pool, PcapCapture capture,
+  PcapPort(const PcapPortConfig& cfg, MbufSupply& mbufs, PcapCapture capture,
            std::vector<uint32_t> replayed, uint64_t oversize);
   void write(uint64_t realtime_ns, rte_mbuf* m);
   void release(rte_mbuf** pkts, uint16_t n);  // counts and frees transmitted frames
@@ -208,7 +212,7 @@ class PcapPort {
   };
 
   PcapPortConfig cfg_;
-  rte_mempool* pool_;
+  MbufSupply& mbufs_;
   PcapCapture capture_;
   std::vector<uint32_t> replayed_;  // schedule frame -> capture record
   ReplaySchedule schedule_;

@@ -24,8 +24,10 @@ void touch_chunk(rte_mempool*, void* page_size, rte_mempool_memhdr* memhdr, unsi
 
 std::string prefault_memory(Runtime& rt) {
   size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  for (rte_mempool* pool : rt.pools)
-    if (pool != nullptr) rte_mempool_mem_iter(pool, touch_chunk, &page);
+  for (const auto& supply : rt.mbuf_supplies) {
+    if (supply == nullptr) continue;
+    for (rte_mempool* pool : supply->pools()) rte_mempool_mem_iter(pool, touch_chunk, &page);
+  }
   if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0) {
     return std::string("cannot lock memory (") + std::strerror(errno) +
            "); page faults may stall the workers";

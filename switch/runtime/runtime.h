@@ -19,6 +19,7 @@
 #include "lib/common/xorshift.h"
 #include "lib/config/config.h"
 #include "lib/emulator/link/link_timing.h"
+#include "lib/net/prefix_table.h"
 #include "lib/tm/egress_port.h"
 #include "lib/tm/latency_histogram.h"
 #include "lib/tm/shared_buffer.h"
@@ -27,6 +28,7 @@
 #include "switch/path/stage_plan.h"
 #include "switch/ports/pcap_port.h"
 #include "switch/ports/port_medium.h"
+#include "switch/runtime/mbuf_supply.h"
 
 namespace sluice {
 
@@ -120,7 +122,10 @@ struct PortRuntime {
 struct SwitchRuntime {
   const SwitchConfig* cfg = nullptr;
   uint16_t index = 0;
+  // Its routes: rte_lpm in real time (one memory access per lookup, 64 MiB
+  // a switch), a PrefixTable in the emulator's fabric time (a few KiB).
   rte_lpm* lpm = nullptr;
+  std::unique_ptr<PrefixTable> routes;
   std::vector<NextHopGroup16> groups;
   // The group of the route 0.0.0.0/0, taken when the LPM finds nothing
   // (rte_lpm has no depth 0); kNoDefaultRoute: no such route.
@@ -134,6 +139,8 @@ struct SwitchRuntime {
 
 // A module's state for the whole process (built on the main lcore before
 // the workers start; then each piece has one writer, as everywhere).
+class WindowSync;
+
 struct ModuleState {
   virtual ~ModuleState() = default;
 };
@@ -198,12 +205,12 @@ struct WorkerRuntime {
 struct Runtime {
   Config config;
   std::vector<std::unique_ptr<LinkDirection>> links;
-  // mbuf pools, one per NUMA socket in use (index = socket id): a device
+  // mbufs, one supply per NUMA socket in use (index = socket id): a device
   // port's receive queue fills mbufs from the pool on the device's socket.
-  // `pool` is the main lcore's socket's, for frames sluice builds and
-  // capture replays.
-  std::vector<rte_mempool*> pools;
-  rte_mempool* pool = nullptr;
+  // `mbufs` is the main lcore's socket's, for frames sluice builds and
+  // emulated hosts send.
+  std::vector<std::unique_ptr<MbufSupply>> mbuf_supplies;
+  MbufSupply* mbufs = nullptr;
   std::vector<SwitchRuntime> switches;
   std::vector<std::unique_ptr<PortRuntime>> ports;
   std::vector<std::unique_ptr<WorkerRuntime>> workers;
@@ -216,6 +223,8 @@ struct Runtime {
   // Frames one lcore builds to leave another's port cross on the owner's
   // control ring (a module's build asks for them).
   bool control_rings = false;
+  // The emulator on several worker lcores: their windows (nullptr: one).
+  std::unique_ptr<WindowSync> window_sync;
   uint64_t tsc_hz = 0;
   uint64_t start_ns = 0;
   uint64_t stop_ns = 0;  // when the workers were told to stop (data-path clock)

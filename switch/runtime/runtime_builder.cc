@@ -14,6 +14,7 @@
 #include "lib/common/seeds.h"
 #include "lib/config/config_validate.h"
 #include "lib/config/default_workers.h"
+#include "lib/emulator/partition.h"
 #include "lib/config/memory_estimate.h"
 #include "lib/emulator/hosts/transport_check.h"
 #include "lib/emulator/hosts/transport_factory.h"
@@ -27,6 +28,7 @@
 #include "switch/ports/ethdev_medium.h"
 #include "switch/ports/host_medium.h"
 #include "switch/ports/link_medium.h"
+#include "switch/emulator/window_sync.h"
 
 namespace sluice {
 namespace {
@@ -50,26 +52,23 @@ std::string find_or_probe(const std::string& device, uint16_t* port_id) {
   return "";
 }
 
-// The mbuf pool on NUMA socket `socket`, created on first use with `mbufs`
-// buffers of `mbuf_size` bytes of frame room (plus the headroom).
-std::string pool_on_socket(Runtime& rt, unsigned socket, rte_mempool** out) {
+// The mbufs of NUMA socket `socket`, made on first use: `mbufs` buffers of
+// `mbuf_size` bytes of frame room (plus the headroom); in fabric time more
+// as the fabric needs them (mbuf_supply.h).
+std::string supply_on_socket(Runtime& rt, unsigned socket, MbufSupply** out) {
   if (socket >= RTE_MAX_NUMA_NODES)
     return "NUMA socket " + std::to_string(socket) + " beyond DPDK's RTE_MAX_NUMA_NODES";
-  if (rt.pools.size() <= socket) rt.pools.resize(socket + 1, nullptr);
-  if (rt.pools[socket] == nullptr) {
+  if (rt.mbuf_supplies.size() <= socket) rt.mbuf_supplies.resize(socket + 1);
+  if (rt.mbuf_supplies[socket] == nullptr) {
     // mbuf_size is the frame room; the headroom comes on top (at most 16 bits).
     static_assert(kMaxMbufSize + RTE_PKTMBUF_HEADROOM <= UINT16_MAX);
     const auto room = static_cast<uint16_t>(rt.config.mbuf_size + RTE_PKTMBUF_HEADROOM);
-    const std::string name = "sluice_mbufs_s" + std::to_string(socket);
-    rt.pools[socket] = rte_pktmbuf_pool_create(name.c_str(), rt.config.mbufs, kMbufCache, 0, room,
-                                               static_cast<int>(socket));
-    if (rt.pools[socket] == nullptr)
-      return "cannot create the mbuf pool on NUMA socket " + std::to_string(socket) + ": " +
-             rte_strerror(rte_errno) +
-             " (give EAL more memory on that socket with -m or --socket-mem, or lower 'mbufs' "
-             "or 'mbuf_size')";
+    auto s = std::make_unique<MbufSupply>();
+    std::string err = s->start(rt.config.mbufs, room, static_cast<int>(socket), exact_time(rt));
+    if (!err.empty()) return err;
+    rt.mbuf_supplies[socket] = std::move(s);
   }
-  *out = rt.pools[socket];
+  *out = rt.mbuf_supplies[socket].get();
   return "";
 }
 
@@ -120,8 +119,10 @@ std::string start_ethdev(Runtime& rt, PortRuntime& p) {
   // (virtual devices, SOCKET_ID_ANY) uses the main lcore's.
   const int socket = rte_eth_dev_socket_id(id);
   const unsigned s = socket < 0 ? rte_socket_id() : static_cast<unsigned>(socket);
-  err = pool_on_socket(rt, s, &p.rx_pool);
+  MbufSupply* supply = nullptr;
+  err = supply_on_socket(rt, s, &supply);
   if (!err.empty()) return device + ": " + err;
+  p.rx_pool = supply->first();  // real time: one pool, never grown
   rc = rte_eth_rx_queue_setup(id, 0, nb_rx, s, nullptr, p.rx_pool);
   if (rc != 0) return "rx queue of " + device + ": " + rte_strerror(-rc);
   rc = rte_eth_tx_queue_setup(id, 0, nb_tx, s, nullptr);
@@ -239,7 +240,8 @@ std::string create_ports(Runtime& rt) {
         p->kind = PortKind::kPcap;
         p->mac = pc.mac ? *pc.mac : generated_mac(si, rt.ports.size());
         std::string err;
-        std::unique_ptr<PcapPort> host = PcapPort::open(*pc.pcap, rt.pool, &err);
+        std::unique_ptr<PcapPort> host =
+            PcapPort::open(*pc.pcap, *rt.mbufs, &err, exact_time(rt));
         if (!host) return port_ref(sc, pc) + ": " + err;
         p->pcap = host.get();
         set_host_nic(*p->pcap, sc, pc);
@@ -282,8 +284,10 @@ std::string assign_workers(Runtime& rt) {
   };
   if (rt.config.workers.empty()) {
     for (unsigned l : lcores) add_worker(l);
-    const std::vector<unsigned> slots =
-        default_port_workers(rt.config, static_cast<unsigned>(rt.workers.size()));
+    // The emulator keeps switches whole on an lcore (lib/emulator/partition.h).
+    const auto n = static_cast<unsigned>(rt.workers.size());
+    const std::vector<unsigned> slots = exact_time(rt) ? emulator_partition(rt.config, n)
+                                                       : default_port_workers(rt.config, n);
     for (const auto& p : rt.ports) {
       const unsigned slot = slots[p->index];
       p->owner_slot = slot;
@@ -368,16 +372,27 @@ std::string create_links(Runtime& rt) {
 // addresses (delivered locally), then the configured routes, which win over a
 // connected route with the same prefix. A route 0.0.0.0/0 is kept beside the
 // LPM table (default_group), so every other route is more specific.
-std::string create_routes(SwitchRuntime& sw) {
+std::string create_routes(SwitchRuntime& sw, bool exact) {
   const SwitchConfig& sc = *sw.cfg;
-  rte_lpm_config lc{};
-  lc.max_rules = lpm_max_rules(sc);
-  lc.number_tbl8s = kLpmTbl8Groups;
-  const std::string name = "sluice_lpm" + std::to_string(sw.index);
-  sw.lpm = rte_lpm_create(name.c_str(), static_cast<int>(rte_socket_id()), &lc);
-  if (sw.lpm == nullptr)
-    return "switch " + sc.name + ": cannot create LPM table (" + rte_strerror(rte_errno) +
-           "); give EAL more memory with -m";
+  if (exact) {
+    sw.routes = std::make_unique<PrefixTable>();
+  } else {
+    rte_lpm_config lc{};
+    lc.max_rules = lpm_max_rules(sc);
+    lc.number_tbl8s = kLpmTbl8Groups;
+    const std::string name = "sluice_lpm" + std::to_string(sw.index);
+    sw.lpm = rte_lpm_create(name.c_str(), static_cast<int>(rte_socket_id()), &lc);
+    if (sw.lpm == nullptr)
+      return "switch " + sc.name + ": cannot create LPM table (" + rte_strerror(rte_errno) +
+             "); give EAL more memory with -m";
+  }
+  auto add = [&](uint32_t addr, uint8_t len, uint32_t group) {
+    if (sw.routes) {
+      sw.routes->add(addr, len, group);
+      return 0;
+    }
+    return rte_lpm_add(sw.lpm, addr, len, group);
+  };
   std::map<std::vector<uint16_t>, uint32_t> group_ids;
   auto group_for = [&](std::vector<uint16_t> members) {
     auto it = group_ids.find(members);
@@ -394,8 +409,8 @@ std::string create_routes(SwitchRuntime& sw) {
     const auto& a = sc.ports[i].ipv4;
     if (!a) continue;
     const uint32_t net = a->len == 0 ? 0 : a->addr & ~((1ull << (32 - a->len)) - 1);
-    rte_lpm_add(sw.lpm, net, a->len, group_for({sw.ports[i]}));
-    rte_lpm_add(sw.lpm, a->addr, 32, kLocalNextHop);
+    add(net, a->len, group_for({sw.ports[i]}));
+    add(a->addr, 32, kLocalNextHop);
   }
   for (const RouteConfig& r : sc.routes) {
     std::vector<uint16_t> members;
@@ -410,12 +425,12 @@ std::string create_routes(SwitchRuntime& sw) {
     if (members.size() > kMaxEcmp)
       return "switch " + sc.name + ": a route has more than " + std::to_string(kMaxEcmp) +
              " ECMP members";
-    // rte_lpm has no depth 0: the default route is looked up on a miss.
+    // Neither table has depth 0: the default route is looked up on a miss.
     if (r.prefix.len == 0) {
       sw.default_group = group_for(members);
       continue;
     }
-    const int rc = rte_lpm_add(sw.lpm, r.prefix.addr, r.prefix.len, group_for(members));
+    const int rc = add(r.prefix.addr, r.prefix.len, group_for(members));
     if (rc != 0) return "switch " + sc.name + ": cannot add route: " + rte_strerror(-rc);
   }
   return "";
@@ -487,16 +502,25 @@ std::string create_control_rings(Runtime& rt) {
 
 }  // namespace
 
-// Exact fabric time runs on one worker lcore: several would each need the
-// others' instants (docs/testbed.md, "Several lcores", is the plan).
-std::string check_exact_clock(const Runtime& rt) {
-  if (rt.config.clock.mode != ClockMode::kExact || rt.workers.size() <= 1) return "";
-  return "clock.mode exact runs on one worker lcore, but " + std::to_string(rt.workers.size()) +
-         " have ports (give EAL two lcores, e.g. -l 0,1)";
+// The emulator on several worker lcores: whole switches on each, and the
+// windows they run in no longer than the lookahead of the links between
+// them (lib/emulator/partition.h).
+std::string check_exact_clock(Runtime& rt) {
+  if (!exact_time(rt) || rt.workers.size() <= 1) return "";
+  std::vector<unsigned> slots;
+  for (const auto& p : rt.ports) slots.push_back(p->owner_slot);
+  const PartitionCheck c = check_partition(rt.config, slots);
+  if (!c.error.empty()) return "workers: " + c.error;
+  // No link crosses: the lcores never wait on each other, but still meet
+  // (a window then spans whatever is due next).
+  const uint64_t lookahead = c.lookahead_ns == UINT64_MAX ? UINT64_MAX / 2 : c.lookahead_ns;
+  rt.window_sync =
+      std::make_unique<WindowSync>(static_cast<unsigned>(rt.workers.size()), lookahead);
+  return "";
 }
 
 std::string build_runtime(Runtime& rt) {
-  std::string err = pool_on_socket(rt, rte_socket_id(), &rt.pool);
+  std::string err = supply_on_socket(rt, rte_socket_id(), &rt.mbufs);
   if (!err.empty()) return err;
   rt.switches.resize(rt.config.switches.size());
   for (size_t i = 0; i < rt.switches.size(); ++i) {
@@ -510,7 +534,7 @@ std::string build_runtime(Runtime& rt) {
   if (err.empty()) err = check_exact_clock(rt);
   if (err.empty()) err = create_rings(rt);
   for (SwitchRuntime& sw : rt.switches) {
-    if (err.empty()) err = create_routes(sw);
+    if (err.empty()) err = create_routes(sw, exact_time(rt));
   }
   if (err.empty()) create_traffic_managers(rt);
   // Each module's state, in the registry's order, once the traffic

@@ -90,6 +90,7 @@ class PcapPortTest : public testing::Test {
     pool_ = rte_pktmbuf_pool_create(("t" + std::to_string(counter_++)).c_str(), 63, 0, 0,
                                     RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
     ASSERT_NE(pool_, nullptr);
+    mbufs_.adopt(pool_);
   }
   void TearDown() override {
     EXPECT_EQ(rte_mempool_avail_count(pool_), 63u) << "mbufs leaked";
@@ -106,7 +107,7 @@ class PcapPortTest : public testing::Test {
     cfg.loop = loop;
     cfg.speed = speed;
     std::string error;
-    auto port = PcapPort::open(cfg, pool_, &error);
+    auto port = PcapPort::open(cfg, mbufs_, &error);
     EXPECT_NE(port, nullptr) << error;
     return port;
   }
@@ -115,6 +116,7 @@ class PcapPortTest : public testing::Test {
   std::vector<Frame> frames_;
   std::string rx_path_;
   rte_mempool* pool_ = nullptr;
+  MbufSupply mbufs_;
 };
 
 TEST_F(PcapPortTest, PacedAtSpeedTwo) {
@@ -227,7 +229,7 @@ TEST_F(PcapPortTest, WritesWhatItTransmits) {
   PcapPortConfig cfg;
   cfg.tx_path = testing::TempDir() + "pcap_port_tx.pcap";
   std::string error;
-  auto port = PcapPort::open(cfg, pool_, &error);
+  auto port = PcapPort::open(cfg, mbufs_, &error);
   ASSERT_NE(port, nullptr) << error;
   EXPECT_TRUE(port->rx_done());  // no rx file: nothing to replay
   const int64_t offset = 1'700'000'000'000'000'000 - 5'000;
@@ -311,7 +313,7 @@ class HostNicPortTest : public PcapPortTest {
     cfg.rx_path = burst_path_;
     cfg.tx_path = tx_path;
     std::string error;
-    auto port = PcapPort::open(cfg, pool_, &error);
+    auto port = PcapPort::open(cfg, mbufs_, &error);
     EXPECT_NE(port, nullptr) << error;
     if (port != nullptr) port->set_host_link(k1G, 24);
     return port;
@@ -325,7 +327,7 @@ class HostNicPortTest : public PcapPortTest {
     PcapPortConfig cfg;
     cfg.rx_path = burst_path_;
     std::string error;
-    auto port = PcapPort::open(cfg, pool_, &error);
+    auto port = PcapPort::open(cfg, mbufs_, &error);
     EXPECT_NE(port, nullptr) << error;
     if (port == nullptr) return nullptr;
     nic.rate_bps = k1G;
@@ -634,7 +636,7 @@ TEST_F(PcapPortTest, SnaplenCutRecordsReplayAtTheirWireLength) {
   cfg.rx_path = path;
   cfg.mode = PcapReplayMode::kFast;
   std::string error;
-  auto port = PcapPort::open(cfg, pool_, &error);
+  auto port = PcapPort::open(cfg, mbufs_, &error);
   ASSERT_NE(port, nullptr) << error;
   EXPECT_EQ(port->oversize_skipped(), 1u);
   EXPECT_EQ(port->oversize_largest(), 9000u);
@@ -658,7 +660,7 @@ TEST_F(PcapPortTest, OpenErrors) {
   std::string error;
   PcapPortConfig missing;
   missing.rx_path = "/nonexistent/h0.pcap";
-  EXPECT_EQ(PcapPort::open(missing, pool_, &error), nullptr);
+  EXPECT_EQ(PcapPort::open(missing, mbufs_, &error), nullptr);
   EXPECT_EQ(error, "cannot open /nonexistent/h0.pcap: No such file or directory");
 
   const std::string text = testing::TempDir() + "pcap_port_not.pcap";
@@ -667,14 +669,14 @@ TEST_F(PcapPortTest, OpenErrors) {
   std::fclose(f);
   PcapPortConfig bad;
   bad.rx_path = text;
-  EXPECT_EQ(PcapPort::open(bad, pool_, &error), nullptr);
+  EXPECT_EQ(PcapPort::open(bad, mbufs_, &error), nullptr);
   EXPECT_EQ(error, text + " is not a pcap file");
   std::remove(text.c_str());
 
   PcapPortConfig unwritable;
   unwritable.rx_path = rx_path_;
   unwritable.tx_path = "/nonexistent/out.pcap";
-  EXPECT_EQ(PcapPort::open(unwritable, pool_, &error), nullptr);
+  EXPECT_EQ(PcapPort::open(unwritable, mbufs_, &error), nullptr);
   EXPECT_EQ(error, "cannot open /nonexistent/out.pcap for writing: No such file or directory");
 }
 
