@@ -101,8 +101,11 @@ class FabricLoop {
   std::vector<uint32_t> ready_;
   size_t ready_head_ = 0;
   std::vector<uint8_t> in_ready_;
-  // Several lcores: this one's ports whose link another lcore sends into.
+  // Several lcores: this one's ports whose link another lcore sends into
+  // (and by port, whether it is one), and the current window's end.
   std::vector<uint16_t> cross_in_;
+  std::vector<uint8_t> cross_in_mask_;
+  uint64_t limit_ = UINT64_MAX;
 };
 
 }  // namespace sluice

@@ -172,7 +172,7 @@ uint8_t* Worker::write_l2(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, u
     const uint8_t detours = out.plan.shim_detours && meta.has_detours ? mbuf_extra(m)->detours : 0;
     store_be16(eth + kEthHeaderLen - 2, kEtherTypeSluiceData);
     write_shim(eth + kEthHeaderLen,
-               DataShim{queue, static_cast<uint8_t>(w_.slot), detours, kEtherTypeIpv4});
+               DataShim{queue, shard(out.switch_index), detours, kEtherTypeIpv4});
   }
   return eth + len;
 }

@@ -37,6 +37,8 @@ class Worker {
   const Runtime& rt() const { return rt_; }
   WorkerRuntime& lcore() { return w_; }
   unsigned slot() const { return w_.slot; }
+  // This lcore's shard of switch `sw` (SwitchRuntime::shard_of_slot).
+  uint8_t shard(uint16_t sw) const { return rt_.switches[sw].shard_of_slot[w_.slot]; }
   PortRuntime& port(uint16_t i) { return *ports_[i]; }
   PortCounters& counters(uint16_t port) { return w_.counters[port]; }
   // Each module's part on this lcore.

@@ -28,6 +28,7 @@
 #include "switch/path/stage_plan.h"
 #include "switch/ports/pcap_port.h"
 #include "switch/ports/port_medium.h"
+#include "switch/emulator/window_sync.h"
 #include "switch/runtime/mbuf_supply.h"
 
 namespace sluice {
@@ -132,6 +133,11 @@ struct SwitchRuntime {
   uint32_t default_group = kNoDefaultRoute;
   std::vector<uint16_t> ports;           // global indices, in configuration order
   uint64_t ecmp_salt = 0;       // salted_flow_hash's, from the configuration's seed
+  // Per lcore slot: its shard of this switch, its rank among the lcores
+  // that own the switch's ports (0 on the only one). Frames carry it, and
+  // per-shard random choices are seeded by it, so that the same switch
+  // makes the same choices and frames whichever lcore runs it.
+  std::vector<uint8_t> shard_of_slot;
   bool flow_hash = false;       // forward computes the 5-tuple hash even without ECMP
   bool ingress_meta = false;    // forward keeps the ingress port (and hash) with the packet
   std::array<void*, kMaxModules> module{};  // each module's state for this switch
@@ -139,8 +145,6 @@ struct SwitchRuntime {
 
 // A module's state for the whole process (built on the main lcore before
 // the workers start; then each piece has one writer, as everywhere).
-class WindowSync;
-
 struct ModuleState {
   virtual ~ModuleState() = default;
 };

@@ -502,6 +502,19 @@ std::string create_control_rings(Runtime& rt) {
 
 }  // namespace
 
+// Each switch's shards: the lcores that own its ports, ranked by slot.
+void number_shards(Runtime& rt) {
+  for (SwitchRuntime& sw : rt.switches) {
+    sw.shard_of_slot.assign(rt.workers.size(), 0);
+    std::vector<uint8_t> owns(rt.workers.size(), 0);
+    for (uint16_t p : sw.ports) owns[rt.ports[p]->owner_slot] = 1;
+    uint8_t rank = 0;
+    for (size_t slot = 0; slot < owns.size(); ++slot) {
+      if (owns[slot]) sw.shard_of_slot[slot] = rank++;
+    }
+  }
+}
+
 // The emulator on several worker lcores: whole switches on each, and the
 // windows they run in no longer than the lookahead of the links between
 // them (lib/emulator/partition.h).
@@ -531,6 +544,7 @@ std::string build_runtime(Runtime& rt) {
   err = create_ports(rt);
   if (err.empty()) err = create_links(rt);
   if (err.empty()) err = assign_workers(rt);
+  if (err.empty()) number_shards(rt);
   if (err.empty()) err = check_exact_clock(rt);
   if (err.empty()) err = create_rings(rt);
   for (SwitchRuntime& sw : rt.switches) {

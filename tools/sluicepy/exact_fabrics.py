@@ -93,10 +93,21 @@ def prepare_run(tmp, workload, conf, label, seed=1):
     return d
 
 
-def command(binary, file_prefix):
+def lcores(workers):
+    """EAL's lcore list for `workers` worker lcores on the machine's cores:
+    the main lcore on cpu 0 (it sleeps while the fabric runs), worker i on
+    cpu i modulo the cores."""
+    if workers <= 1:
+        return ["-l", "0,1"]
+    cpus = os.cpu_count() or 1
+    return ["--lcores", ",".join(["0@0"] + ["%d@%d" % (i, (i - 1) % cpus)
+                                           for i in range(1, workers + 1)])]
+
+
+def command(binary, file_prefix, workers=1):
     """sluice's command line, run in a prepare_run directory: RUN_SECONDS
-    of fabric time, the summary in summary.json."""
-    return [binary, "--no-huge", "-m", "1024", "--no-pci", "-l", "0,1", "--file-prefix",
+    of fabric time, the summary in summary.json; on `workers` worker lcores."""
+    return [binary, "--no-huge", "-m", "1024", "--no-pci"] + lcores(workers) + ["--file-prefix",
             file_prefix, "--log-level", "lib.eal:warning", "--", "--config", "sluice.yaml",
             "--duration", str(RUN_SECONDS), "--stats-interval", "0", "--summary-json",
             "summary.json"]

@@ -39,6 +39,11 @@ What each digest covers (sha256; "-" when the run has none):
                                   busy time, loop gaps, page faults,
                                   context switches and steal;
                  clock.wall_seconds  the machine's time the run took;
+                 clock.instants   the instants visited, counted by each
+                                  worker lcore (an instant two lcores
+                                  both visit counts twice: it depends on
+                                  how the fabric is partitioned, which
+                                  changes nothing the fabric does);
                  mbuf_pools       DPDK's mbuf pools: their size, what was
                                   in use after the drain, the peak in use
                                   (a machine resource, not a fabric figure).
@@ -75,7 +80,7 @@ QUEUE_TRACES = ("qt.csv",)
 # Summary fields that report the machine, not the fabric: top-level keys,
 # and keys of the clock section.
 MACHINE_FIELDS = ("workers", "mbuf_pools")
-MACHINE_CLOCK_FIELDS = ("wall_seconds",)
+MACHINE_CLOCK_FIELDS = ("wall_seconds", "instants")
 
 # tools/reproduce experiments: (name, arguments). Every scheme and transport
 # is named, so the set does not follow a change of the experiments' defaults;
@@ -260,7 +265,7 @@ def run_small(a, work):
         prefix = "sluice-fingerprint-%d-%s" % (os.getpid(), kind.replace("+", "-"))
         log = os.path.join(d, "sluice.log")
         with open(log, "w") as f:
-            rc = subprocess.call(exact_fabrics.command(a.sluice, prefix), cwd=d, stdout=f,
+            rc = subprocess.call(exact_fabrics.command(a.sluice, prefix, a.workers), cwd=d, stdout=f,
                                  stderr=subprocess.STDOUT, env=exact_fabrics.run_env())
         dpdk_runtime.check_run(prefix, rc, log)
         check_exact(d)
@@ -348,6 +353,9 @@ def main(argv):
                                 epilog="\n".join(__doc__.split("\n")[2:]))
     p.add_argument("--set", choices=SETS, required=True, help="which scenarios")
     p.add_argument("--sluice", default=os.path.join(ROOT, "build", "switch", "sluice"))
+    p.add_argument("--workers", type=int, default=1,
+                   help="run the small set on this many worker lcores (the digests must not "
+                        "change)")
     p.add_argument("--out", help="write the fingerprints to this file")
     p.add_argument("--compare", metavar="FILE",
                    help="report every run whose digests differ from FILE's; exit 1 if any")

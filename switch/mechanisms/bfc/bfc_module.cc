@@ -92,7 +92,8 @@ std::string create_shard(Runtime& rt, const SwitchRuntime& sw, BfcSwitch& b, Wor
   c.hop_rtt_ns = hop_rtt;
   c.sticky_ns = bfc_sticky_ns(bc.sticky_ns, hop_rtt);
   c.th_ns = bfc_th_time_ns(bc.th_ns, hop_rtt);
-  c.rng_seed = derive_seed(rt.config.seed, SeedStream::kBfc, (uint64_t{w.slot} << 32) | sw.index);
+  c.rng_seed = derive_seed(rt.config.seed, SeedStream::kBfc,
+                           (uint64_t{sw.shard_of_slot[w.slot]} << 32) | sw.index);
   const uint64_t interval = bfc_bitmap_interval_ns(bc.bitmap_interval_ns, hop_rtt);
   try {
     auto shard = std::make_unique<BfcShard>(c);
@@ -221,7 +222,7 @@ void BfcModule::send(Worker& w, uint16_t port_index, ControlType type, uint16_t 
   MacAddr dst;
   rte_mbuf* m = w.new_frame_to_peer(port, &frame, &dst);
   if (m == nullptr) return;
-  const uint8_t shard = static_cast<uint8_t>(w.slot());
+  const uint8_t shard = w.shard(port.switch_index);
   if (type == ControlType::kBfcPause)
     build_bfc_pause(frame, kEthMinFrameLen, dst, port.mac, shard, queue);
   else
@@ -249,7 +250,7 @@ void BfcModule::send_bitmaps_of(uint16_t s, uint64_t now) {
     rte_mbuf* m = w_.new_frame_to_peer(port, &frame, &dst);
     if (m == nullptr) return;
     const uint64_t words[1] = {held.paused_mask(p)};
-    build_bfc_bitmap(frame, kEthMinFrameLen, dst, port.mac, static_cast<uint8_t>(w_.slot()), words,
+    build_bfc_bitmap(frame, kEthMinFrameLen, dst, port.mac, w_.shard(port.switch_index), words,
                      kMaxUpstreamQueues);
     (*frames_)[p].sent[frame_index(ControlType::kBfcBitmap)].add();
     w_.send_from(port, m, now);

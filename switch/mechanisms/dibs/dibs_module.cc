@@ -52,7 +52,7 @@ std::unique_ptr<DibsSwitch> make_switch(Runtime& rt, SwitchRuntime& sw, DibsPort
     if (!owns) continue;
     d->rules[w->slot] = std::make_unique<DibsRules>(
         sw.cfg->dibs, static_cast<uint32_t>(sw.ports.size()),
-        derive_seed(rt.config.seed, SeedStream::kDibs, sw.index * 64 + w->slot));
+        derive_seed(rt.config.seed, SeedStream::kDibs, sw.index * 64 + sw.shard_of_slot[w->slot]));
   }
   return d;
 }
