@@ -16,11 +16,6 @@
 namespace sluice {
 namespace {
 
-template <typename T, typename U>
-void set(const std::optional<T>& value, U* out) {
-  if (value) *out = static_cast<U>(*value);
-}
-
 // "10.0.0.1/24" with host bits allowed (a port address); nullopt if malformed.
 std::optional<Ipv4Prefix> parse_address_with_length(std::string_view text) {
   const size_t slash = text.find('/');
@@ -115,18 +110,6 @@ class Loader {
         }
       }
     }
-  }
-
-  static bool valid_host_port(const std::string& text) {
-    const size_t colon = text.rfind(':');
-    if (colon == std::string::npos || colon == 0 || colon + 1 == text.size()) return false;
-    const std::string port = text.substr(colon + 1);
-    if (port.size() > 5) return false;
-    for (char c : port) {
-      if (!std::isdigit(static_cast<unsigned char>(c))) return false;
-    }
-    const unsigned long n = std::stoul(port);
-    return n >= 1 && n <= 65535;
   }
 
   void load_switch(const Field& s, SwitchConfig* out) {
