@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "lib/emulator/transport/transport_config.h"
+#include "lib/mechanisms/pfc/pfc_config.h"
 
 namespace sluice {
 
@@ -99,20 +100,6 @@ struct RouteConfig {
   Ipv4Prefix prefix;
   std::vector<std::string> ports;  // one port, or several for ECMP
   int line = 0;
-};
-
-enum class PfcGenerationMode { kOff, kPfc, kPause };
-
-// Hop-by-hop lossless baseline (IEEE 802.1Qbb PFC, or 802.3x PAUSE for the
-// whole port); docs/mechanisms/pfc.md.
-struct PfcConfig {
-  PfcGenerationMode mode = PfcGenerationMode::kOff;
-  uint64_t xoff_bytes = 200'000;  // static XOFF threshold per (ingress, priority)
-  bool dynamic = false;           // XOFF at alpha x free buffer instead
-  double alpha = 0.125;
-  uint64_t hysteresis_bytes = 0;  // 0: 2 x (MTU + 14)
-  uint16_t quanta = 0xFFFF;       // pause time asked for on XOFF
-  uint8_t priorities = 0xFF;      // bit p: priority p is lossless
 };
 
 enum class BfcAssignmentKind { kDynamic, kStochastic, kSingle };

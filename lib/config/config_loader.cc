@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "lib/config/config_section.h"
 #include "lib/config/config_validate.h"
 #include "lib/config/yaml_reader.h"
 #include "lib/net/mac_addr.h"
@@ -49,8 +50,9 @@ class Loader {
 
   void load(const YAML::Node& root, Config* c) {
     const Field top{root, ""};
-    if (!r_.expect_map(top, {"clock", "seed", "metrics", "mbufs", "mbuf_size", "switches",
-                             "workers", "flowtune_allocator", "transport"}))
+    if (!r_.expect_map(
+            top, keys({"clock", "seed", "metrics", "mbufs", "mbuf_size", "switches", "workers"},
+                      &ConfigSections::top, {"flowtune_allocator", "transport"})))
       return;
     if (auto f = r_.field(top, "clock", Need::kOptional)) load_clock(*f, &c->clock);
     if (auto f = r_.field(top, "seed", Need::kOptional))
@@ -71,12 +73,32 @@ class Loader {
         for (const Field& item : *items) load_worker(item, &c->workers.emplace_back());
       }
     }
+    for (const ConfigSections* sections : all_config_sections()) {
+      const TopSection& section = sections->top;
+      if (section.key.empty()) continue;
+      if (auto f = r_.field(top, section.key, Need::kOptional)) section.parse(r_, *f, c);
+    }
     if (auto f = r_.field(top, "flowtune_allocator", Need::kOptional))
       load_flowtune_allocator(*f, &c->flowtune_allocator);
     if (auto f = r_.field(top, "transport", Need::kOptional)) load_transport(*f, &c->transport);
   }
 
  private:
+  // A map's allowed keys: the core's `before`, every section's key at this
+  // level (in list order), then the core's `after`.
+  template <typename Section>
+  static std::vector<std::string_view> keys(std::initializer_list<std::string_view> before,
+                                            Section ConfigSections::*level,
+                                            std::initializer_list<std::string_view> after) {
+    std::vector<std::string_view> out(before);
+    for (const ConfigSections* sections : all_config_sections()) {
+      const Section& section = sections->*level;
+      if (!section.key.empty()) out.push_back(section.key);
+    }
+    out.insert(out.end(), after);
+    return out;
+  }
+
   void load_clock(const Field& k, ClockConfig* out) {
     out->line = YamlReader::line_of(k.node);
     // max_step is accepted here only to be refused below with its reason.
@@ -114,15 +136,21 @@ class Loader {
 
   void load_switch(const Field& s, SwitchConfig* out) {
     out->line = YamlReader::line_of(s.node);
-    if (!r_.expect_map(s, {"name", "buffer", "queues_per_port", "queue_capacity", "scheduler",
-                           "class_map", "drr_quantum", "ecn", "pfc", "bfc", "floodgate", "tcd",
-                           "dibs", "flowtune", "int", "ports", "routes"})) {
+    if (!r_.expect_map(
+            s, keys({"name", "buffer", "queues_per_port", "queue_capacity", "scheduler",
+                     "class_map", "drr_quantum", "ecn"},
+                    &ConfigSections::in_switch,
+                    {"bfc", "floodgate", "tcd", "dibs", "flowtune", "int", "ports", "routes"}))) {
       return;
     }
     if (auto f = r_.field(s, "name", Need::kRequired)) set(r_.string(*f), &out->name);
     if (auto f = r_.field(s, "buffer", Need::kOptional)) load_buffer(*f, &out->buffer);
     load_tm(s, &out->tm);
-    if (auto f = r_.field(s, "pfc", Need::kOptional)) load_pfc(*f, &out->pfc);
+    for (const ConfigSections* sections : all_config_sections()) {
+      const SwitchSection& section = sections->in_switch;
+      if (section.key.empty()) continue;
+      if (auto f = r_.field(s, section.key, Need::kOptional)) section.parse(r_, *f, out);
+    }
     if (auto f = r_.field(s, "bfc", Need::kOptional)) load_bfc(*f, &out->bfc);
     if (auto f = r_.field(s, "floodgate", Need::kOptional)) load_floodgate(*f, &out->floodgate);
     if (auto f = r_.field(s, "tcd", Need::kOptional)) load_tcd(*f, &out->tcd);
@@ -205,42 +233,6 @@ class Loader {
       r_.error(max_f->node, max_f->path,
                "expected max greater than min (" + std::to_string(*min) + "B), got " +
                    YamlReader::describe(max_f->node));
-    }
-  }
-
-  // PFC / PAUSE generation; xoff is a size, or "dynamic" (alpha x free buffer).
-  void load_pfc(const Field& e, PfcConfig* out) {
-    if (!r_.expect_map(e, {"mode", "xoff", "alpha", "hysteresis", "quanta", "priorities"})) return;
-    if (auto f = r_.field(e, "mode", Need::kRequired)) {
-      set(r_.choice<PfcGenerationMode>(*f, {{"off", PfcGenerationMode::kOff},
-                                            {"pfc", PfcGenerationMode::kPfc},
-                                            {"pause", PfcGenerationMode::kPause}}),
-          &out->mode);
-    }
-    if (auto f = r_.field(e, "xoff", Need::kOptional)) {
-      if (f->node.IsScalar() && f->node.Scalar() == "dynamic") {
-        out->dynamic = true;
-      } else {
-        set(r_.size(*f, 1, UINT64_MAX), &out->xoff_bytes);
-      }
-    }
-    if (auto f = r_.field(e, "alpha", Need::kOptional)) {
-      if (out->dynamic)
-        set(r_.real(*f, 0.0, INFINITY), &out->alpha);
-      else
-        r_.error(f->node, f->path, "\"alpha\" applies only to xoff: dynamic");
-    }
-    if (auto f = r_.field(e, "hysteresis", Need::kOptional))
-      set(r_.size(*f, 0, UINT64_MAX), &out->hysteresis_bytes);
-    if (auto f = r_.field(e, "quanta", Need::kOptional))
-      set(r_.integer(*f, 1, 65535), &out->quanta);
-    if (auto f = r_.field(e, "priorities", Need::kOptional)) {
-      if (auto items = r_.list(*f)) {
-        out->priorities = 0;
-        for (const Field& item : *items) {
-          if (auto prio = r_.integer(item, 0, 7)) out->priorities |= uint8_t(1u << *prio);
-        }
-      }
     }
   }
 
@@ -601,9 +593,10 @@ class Loader {
 
   void load_port(const Field& p, PortConfig* out) {
     out->line = YamlReader::line_of(p.node);
-    if (!r_.expect_map(p, {"name", "device", "link", "pcap", "delay", "loss", "fifo", "role",
-                           "rate", "mtu", "wire_overhead", "shaper_burst", "mac", "peer_mac",
-                           "peer_ip", "ipv4", "hop_rtt", "pfc", "nic"})) {
+    if (!r_.expect_map(p, keys({"name", "device", "link", "pcap", "delay", "loss", "fifo", "role",
+                                "rate", "mtu", "wire_overhead", "shaper_burst", "mac", "peer_mac",
+                                "peer_ip", "ipv4", "hop_rtt"},
+                               &ConfigSections::in_port, {"nic"}))) {
       return;
     }
     if (auto f = r_.field(p, "name", Need::kRequired)) set(r_.string(*f), &out->name);
@@ -624,7 +617,11 @@ class Loader {
     if (auto f = r_.field(p, "hop_rtt", Need::kOptional)) {
       set(r_.duration(*f, 1, UINT64_MAX), &out->hop_rtt_ns);
     }
-    if (auto f = r_.field(p, "pfc", Need::kOptional)) set(r_.boolean(*f), &out->pfc);
+    for (const ConfigSections* sections : all_config_sections()) {
+      const PortSection& section = sections->in_port;
+      if (section.key.empty()) continue;
+      if (auto f = r_.field(p, section.key, Need::kOptional)) section.parse(r_, *f, out);
+    }
     if (auto f = r_.field(p, "nic", Need::kOptional)) load_nic(*f, &out->nic);
   }
 

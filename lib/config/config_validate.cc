@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "lib/config/config_check.h"
-#include "lib/mechanisms/pfc/pfc_classes.h"
+#include "lib/config/config_section.h"
 #include "lib/mechanisms/tcd/tcd_params.h"
 #include "lib/net/mac_addr.h"
 #include "lib/tm/class_map.h"
@@ -35,9 +35,14 @@ class Validator {
       for (size_t p = 0; p < c_.switches[s].ports.size(); ++p) {
         check_link(s, p);
         check_nic(s, p);
+        for (const ConfigSections* sections : all_config_sections()) {
+          if (sections->in_port.validate) sections->in_port.validate(k_, s, p);
+        }
       }
       check_routes(s);
-      check_pfc(s);
+      for (const ConfigSections* sections : all_config_sections()) {
+        if (sections->in_switch.validate) sections->in_switch.validate(k_, s);
+      }
       check_bfc(s);
       check_floodgate(s);
       check_tcd(s);
@@ -47,6 +52,9 @@ class Validator {
     check_workers();
     check_capture_files();
     check_clock();
+    for (const ConfigSections* sections : all_config_sections()) {
+      if (sections->top.validate) sections->top.validate(k_);
+    }
     check_flowtune_allocator();
     check_transport();
   }
@@ -199,47 +207,6 @@ class Validator {
         }
       }
     }
-  }
-
-  // PFC pauses priorities, PAUSE the whole port: priorities must mean
-  // something to the mode, and a PFC switch must have a lossless priority
-  // that its class map puts data in.
-  void check_pfc(size_t s) {
-    const SwitchConfig& sw = c_.switches[s];
-    const std::string key = switch_key(s) + ".pfc.priorities";
-    if (!k_.written(key) || k_.has_error_under(key)) return;
-    if (sw.pfc.mode == PfcGenerationMode::kPause) {
-      k_.error(key, "priorities apply to mode pfc: PAUSE (802.3x) stops the whole port");
-      return;
-    }
-    if (sw.pfc.mode != PfcGenerationMode::kPfc) return;
-    if ((sw.pfc.priorities & data_priorities(sw.tm)) != 0) return;
-    k_.error(key, sw.tm.class_mapping == ClassMapping::kDscp
-                      ? "no listed priority carries data: with " +
-                            std::to_string(sw.tm.queues_per_port) +
-                            " queues class_map dscp uses only priorities " +
-                            priority_list(data_priorities(sw.tm)) + ", so nothing would be paused"
-                      : "no listed priority carries data: class_map fifo puts every packet in "
-                        "priority 0, so nothing would be paused");
-  }
-
-  // The PFC priorities data can have: those of the queues the class map uses.
-  static uint8_t data_priorities(const TrafficManagerConfig& tm) {
-    uint8_t carried = 0;
-    for (uint8_t dscp = 0; dscp < 64; ++dscp) {
-      const uint16_t q = queue_for_class(tm.class_mapping, dscp, tm.queues_per_port);
-      carried |= static_cast<uint8_t>(1u << priority_of_queue(q, tm.queues_per_port));
-    }
-    return carried;
-  }
-
-  static std::string priority_list(uint8_t mask) {
-    std::string out;
-    for (unsigned p = 0; p < kPfcClasses; ++p) {
-      if (!((mask >> p) & 1)) continue;
-      out += (out.empty() ? "" : ", ") + std::to_string(p);
-    }
-    return out;
   }
 
   // Floodgate sizes windows from port rates; BFC on the same links would be a

@@ -1,0 +1,19 @@
+#include "lib/mechanisms/sections.h"
+
+#include "lib/mechanisms/pfc/pfc_config.h"
+
+namespace sluice {
+namespace {
+
+// Each mechanism's sections, declared in its folder's <m>_config.h. A new
+// mechanism is one more line; its place sets where its keys stand in the
+// "allowed keys" lists and when its errors are reported.
+constexpr const ConfigSections* kMechanisms[] = {
+    &kPfcSections,
+};
+
+}  // namespace
+
+std::span<const ConfigSections* const> mechanism_sections() { return kMechanisms; }
+
+}  // namespace sluice
