@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "lib/emulator/transport/transport_config.h"
+#include "lib/mechanisms/bfc/bfc_config.h"
 #include "lib/mechanisms/pfc/pfc_config.h"
 
 namespace sluice {
@@ -100,27 +101,6 @@ struct RouteConfig {
   Ipv4Prefix prefix;
   std::vector<std::string> ports;  // one port, or several for ECMP
   int line = 0;
-};
-
-enum class BfcAssignmentKind { kDynamic, kStochastic, kSingle };
-
-// Ports of one switch between which BFC never generates backpressure: every
-// (ingress in `from`, egress in `to`) pair (deadlock avoidance).
-struct BfcElidedPairs {
-  std::vector<std::string> from;
-  std::vector<std::string> to;
-  int line = 0;
-};
-
-// Backpressure Flow Control; docs/mechanisms/bfc.md.
-struct BfcConfig {
-  bool enabled = false;
-  BfcAssignmentKind assignment = BfcAssignmentKind::kDynamic;
-  uint32_t flow_table_factor = 100;  // flow-table entries per data queue of the switch
-  uint64_t sticky_ns = 0;            // 0: 2 x hop RTT
-  uint64_t bitmap_interval_ns = 0;   // 0: 10 x hop RTT
-  uint64_t th_ns = 0;  // Th as time at line rate (Th = th x rate / N_active); 0: hop RTT
-  std::vector<BfcElidedPairs> no_backpressure;
 };
 
 // Floodgate (SPEC 4.1; docs/mechanisms/floodgate.md). Windows and credits act

@@ -136,11 +136,11 @@ class Loader {
 
   void load_switch(const Field& s, SwitchConfig* out) {
     out->line = YamlReader::line_of(s.node);
-    if (!r_.expect_map(
-            s, keys({"name", "buffer", "queues_per_port", "queue_capacity", "scheduler",
-                     "class_map", "drr_quantum", "ecn"},
-                    &ConfigSections::in_switch,
-                    {"bfc", "floodgate", "tcd", "dibs", "flowtune", "int", "ports", "routes"}))) {
+    if (!r_.expect_map(s,
+                       keys({"name", "buffer", "queues_per_port", "queue_capacity", "scheduler",
+                             "class_map", "drr_quantum", "ecn"},
+                            &ConfigSections::in_switch,
+                            {"floodgate", "tcd", "dibs", "flowtune", "int", "ports", "routes"}))) {
       return;
     }
     if (auto f = r_.field(s, "name", Need::kRequired)) set(r_.string(*f), &out->name);
@@ -151,7 +151,6 @@ class Loader {
       if (section.key.empty()) continue;
       if (auto f = r_.field(s, section.key, Need::kOptional)) section.parse(r_, *f, out);
     }
-    if (auto f = r_.field(s, "bfc", Need::kOptional)) load_bfc(*f, &out->bfc);
     if (auto f = r_.field(s, "floodgate", Need::kOptional)) load_floodgate(*f, &out->floodgate);
     if (auto f = r_.field(s, "tcd", Need::kOptional)) load_tcd(*f, &out->tcd);
     if (auto f = r_.field(s, "dibs", Need::kOptional)) load_dibs(*f, &out->dibs);
@@ -233,35 +232,6 @@ class Loader {
       r_.error(max_f->node, max_f->path,
                "expected max greater than min (" + std::to_string(*min) + "B), got " +
                    YamlReader::describe(max_f->node));
-    }
-  }
-
-  // BFC; the section's presence turns it on unless it says enabled: false.
-  void load_bfc(const Field& e, BfcConfig* out) {
-    if (!r_.expect_map(e, {"enabled", "assignment", "flow_table_factor", "sticky",
-                           "bitmap_interval", "th", "no_backpressure"})) {
-      return;
-    }
-    out->enabled = true;
-    if (auto f = r_.field(e, "enabled", Need::kOptional)) set(r_.boolean(*f), &out->enabled);
-    if (auto f = r_.field(e, "assignment", Need::kOptional)) {
-      set(r_.choice<BfcAssignmentKind>(*f, {{"dynamic", BfcAssignmentKind::kDynamic},
-                                            {"stochastic", BfcAssignmentKind::kStochastic},
-                                            {"single", BfcAssignmentKind::kSingle}}),
-          &out->assignment);
-    }
-    if (auto f = r_.field(e, "flow_table_factor", Need::kOptional))
-      set(r_.integer(*f, 1, 10'000), &out->flow_table_factor);
-    if (auto f = r_.field(e, "sticky", Need::kOptional))
-      set(r_.duration(*f, 1, UINT64_MAX), &out->sticky_ns);
-    if (auto f = r_.field(e, "bitmap_interval", Need::kOptional))
-      set(r_.duration(*f, 1, UINT64_MAX), &out->bitmap_interval_ns);
-    if (auto f = r_.field(e, "th", Need::kOptional))
-      set(r_.duration(*f, 1, UINT64_MAX), &out->th_ns);
-    if (auto f = r_.field(e, "no_backpressure", Need::kOptional)) {
-      if (auto items = r_.list(*f)) {
-        for (const Field& item : *items) load_elided(item, &out->no_backpressure.emplace_back());
-      }
     }
   }
 
@@ -567,28 +537,6 @@ class Loader {
     out->allocator_ip = ntohl(a.s_addr);
     out->allocator_port = static_cast<uint16_t>(std::stoul(text->substr(colon + 1)));
     out->allocator_given = true;
-  }
-
-  // {from: [ports], to: [ports]}; a single name may stand for a list of one.
-  void load_elided(const Field& e, BfcElidedPairs* out) {
-    out->line = YamlReader::line_of(e.node);
-    if (!r_.expect_map(e, {"from", "to"})) return;
-    if (auto f = r_.field(e, "from", Need::kRequired)) out->from = names(*f);
-    if (auto f = r_.field(e, "to", Need::kRequired)) out->to = names(*f);
-  }
-
-  std::vector<std::string> names(const Field& f) {
-    std::vector<std::string> out;
-    if (f.node.IsScalar()) {
-      if (auto s = r_.string(f)) out.push_back(*s);
-      return out;
-    }
-    if (auto items = r_.list(f)) {
-      for (const Field& item : *items) {
-        if (auto s = r_.string(item)) out.push_back(*s);
-      }
-    }
-    return out;
   }
 
   void load_port(const Field& p, PortConfig* out) {

@@ -43,7 +43,6 @@ class Validator {
       for (const ConfigSections* sections : all_config_sections()) {
         if (sections->in_switch.validate) sections->in_switch.validate(k_, s);
       }
-      check_bfc(s);
       check_floodgate(s);
       check_tcd(s);
       check_dibs(s);
@@ -362,41 +361,6 @@ class Validator {
       k_.error("flowtune_allocator",
                "the flowtune edges' host ports have different rates (" + list +
                    "): give host_rate, the capacity the allocator gives every host link");
-    }
-  }
-
-  void check_bfc(size_t s) {
-    const SwitchConfig& sw = c_.switches[s];
-    if (!sw.bfc.enabled) return;
-    const std::string bpath = switch_key(s) + ".bfc";
-    if (sw.tm.class_mapping == ClassMapping::kDscp) {
-      k_.error(bpath, "bfc assigns flows to queues itself: class_map must be fifo");
-    }
-    // Th = hop_rtt x rate / N_active assumes the active queues share the port
-    // fairly (paper 3.3.1-3.3.2); strict priority would rank flows by the
-    // queue number dynamic assignment happened to give them.
-    if (sw.tm.scheduler == SchedulerKind::kStrictPriority) {
-      k_.error(switch_key(s) + ".scheduler",
-               "bfc needs a round-robin scheduler among its queues (Th = hop_rtt x rate / active "
-               "queues): scheduler must be drr");
-    }
-    for (size_t p = 0; p < sw.ports.size(); ++p) {
-      if (sw.ports[p].rate_bps == 0) {
-        k_.error(port_key(s, p) + ".rate",
-                 "bfc needs the port's rate (Th = hop_rtt x rate / active queues): expected a rate "
-                 "above 0");
-      }
-    }
-    for (size_t i = 0; i < sw.bfc.no_backpressure.size(); ++i) {
-      const BfcElidedPairs& pairs = sw.bfc.no_backpressure[i];
-      const std::string ipath = item_key(bpath, "no_backpressure", i);
-      for (const auto* side : {&pairs.from, &pairs.to}) {
-        const char* key = side == &pairs.from ? ".from" : ".to";
-        for (const std::string& name : *side) {
-          if (!k_.find_port(sw.name, name))
-            k_.error(ipath + key, "unknown port \"" + name + "\" in switch \"" + sw.name + "\"");
-        }
-      }
     }
   }
 

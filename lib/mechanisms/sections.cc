@@ -1,5 +1,6 @@
 #include "lib/mechanisms/sections.h"
 
+#include "lib/mechanisms/bfc/bfc_config.h"
 #include "lib/mechanisms/pfc/pfc_config.h"
 
 namespace sluice {
@@ -10,6 +11,7 @@ namespace {
 // "allowed keys" lists and when its errors are reported.
 constexpr const ConfigSections* kMechanisms[] = {
     &kPfcSections,
+    &kBfcSections,
 };
 
 }  // namespace
