@@ -136,11 +136,10 @@ class Loader {
 
   void load_switch(const Field& s, SwitchConfig* out) {
     out->line = YamlReader::line_of(s.node);
-    if (!r_.expect_map(s,
-                       keys({"name", "buffer", "queues_per_port", "queue_capacity", "scheduler",
-                             "class_map", "drr_quantum", "ecn"},
-                            &ConfigSections::in_switch,
-                            {"floodgate", "tcd", "dibs", "flowtune", "int", "ports", "routes"}))) {
+    if (!r_.expect_map(s, keys({"name", "buffer", "queues_per_port", "queue_capacity", "scheduler",
+                                "class_map", "drr_quantum", "ecn"},
+                               &ConfigSections::in_switch,
+                               {"tcd", "dibs", "flowtune", "int", "ports", "routes"}))) {
       return;
     }
     if (auto f = r_.field(s, "name", Need::kRequired)) set(r_.string(*f), &out->name);
@@ -151,7 +150,6 @@ class Loader {
       if (section.key.empty()) continue;
       if (auto f = r_.field(s, section.key, Need::kOptional)) section.parse(r_, *f, out);
     }
-    if (auto f = r_.field(s, "floodgate", Need::kOptional)) load_floodgate(*f, &out->floodgate);
     if (auto f = r_.field(s, "tcd", Need::kOptional)) load_tcd(*f, &out->tcd);
     if (auto f = r_.field(s, "dibs", Need::kOptional)) load_dibs(*f, &out->dibs);
     if (auto f = r_.field(s, "flowtune", Need::kOptional)) load_flowtune(*f, &out->flowtune);
@@ -233,42 +231,6 @@ class Loader {
                "expected max greater than min (" + std::to_string(*min) + "B), got " +
                    YamlReader::describe(max_f->node));
     }
-  }
-
-  // Floodgate; the section's presence turns it on unless it says enabled: false.
-  void load_floodgate(const Field& e, FloodgateConfig* out) {
-    if (!r_.expect_map(
-            e, {"enabled", "alpha", "credit_interval", "credit_threshold", "voqs", "voq_packets",
-                "max_destinations", "delay_credit", "delay_credit_factor", "dst_pause",
-                "dst_pause_factor", "dst_pause_hysteresis", "voq_ecn", "sync", "sync_interval"})) {
-      return;
-    }
-    out->enabled = true;
-    if (auto f = r_.field(e, "enabled", Need::kOptional)) set(r_.boolean(*f), &out->enabled);
-    if (auto f = r_.field(e, "alpha", Need::kOptional)) set(r_.real(*f, 0.0, 1000.0), &out->alpha);
-    if (auto f = r_.field(e, "credit_interval", Need::kOptional))
-      set(r_.duration(*f, 1, 1'000'000'000), &out->credit_interval_ns);
-    if (auto f = r_.field(e, "credit_threshold", Need::kOptional))
-      set(r_.size(*f, 1, uint64_t{1} << 30), &out->credit_threshold_bytes);
-    if (auto f = r_.field(e, "voqs", Need::kOptional)) set(r_.integer(*f, 1, 1024), &out->voqs);
-    if (auto f = r_.field(e, "voq_packets", Need::kOptional))
-      set(r_.integer(*f, 1, 1 << 22), &out->voq_packets);
-    if (auto f = r_.field(e, "max_destinations", Need::kOptional))
-      set(r_.integer(*f, 1, 1 << 20), &out->max_destinations);
-    if (auto f = r_.field(e, "delay_credit", Need::kOptional))
-      set(r_.boolean(*f), &out->delay_credit);
-    if (auto f = r_.field(e, "delay_credit_factor", Need::kOptional))
-      set(r_.real(*f, 0.0, 1000.0), &out->delay_credit_factor);
-    if (auto f = r_.field(e, "dst_pause", Need::kOptional)) set(r_.boolean(*f), &out->dst_pause);
-    if (auto f = r_.field(e, "dst_pause_factor", Need::kOptional))
-      set(r_.real(*f, 0.0, 1000.0), &out->dst_pause_factor);
-    if (auto f = r_.field(e, "dst_pause_hysteresis", Need::kOptional))
-      set(r_.size(*f, 0, uint64_t{1} << 30), &out->dst_pause_hysteresis_bytes);
-    if (auto f = r_.field(e, "voq_ecn", Need::kOptional))
-      set(r_.size(*f, 0, uint64_t{1} << 40), &out->voq_ecn_bytes);
-    if (auto f = r_.field(e, "sync", Need::kOptional)) set(r_.boolean(*f), &out->sync);
-    if (auto f = r_.field(e, "sync_interval", Need::kOptional))
-      set(r_.duration(*f, 1, 10'000'000'000), &out->sync_interval_ns);
   }
 
   // TCD; the section's presence turns it on unless it says enabled: false.

@@ -43,7 +43,6 @@ class Validator {
       for (const ConfigSections* sections : all_config_sections()) {
         if (sections->in_switch.validate) sections->in_switch.validate(k_, s);
       }
-      check_floodgate(s);
       check_tcd(s);
       check_dibs(s);
       check_flowtune(s);
@@ -126,22 +125,10 @@ class Validator {
                         std::to_string(port.rate_bps) + "bps, " + port.link_peer + " has " +
                         std::to_string(other.rate_bps) + "bps");
     }
-    check_floodgate_link(key, sw, c_.switches[peer->first]);
-  }
-
-  // Floodgate windows are refilled only by the next switch's credit, so a
-  // link with Floodgate at one end only would stall the windows toward the
-  // other end after one window of data (or waste credit on a switch that
-  // ignores it): the whole fabric runs it or none of it does.
-  void check_floodgate_link(const std::string& key, const SwitchConfig& a, const SwitchConfig& b) {
-    if (a.floodgate.enabled == b.floodgate.enabled) return;
-    const SwitchConfig& on = a.floodgate.enabled ? a : b;
-    const SwitchConfig& off = a.floodgate.enabled ? b : a;
-    k_.error(key, "floodgate on one end of an internal link only: switch \"" + on.name +
-                      "\" runs it and \"" + off.name + "\" does not, so \"" + on.name +
-                      "\"'s windows toward \"" + off.name +
-                      "\" would never be refilled by credit (give every switch of a Floodgate "
-                      "fabric a floodgate section)");
+    for (const ConfigSections* sections : all_config_sections()) {
+      if (sections->in_switch.validate_link)
+        sections->in_switch.validate_link(k_, key, sw, c_.switches[peer->first]);
+    }
   }
 
   // The emulated NIC stands for a replaying host: a capture-file port with
@@ -204,33 +191,6 @@ class Validator {
         } else if (!named.insert(name).second) {
           k_.error(key, "port \"" + name + "\" is listed twice");
         }
-      }
-    }
-  }
-
-  // Floodgate sizes windows from port rates; BFC on the same links would be a
-  // second hop-by-hop backpressure with its own idea of what is in flight.
-  void check_floodgate(size_t s) {
-    const SwitchConfig& sw = c_.switches[s];
-    if (!sw.floodgate.enabled) return;
-    const std::string fpath = switch_key(s) + ".floodgate";
-    if (sw.bfc.enabled) {
-      k_.error(fpath,
-               "floodgate and bfc on one switch are not supported: both pace the same "
-               "switch-facing links hop by hop, and their credits and pauses would not "
-               "agree on what is in flight");
-    }
-    for (size_t p = 0; p < sw.ports.size(); ++p) {
-      const PortConfig& port = sw.ports[p];
-      const bool needs_rate = port.role == PortRole::kSwitch || sw.floodgate.dst_pause;
-      if (needs_rate && port.rate_bps == 0) {
-        k_.error(
-            port_key(s, p) + ".rate",
-            port.role == PortRole::kSwitch
-                ? "floodgate needs a switch-facing port's rate (initial window = alpha x rate x "
-                  "hop_rtt + rate x credit_interval): expected a rate above 0"
-                : "floodgate dst_pause needs a host port's rate (threshold = dst_pause_factor x "
-                  "rate x hop_rtt): expected a rate above 0");
       }
     }
   }
@@ -392,30 +352,28 @@ class Validator {
       }
     }
     check_every_port_owned(owner);
-    check_floodgate_owners(owner);
+    check_one_lcore(owner);
   }
 
-  // A Floodgate switch's windows are one table per switch, written where
-  // packets toward switch-facing ports are admitted and where credits come
-  // in: one lcore must own all its switch-facing ports (docs/mechanisms/
-  // floodgate.md, "One writer").
-  void check_floodgate_owners(const std::map<std::pair<size_t, size_t>, size_t>& owner) {
-    for (size_t s = 0; s < c_.switches.size(); ++s) {
-      const SwitchConfig& sw = c_.switches[s];
-      if (!sw.floodgate.enabled) continue;
-      std::optional<size_t> first;
-      for (size_t p = 0; p < sw.ports.size(); ++p) {
-        const auto it = owner.find({s, p});
-        if (sw.ports[p].role != PortRole::kSwitch || it == owner.end()) continue;
-        if (!first) first = it->second;
-        if (it->second == *first) continue;
-        const std::string others = item_key("", "workers", *first);
-        k_.error(item_key("", "workers", it->second),
-                 "floodgate: switch \"" + sw.name +
-                     "\" keeps one window table, so one worker must " +
-                     "own all its switch-facing ports; " + sw.ports[p].name +
-                     " is not with the others (" + others + ")");
-        break;
+  // Ports that a section says one lcore must own together (state with one
+  // writer, such as a Floodgate switch's window table): the first of them
+  // that a worker splits off is reported.
+  void check_one_lcore(const std::map<std::pair<size_t, size_t>, size_t>& owner) {
+    for (const ConfigSections* sections : all_config_sections()) {
+      const SwitchSection& section = sections->in_switch;
+      if (!section.one_lcore) continue;
+      for (size_t s = 0; s < c_.switches.size(); ++s) {
+        const SwitchConfig& sw = c_.switches[s];
+        std::optional<size_t> first;
+        for (size_t p = 0; p < sw.ports.size(); ++p) {
+          const auto it = owner.find({s, p});
+          if (!section.one_lcore(sw, sw.ports[p]) || it == owner.end()) continue;
+          if (!first) first = it->second;
+          if (it->second == *first) continue;
+          k_.error(item_key("", "workers", it->second),
+                   section.one_lcore_error(sw, sw.ports[p], item_key("", "workers", *first)));
+          break;
+        }
       }
     }
   }

@@ -1,6 +1,7 @@
 #include "lib/mechanisms/sections.h"
 
 #include "lib/mechanisms/bfc/bfc_config.h"
+#include "lib/mechanisms/floodgate/floodgate_config.h"
 #include "lib/mechanisms/pfc/pfc_config.h"
 
 namespace sluice {
@@ -12,6 +13,7 @@ namespace {
 constexpr const ConfigSections* kMechanisms[] = {
     &kPfcSections,
     &kBfcSections,
+    &kFloodgateSections,
 };
 
 }  // namespace
