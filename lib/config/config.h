@@ -14,6 +14,7 @@
 #include "lib/mechanisms/bfc/bfc_config.h"
 #include "lib/mechanisms/floodgate/floodgate_config.h"
 #include "lib/mechanisms/pfc/pfc_config.h"
+#include "lib/mechanisms/tcd/tcd_config.h"
 
 namespace sluice {
 
@@ -102,18 +103,6 @@ struct RouteConfig {
   Ipv4Prefix prefix;
   std::vector<std::string> ports;  // one port, or several for ECMP
   int line = 0;
-};
-
-// TCD, ternary congestion detection (SPEC 4.4; docs/mechanisms/tcd.md).
-// Replaces the traffic manager's ECN marking at enqueue on its switch.
-struct TcdConfig {
-  bool enabled = false;
-  uint64_t q_th_bytes = 0;   // 0: the switch's ECN step threshold k
-  uint64_t max_t_on_ns = 0;  // 0: per port, from the PFC or BFC settings
-  uint8_t ce_codepoint = 0b11;
-  uint8_t ue_codepoint = 0b01;       // ECT(1)
-  bool queue_falling = false;        // sluice's addition: leave undetermined when the queue falls
-  uint64_t falling_interval_ns = 0;  // 0: the port's hop_rtt
 };
 
 enum class DibsPolicy { kRandom, kLoadAware };

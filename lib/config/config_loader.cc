@@ -136,10 +136,10 @@ class Loader {
 
   void load_switch(const Field& s, SwitchConfig* out) {
     out->line = YamlReader::line_of(s.node);
-    if (!r_.expect_map(s, keys({"name", "buffer", "queues_per_port", "queue_capacity", "scheduler",
-                                "class_map", "drr_quantum", "ecn"},
-                               &ConfigSections::in_switch,
-                               {"tcd", "dibs", "flowtune", "int", "ports", "routes"}))) {
+    if (!r_.expect_map(
+            s, keys({"name", "buffer", "queues_per_port", "queue_capacity", "scheduler",
+                     "class_map", "drr_quantum", "ecn"},
+                    &ConfigSections::in_switch, {"dibs", "flowtune", "int", "ports", "routes"}))) {
       return;
     }
     if (auto f = r_.field(s, "name", Need::kRequired)) set(r_.string(*f), &out->name);
@@ -150,7 +150,6 @@ class Loader {
       if (section.key.empty()) continue;
       if (auto f = r_.field(s, section.key, Need::kOptional)) section.parse(r_, *f, out);
     }
-    if (auto f = r_.field(s, "tcd", Need::kOptional)) load_tcd(*f, &out->tcd);
     if (auto f = r_.field(s, "dibs", Need::kOptional)) load_dibs(*f, &out->dibs);
     if (auto f = r_.field(s, "flowtune", Need::kOptional)) load_flowtune(*f, &out->flowtune);
     if (auto f = r_.field(s, "int", Need::kOptional)) load_int(*f, &out->int_telemetry);
@@ -231,36 +230,6 @@ class Loader {
                "expected max greater than min (" + std::to_string(*min) + "B), got " +
                    YamlReader::describe(max_f->node));
     }
-  }
-
-  // TCD; the section's presence turns it on unless it says enabled: false.
-  // Codepoints are ECN-capable (1..3) and distinct.
-  void load_tcd(const Field& e, TcdConfig* out) {
-    if (!r_.expect_map(e, {"enabled", "q_th", "max_t_on", "ce_codepoint", "ue_codepoint",
-                           "queue_falling", "falling_interval"})) {
-      return;
-    }
-    out->enabled = true;
-    if (auto f = r_.field(e, "enabled", Need::kOptional)) set(r_.boolean(*f), &out->enabled);
-    if (auto f = r_.field(e, "q_th", Need::kOptional))
-      set(r_.size(*f, 1, UINT64_MAX), &out->q_th_bytes);
-    if (auto f = r_.field(e, "max_t_on", Need::kOptional))
-      set(r_.duration(*f, 1, 10'000'000'000), &out->max_t_on_ns);
-    std::optional<Field> ce_f = r_.field(e, "ce_codepoint", Need::kOptional);
-    std::optional<Field> ue_f = r_.field(e, "ue_codepoint", Need::kOptional);
-    std::optional<uint64_t> ce, ue;
-    if (ce_f) set(ce = r_.integer(*ce_f, 1, 3), &out->ce_codepoint);
-    if (ue_f) set(ue = r_.integer(*ue_f, 1, 3), &out->ue_codepoint);
-    if ((ce || ue) && out->ce_codepoint == out->ue_codepoint) {
-      const Field& at = ue ? *ue_f : *ce_f;
-      r_.error(at.node, at.path,
-               "expected ce_codepoint and ue_codepoint to differ, both are " +
-                   std::to_string(out->ce_codepoint));
-    }
-    if (auto f = r_.field(e, "queue_falling", Need::kOptional))
-      set(r_.boolean(*f), &out->queue_falling);
-    if (auto f = r_.field(e, "falling_interval", Need::kOptional))
-      set(r_.duration(*f, 1, 1'000'000'000), &out->falling_interval_ns);
   }
 
   // DIBS; the section's presence turns it on unless it says enabled: false.

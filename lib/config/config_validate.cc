@@ -7,7 +7,6 @@
 
 #include "lib/config/config_check.h"
 #include "lib/config/config_section.h"
-#include "lib/mechanisms/tcd/tcd_params.h"
 #include "lib/net/mac_addr.h"
 #include "lib/tm/class_map.h"
 
@@ -43,7 +42,6 @@ class Validator {
       for (const ConfigSections* sections : all_config_sections()) {
         if (sections->in_switch.validate) sections->in_switch.validate(k_, s);
       }
-      check_tcd(s);
       check_dibs(s);
       check_flowtune(s);
     }
@@ -193,32 +191,6 @@ class Validator {
         }
       }
     }
-  }
-
-  // TCD replaces the enqueue ECN marker on its switch and takes q_th from
-  // its step threshold; it needs pauses to tell congestion from backpressure
-  // (docs/mechanisms/tcd.md, "Configuration").
-  void check_tcd(size_t s) {
-    const SwitchConfig& sw = c_.switches[s];
-    if (!sw.tcd.enabled) return;
-    const std::string tpath = switch_key(s) + ".tcd";
-    if (sw.tm.ecn.mode == EcnMode::kRed) {
-      k_.error(tpath,
-               "tcd replaces ECN marking at enqueue on its switch, so ecn mode red would never "
-               "mark: use ecn mode step (its k is tcd's default q_th) or off with tcd.q_th");
-      return;
-    }
-    if (tcd_q_th_bytes(sw) == 0 && !k_.has_error(tpath + ".q_th")) {
-      k_.error(tpath,
-               "tcd needs q_th: its default is the ECN step threshold, and ecn gives no k (set "
-               "tcd.q_th, or ecn: {mode: step, k: ...})");
-    }
-    for (const PortConfig& port : sw.ports) {
-      if (tcd_pause_source(sw, port) != TcdPauseSource::kNone) return;
-    }
-    k_.note(tpath,
-            "tcd without pfc or bfc: nothing pauses this switch's ports, so TCD marks CE like "
-            "DCTCP step marking at q_th (at dequeue) and never marks UE");
   }
 
   // DIBS turns drops into detours, so it needs a fabric that drops (paper

@@ -3,6 +3,7 @@
 #include "lib/mechanisms/bfc/bfc_config.h"
 #include "lib/mechanisms/floodgate/floodgate_config.h"
 #include "lib/mechanisms/pfc/pfc_config.h"
+#include "lib/mechanisms/tcd/tcd_config.h"
 
 namespace sluice {
 namespace {
@@ -14,6 +15,7 @@ constexpr const ConfigSections* kMechanisms[] = {
     &kPfcSections,
     &kBfcSections,
     &kFloodgateSections,
+    &kTcdSections,
 };
 
 }  // namespace
