@@ -12,6 +12,7 @@
 
 #include "lib/emulator/transport/transport_config.h"
 #include "lib/mechanisms/bfc/bfc_config.h"
+#include "lib/mechanisms/dibs/dibs_config.h"
 #include "lib/mechanisms/floodgate/floodgate_config.h"
 #include "lib/mechanisms/pfc/pfc_config.h"
 #include "lib/mechanisms/tcd/tcd_config.h"
@@ -103,18 +104,6 @@ struct RouteConfig {
   Ipv4Prefix prefix;
   std::vector<std::string> ports;  // one port, or several for ECMP
   int line = 0;
-};
-
-enum class DibsPolicy { kRandom, kLoadAware };
-
-// DIBS, detour instead of drop (SPEC 4.3; docs/mechanisms/dibs.md): a data
-// packet that buffer admission refuses leaves by another switch-facing port
-// whose queue admits it. For lossy fabrics only (refused with PFC, BFC and
-// Floodgate).
-struct DibsConfig {
-  bool enabled = false;
-  DibsPolicy policy = DibsPolicy::kRandom;
-  uint32_t max_detours = 0;  // detours a packet may take (its shim count); 0: no cap, TTL only
 };
 
 // Flowtune at an edge switch (SPEC 4.5; docs/mechanisms/flowtune.md, "Edge

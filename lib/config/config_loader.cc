@@ -136,10 +136,10 @@ class Loader {
 
   void load_switch(const Field& s, SwitchConfig* out) {
     out->line = YamlReader::line_of(s.node);
-    if (!r_.expect_map(
-            s, keys({"name", "buffer", "queues_per_port", "queue_capacity", "scheduler",
-                     "class_map", "drr_quantum", "ecn"},
-                    &ConfigSections::in_switch, {"dibs", "flowtune", "int", "ports", "routes"}))) {
+    if (!r_.expect_map(s,
+                       keys({"name", "buffer", "queues_per_port", "queue_capacity", "scheduler",
+                             "class_map", "drr_quantum", "ecn"},
+                            &ConfigSections::in_switch, {"flowtune", "int", "ports", "routes"}))) {
       return;
     }
     if (auto f = r_.field(s, "name", Need::kRequired)) set(r_.string(*f), &out->name);
@@ -150,7 +150,6 @@ class Loader {
       if (section.key.empty()) continue;
       if (auto f = r_.field(s, section.key, Need::kOptional)) section.parse(r_, *f, out);
     }
-    if (auto f = r_.field(s, "dibs", Need::kOptional)) load_dibs(*f, &out->dibs);
     if (auto f = r_.field(s, "flowtune", Need::kOptional)) load_flowtune(*f, &out->flowtune);
     if (auto f = r_.field(s, "int", Need::kOptional)) load_int(*f, &out->int_telemetry);
     if (auto f = r_.field(s, "ports", Need::kRequired)) {
@@ -232,27 +231,12 @@ class Loader {
     }
   }
 
-  // DIBS; the section's presence turns it on unless it says enabled: false.
-  // max_detours stops at 255: the shim's count is one byte and saturates.
   // HPCC's INT: the section's presence turns it on unless it says
   // enabled: false.
   void load_int(const Field& e, bool* out) {
     if (!r_.expect_map(e, {"enabled"})) return;
     *out = true;
     if (auto f = r_.field(e, "enabled", Need::kOptional)) set(r_.boolean(*f), out);
-  }
-
-  void load_dibs(const Field& e, DibsConfig* out) {
-    if (!r_.expect_map(e, {"enabled", "policy", "max_detours"})) return;
-    out->enabled = true;
-    if (auto f = r_.field(e, "enabled", Need::kOptional)) set(r_.boolean(*f), &out->enabled);
-    if (auto f = r_.field(e, "policy", Need::kOptional)) {
-      set(r_.choice<DibsPolicy>(
-              *f, {{"random", DibsPolicy::kRandom}, {"load_aware", DibsPolicy::kLoadAware}}),
-          &out->policy);
-    }
-    if (auto f = r_.field(e, "max_detours", Need::kOptional))
-      set(r_.integer(*f, 0, 255), &out->max_detours);
   }
 
   // Flowtune at an edge; the section's presence turns it on unless it says

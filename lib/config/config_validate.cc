@@ -42,7 +42,6 @@ class Validator {
       for (const ConfigSections* sections : all_config_sections()) {
         if (sections->in_switch.validate) sections->in_switch.validate(k_, s);
       }
-      check_dibs(s);
       check_flowtune(s);
     }
     check_workers();
@@ -190,40 +189,6 @@ class Validator {
           k_.error(key, "port \"" + name + "\" is listed twice");
         }
       }
-    }
-  }
-
-  // DIBS turns drops into detours, so it needs a fabric that drops (paper
-  // section 3: lossy, with ECN-based congestion control) and somewhere to
-  // detour to. One switch-facing port is enough: packets toward hosts can
-  // bounce back up it (the paper's linear-topology remark, section 7).
-  void check_dibs(size_t s) {
-    const SwitchConfig& sw = c_.switches[s];
-    if (!sw.dibs.enabled) return;
-    const std::string dpath = switch_key(s) + ".dibs";
-    if (sw.pfc.mode != PfcGenerationMode::kOff) {
-      k_.error(dpath, std::string("dibs is for lossy fabrics: with pfc mode ") +
-                          (sw.pfc.mode == PfcGenerationMode::kPfc ? "pfc" : "pause") +
-                          " the switch pauses its upstream instead of dropping, so there would be "
-                          "no drop to detour");
-    }
-    if (sw.bfc.enabled) {
-      k_.error(dpath,
-               "dibs is for lossy fabrics: bfc pauses flows hop by hop instead of dropping, so "
-               "there would be no drop to detour");
-    }
-    if (sw.floodgate.enabled) {
-      k_.error(dpath,
-               "dibs and floodgate on one switch are not supported: a detoured packet is debited "
-               "from its destination's window here and credited by the neighbour it was detoured "
-               "to, off its path, so the window would no longer bound the bytes in flight toward "
-               "that destination");
-    }
-    bool switch_facing = false;
-    for (const PortConfig& port : sw.ports) switch_facing |= port.role == PortRole::kSwitch;
-    if (!switch_facing && !sw.ports.empty()) {
-      k_.error(dpath, "dibs detours only to switch-facing ports, and switch \"" + sw.name +
-                          "\" has none (role: switch)");
     }
   }
 

@@ -1,6 +1,7 @@
 #include "lib/mechanisms/sections.h"
 
 #include "lib/mechanisms/bfc/bfc_config.h"
+#include "lib/mechanisms/dibs/dibs_config.h"
 #include "lib/mechanisms/floodgate/floodgate_config.h"
 #include "lib/mechanisms/pfc/pfc_config.h"
 #include "lib/mechanisms/tcd/tcd_config.h"
@@ -12,10 +13,11 @@ namespace {
 // mechanism is one more line; its place sets where its keys stand in the
 // "allowed keys" lists and when its errors are reported.
 constexpr const ConfigSections* kMechanisms[] = {
-    &kPfcSections,
-    &kBfcSections,
-    &kFloodgateSections,
-    &kTcdSections,
+    &kPfcSections,        // pfc: of a switch, pfc: of a port
+    &kBfcSections,        // bfc:
+    &kFloodgateSections,  // floodgate:
+    &kTcdSections,        // tcd:
+    &kDibsSections,       // dibs:
 };
 
 }  // namespace
