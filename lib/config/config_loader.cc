@@ -1,10 +1,8 @@
 #include "lib/config/config_loader.h"
 
-#include <arpa/inet.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <bit>
 #include <cctype>
 #include <fstream>
 #include <sstream>
@@ -52,7 +50,7 @@ class Loader {
     const Field top{root, ""};
     if (!r_.expect_map(
             top, keys({"clock", "seed", "metrics", "mbufs", "mbuf_size", "switches", "workers"},
-                      &ConfigSections::top, {"flowtune_allocator", "transport"})))
+                      &ConfigSections::top, {"transport"})))
       return;
     if (auto f = r_.field(top, "clock", Need::kOptional)) load_clock(*f, &c->clock);
     if (auto f = r_.field(top, "seed", Need::kOptional))
@@ -78,8 +76,6 @@ class Loader {
       if (section.key.empty()) continue;
       if (auto f = r_.field(top, section.key, Need::kOptional)) section.parse(r_, *f, c);
     }
-    if (auto f = r_.field(top, "flowtune_allocator", Need::kOptional))
-      load_flowtune_allocator(*f, &c->flowtune_allocator);
     if (auto f = r_.field(top, "transport", Need::kOptional)) load_transport(*f, &c->transport);
   }
 
@@ -136,10 +132,9 @@ class Loader {
 
   void load_switch(const Field& s, SwitchConfig* out) {
     out->line = YamlReader::line_of(s.node);
-    if (!r_.expect_map(s,
-                       keys({"name", "buffer", "queues_per_port", "queue_capacity", "scheduler",
-                             "class_map", "drr_quantum", "ecn"},
-                            &ConfigSections::in_switch, {"flowtune", "int", "ports", "routes"}))) {
+    if (!r_.expect_map(s, keys({"name", "buffer", "queues_per_port", "queue_capacity", "scheduler",
+                                "class_map", "drr_quantum", "ecn"},
+                               &ConfigSections::in_switch, {"int", "ports", "routes"}))) {
       return;
     }
     if (auto f = r_.field(s, "name", Need::kRequired)) set(r_.string(*f), &out->name);
@@ -150,7 +145,6 @@ class Loader {
       if (section.key.empty()) continue;
       if (auto f = r_.field(s, section.key, Need::kOptional)) section.parse(r_, *f, out);
     }
-    if (auto f = r_.field(s, "flowtune", Need::kOptional)) load_flowtune(*f, &out->flowtune);
     if (auto f = r_.field(s, "int", Need::kOptional)) load_int(*f, &out->int_telemetry);
     if (auto f = r_.field(s, "ports", Need::kRequired)) {
       if (auto items = r_.list(*f)) {
@@ -237,64 +231,6 @@ class Loader {
     if (!r_.expect_map(e, {"enabled"})) return;
     *out = true;
     if (auto f = r_.field(e, "enabled", Need::kOptional)) set(r_.boolean(*f), out);
-  }
-
-  // Flowtune at an edge; the section's presence turns it on unless it says
-  // enabled: false. The idle gap must exceed the hosts' RTT (docs); the
-  // lease must match sluice-allocator's --lease.
-  void load_flowtune(const Field& e, FlowtuneConfig* out) {
-    if (!r_.expect_map(e, {"enabled", "allocator", "idle_gap", "lease", "flows", "max_held_packets",
-                           "ecn_threshold", "weight", "pace_at"})) {
-      return;
-    }
-    out->enabled = true;
-    if (auto f = r_.field(e, "enabled", Need::kOptional)) set(r_.boolean(*f), &out->enabled);
-    if (auto f = r_.field(e, "allocator", Need::kOptional)) load_allocator(*f, out);
-    if (auto f = r_.field(e, "idle_gap", Need::kOptional))
-      set(r_.duration(*f, 1'000, 1'000'000'000), &out->idle_gap_ns);
-    if (auto f = r_.field(e, "lease", Need::kOptional))
-      set(r_.duration(*f, 100'000, 60'000'000'000ULL), &out->lease_ns);
-    if (auto f = r_.field(e, "flows", Need::kOptional)) {
-      if (auto v = r_.integer(*f, 4, 1u << 20)) {
-        if (std::has_single_bit(*v)) {
-          out->flows = static_cast<uint32_t>(*v);
-        } else {
-          r_.error(f->node, f->path, "expected a power of two, got " + std::to_string(*v));
-        }
-      }
-    }
-    if (auto f = r_.field(e, "max_held_packets", Need::kOptional))
-      set(r_.integer(*f, 1, 4096), &out->max_held_packets);
-    if (auto f = r_.field(e, "ecn_threshold", Need::kOptional))
-      set(r_.size(*f, 0, 1ULL << 30), &out->ecn_threshold_bytes);
-    if (auto f = r_.field(e, "weight", Need::kOptional))
-      set(r_.integer(*f, 1, 65535), &out->weight);
-    if (auto f = r_.field(e, "pace_at", Need::kOptional)) {
-      if (auto v = r_.choice<bool>(*f, {{"edge", false}, {"host", true}})) out->pace_at_host = *v;
-    }
-  }
-
-  // The allocator in the fabric; the section's presence turns it on. The
-  // iteration must be > 0: exact time would run a back-to-back allocator
-  // forever at one instant.
-  void load_flowtune_allocator(const Field& a, FlowtuneAllocatorConfig* out) {
-    out->line = YamlReader::line_of(a.node);
-    out->enabled = true;
-    if (!r_.expect_map(
-            a, {"control_delay", "iteration", "threshold", "host_rate", "hosts", "flows"})) {
-      return;
-    }
-    if (auto f = r_.field(a, "control_delay", Need::kOptional))
-      set(r_.duration(*f, 0, 1'000'000'000), &out->control_delay_ns);
-    if (auto f = r_.field(a, "iteration", Need::kOptional))
-      set(r_.duration(*f, 100, 1'000'000'000), &out->iteration_ns);
-    if (auto f = r_.field(a, "threshold", Need::kOptional))
-      set(r_.real(*f, 0, 0.5), &out->threshold);
-    if (auto f = r_.field(a, "host_rate", Need::kOptional)) set(r_.rate(*f), &out->host_rate_bps);
-    if (auto f = r_.field(a, "hosts", Need::kOptional))
-      set(r_.integer(*f, 1, 1u << 24), &out->hosts);
-    if (auto f = r_.field(a, "flows", Need::kOptional))
-      set(r_.integer(*f, 1, 1u << 24), &out->flows);
   }
 
   // Emulated transport hosts (docs/configuration.md "Transport hosts").
@@ -435,23 +371,6 @@ class Loader {
     if (auto f = r_.field(t, "completion_bytes", Need::kOptional))
       set(r_.size(*f, 0, UINT32_MAX), &out->completion_bytes);
     if (auto f = r_.field(t, "ue_aware", Need::kOptional)) set(r_.boolean(*f), &out->ue_aware);
-  }
-
-  // An IPv4 address and UDP port, "A.B.C.D:PORT".
-  void load_allocator(const Field& f, FlowtuneConfig* out) {
-    const auto text = r_.string(f);
-    if (!text) return;
-    in_addr a{};
-    const size_t colon = text->rfind(':');
-    if (!valid_host_port(*text) || inet_pton(AF_INET, text->substr(0, colon).c_str(), &a) != 1) {
-      r_.error(f.node, f.path,
-               "expected an IPv4 address and UDP port such as 127.0.0.1:9750, got " +
-                   YamlReader::describe(f.node));
-      return;
-    }
-    out->allocator_ip = ntohl(a.s_addr);
-    out->allocator_port = static_cast<uint16_t>(std::stoul(text->substr(colon + 1)));
-    out->allocator_given = true;
   }
 
   void load_port(const Field& p, PortConfig* out) {

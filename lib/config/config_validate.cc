@@ -42,7 +42,6 @@ class Validator {
       for (const ConfigSections* sections : all_config_sections()) {
         if (sections->in_switch.validate) sections->in_switch.validate(k_, s);
       }
-      check_flowtune(s);
     }
     check_workers();
     check_capture_files();
@@ -50,7 +49,6 @@ class Validator {
     for (const ConfigSections* sections : all_config_sections()) {
       if (sections->top.validate) sections->top.validate(k_);
     }
-    check_flowtune_allocator();
     check_transport();
   }
 
@@ -189,75 +187,6 @@ class Validator {
           k_.error(key, "port \"" + name + "\" is listed twice");
         }
       }
-    }
-  }
-
-  // Flowtune paces what hosts send into an edge, so the switch needs host
-  // ports; Floodgate charges its windows at forward, before the pacer could
-  // hold or drop the packet.
-  void check_flowtune(size_t s) {
-    const SwitchConfig& sw = c_.switches[s];
-    if (!sw.flowtune.enabled) return;
-    const std::string fpath = switch_key(s) + ".flowtune";
-    if (sw.floodgate.enabled) {
-      k_.error(fpath,
-               "flowtune and floodgate on one switch are not supported: floodgate debits a "
-               "destination's window at forward, before the pacer holds or drops the packet");
-    }
-    bool host_port = false;
-    for (const PortConfig& port : sw.ports) host_port |= port.role == PortRole::kHost;
-    if (!host_port && !sw.ports.empty()) {
-      k_.error(fpath, "flowtune paces what hosts send into an edge switch, and switch \"" +
-                          sw.name + "\" has no host-facing port (role: host)");
-    }
-    // Exact time runs the allocator inside the fabric, on its clock;
-    // sluice-allocator over UDP keeps the machine's.
-    if (c_.clock.mode == ClockMode::kExact && !c_.flowtune_allocator.enabled) {
-      k_.error(fpath,
-               "flowtune in exact fabric time needs the allocator in the fabric: add a top-level "
-               "flowtune_allocator section (sluice-allocator over UDP keeps the machine's clock, "
-               "so it runs with clock.mode real only)");
-    }
-    if (c_.flowtune_allocator.enabled && sw.flowtune.allocator_given) {
-      k_.error(
-          fpath + ".allocator",
-          "names a sluice-allocator over UDP, but flowtune_allocator runs the allocator in the "
-          "fabric: remove one of them");
-    }
-    // Endpoint pacing: the paper's servers are TCP senders that pace at
-    // their allocation; sluice's TCP and DCTCP hosts do.
-    const TransportKind kind = c_.transport.kind;
-    if (sw.flowtune.pace_at_host && kind != TransportKind::kTcp && kind != TransportKind::kDctcp) {
-      k_.error(fpath + ".pace_at",
-               "pace_at: host needs hosts that pace themselves: transport kind tcp or dctcp "
-               "(the edge paces otherwise: pace_at: edge)");
-    }
-  }
-
-  // The allocator in the fabric runs on exact fabric time. Its hosts' link
-  // capacity is the edges' host ports' rate unless it is given.
-  void check_flowtune_allocator() {
-    const FlowtuneAllocatorConfig& a = c_.flowtune_allocator;
-    if (!a.enabled) return;
-    if (c_.clock.mode != ClockMode::kExact) {
-      k_.error("flowtune_allocator",
-               "the allocator in the fabric runs on exact fabric time (clock.mode exact); in real "
-               "time run sluice-allocator and give its address in switches[].flowtune.allocator");
-    }
-    if (a.host_rate_bps != 0) return;
-    std::set<uint64_t> rates;
-    for (const SwitchConfig& sw : c_.switches) {
-      if (!sw.flowtune.enabled) continue;
-      for (const PortConfig& port : sw.ports) {
-        if (port.role == PortRole::kHost && port.rate_bps != 0) rates.insert(port.rate_bps);
-      }
-    }
-    if (rates.size() > 1) {
-      std::string list;
-      for (uint64_t r : rates) list += (list.empty() ? "" : ", ") + std::to_string(r) + " bit/s";
-      k_.error("flowtune_allocator",
-               "the flowtune edges' host ports have different rates (" + list +
-                   "): give host_rate, the capacity the allocator gives every host link");
     }
   }
 

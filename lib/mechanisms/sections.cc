@@ -3,6 +3,7 @@
 #include "lib/mechanisms/bfc/bfc_config.h"
 #include "lib/mechanisms/dibs/dibs_config.h"
 #include "lib/mechanisms/floodgate/floodgate_config.h"
+#include "lib/mechanisms/flowtune/flowtune_config.h"
 #include "lib/mechanisms/pfc/pfc_config.h"
 #include "lib/mechanisms/tcd/tcd_config.h"
 
@@ -18,6 +19,7 @@ constexpr const ConfigSections* kMechanisms[] = {
     &kFloodgateSections,  // floodgate:
     &kTcdSections,        // tcd:
     &kDibsSections,       // dibs:
+    &kFlowtuneSections,   // flowtune: of a switch, flowtune_allocator: at the top
 };
 
 }  // namespace
