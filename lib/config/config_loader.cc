@@ -134,7 +134,7 @@ class Loader {
     out->line = YamlReader::line_of(s.node);
     if (!r_.expect_map(s, keys({"name", "buffer", "queues_per_port", "queue_capacity", "scheduler",
                                 "class_map", "drr_quantum", "ecn"},
-                               &ConfigSections::in_switch, {"int", "ports", "routes"}))) {
+                               &ConfigSections::in_switch, {"ports", "routes"}))) {
       return;
     }
     if (auto f = r_.field(s, "name", Need::kRequired)) set(r_.string(*f), &out->name);
@@ -145,7 +145,6 @@ class Loader {
       if (section.key.empty()) continue;
       if (auto f = r_.field(s, section.key, Need::kOptional)) section.parse(r_, *f, out);
     }
-    if (auto f = r_.field(s, "int", Need::kOptional)) load_int(*f, &out->int_telemetry);
     if (auto f = r_.field(s, "ports", Need::kRequired)) {
       if (auto items = r_.list(*f)) {
         if (items->empty()) r_.error(f->node, f->path, "expected at least one port");
@@ -223,14 +222,6 @@ class Loader {
                "expected max greater than min (" + std::to_string(*min) + "B), got " +
                    YamlReader::describe(max_f->node));
     }
-  }
-
-  // HPCC's INT: the section's presence turns it on unless it says
-  // enabled: false.
-  void load_int(const Field& e, bool* out) {
-    if (!r_.expect_map(e, {"enabled"})) return;
-    *out = true;
-    if (auto f = r_.field(e, "enabled", Need::kOptional)) set(r_.boolean(*f), out);
   }
 
   // Emulated transport hosts (docs/configuration.md "Transport hosts").

@@ -4,6 +4,7 @@
 #include "lib/mechanisms/dibs/dibs_config.h"
 #include "lib/mechanisms/floodgate/floodgate_config.h"
 #include "lib/mechanisms/flowtune/flowtune_config.h"
+#include "lib/mechanisms/int/int_config.h"
 #include "lib/mechanisms/pfc/pfc_config.h"
 #include "lib/mechanisms/tcd/tcd_config.h"
 
@@ -20,6 +21,7 @@ constexpr const ConfigSections* kMechanisms[] = {
     &kTcdSections,        // tcd:
     &kDibsSections,       // dibs:
     &kFlowtuneSections,   // flowtune: of a switch, flowtune_allocator: at the top
+    &kIntSections,        // int:
 };
 
 }  // namespace
