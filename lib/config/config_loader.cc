@@ -369,7 +369,7 @@ class Loader {
     if (!r_.expect_map(p, keys({"name", "device", "link", "pcap", "delay", "loss", "fifo", "role",
                                 "rate", "mtu", "wire_overhead", "shaper_burst", "mac", "peer_mac",
                                 "peer_ip", "ipv4", "hop_rtt"},
-                               &ConfigSections::in_port, {"nic"}))) {
+                               &ConfigSections::in_port, {}))) {
       return;
     }
     if (auto f = r_.field(p, "name", Need::kRequired)) set(r_.string(*f), &out->name);
@@ -395,35 +395,6 @@ class Loader {
       if (section.key.empty()) continue;
       if (auto f = r_.field(p, section.key, Need::kOptional)) section.parse(r_, *f, out);
     }
-    if (auto f = r_.field(p, "nic", Need::kOptional)) load_nic(*f, &out->nic);
-  }
-
-  // nic: plain | bfc | floodgate, or a map with mode, queue_by, queues,
-  // frames, sticky.
-  void load_nic(const Field& f, NicConfig* out) {
-    out->given = true;
-    out->line = YamlReader::line_of(f.node);
-    if (f.node.IsScalar()) return set(nic_mode(f), &out->mode);
-    if (!r_.expect_map(f, {"mode", "queue_by", "queues", "frames", "sticky"})) return;
-    if (auto m = r_.field(f, "mode", Need::kOptional)) set(nic_mode(*m), &out->mode);
-    if (auto k = r_.field(f, "queue_by", Need::kOptional)) {
-      set(r_.choice<NicQueueKey>(
-              *k, {{"destination", NicQueueKey::kDestination}, {"flow", NicQueueKey::kFlow}}),
-          &out->queue_by);
-    }
-    if (auto q = r_.field(f, "queues", Need::kOptional)) set(r_.integer(*q, 1, 64), &out->queues);
-    if (auto n = r_.field(f, "frames", Need::kOptional)) {
-      set(r_.integer(*n, 1, 1u << 22), &out->frames);
-    }
-    if (auto t = r_.field(f, "sticky", Need::kOptional)) {
-      set(r_.duration(*t, 1, UINT64_MAX), &out->sticky_ns);
-    }
-  }
-
-  std::optional<NicMode> nic_mode(const Field& f) {
-    return r_.choice<NicMode>(
-        f,
-        {{"plain", NicMode::kPlain}, {"bfc", NicMode::kBfc}, {"floodgate", NicMode::kFloodgate}});
   }
 
   // Exactly one of device / link / pcap; delay and loss only with link.

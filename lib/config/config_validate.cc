@@ -33,7 +33,7 @@ class Validator {
     for (size_t s = 0; s < c_.switches.size(); ++s) {
       for (size_t p = 0; p < c_.switches[s].ports.size(); ++p) {
         check_link(s, p);
-        check_nic(s, p);
+        check_capture_port(s, p);
         for (const ConfigSections* sections : all_config_sections()) {
           if (sections->in_port.validate) sections->in_port.validate(k_, s, p);
         }
@@ -126,39 +126,16 @@ class Validator {
     }
   }
 
-  // The emulated NIC stands for a replaying host: a capture-file port with
-  // a rate to pace at, role host; BFC NICs need a BFC switch to pause them,
-  // Floodgate NICs a Floodgate switch that sends dstPause.
-  void check_nic(size_t s, size_t p) {
-    const SwitchConfig& sw = c_.switches[s];
-    const PortConfig& port = sw.ports[p];
-    // A capture-file port that neither replays nor writes is a transport
-    // host, or nothing.
+  // A capture-file port that neither replays nor writes is a transport
+  // host, or nothing.
+  void check_capture_port(size_t s, size_t p) {
+    const PortConfig& port = c_.switches[s].ports[p];
     const std::string pcap_key = port_key(s, p) + ".pcap";
     if (port.pcap && port.pcap->rx_path.empty() && port.pcap->tx_path.empty() &&
         !is_transport_host_port(c_, port) && !k_.has_error_at_or_in(pcap_key)) {
       k_.error(pcap_key,
                "expected rx (a capture to replay), tx (a capture to write) or both (or, with a "
                "transport section, a host port that runs it)");
-    }
-    if (!port.nic.given) return;
-    const std::string key = port_key(s, p) + ".nic";
-    if (!port.pcap || (port.pcap->rx_path.empty() && !is_transport_host_port(c_, port))) {
-      k_.error(key,
-               "nic: only a port that replays a capture (pcap.rx) or runs the transport has an "
-               "emulated host NIC");
-    } else if (port.role != PortRole::kHost) {
-      k_.error(key, "nic: the emulated NIC is a host's: the port's role must be host");
-    } else if (port.rate_bps == 0) {
-      k_.error(key, "nic: the host NIC sends at the port's rate: expected a rate above 0");
-    } else if (port.nic.mode == NicMode::kBfc && !sw.bfc.enabled) {
-      k_.error(key, "nic: bfc needs BFC on switch \"" + sw.name +
-                        "\" (bfc: {enabled: true}) to pause its queues");
-    } else if (port.nic.mode == NicMode::kFloodgate &&
-               !(sw.floodgate.enabled && sw.floodgate.dst_pause)) {
-      k_.error(key, "nic: floodgate needs dstPause on switch \"" + sw.name +
-                        "\" (floodgate: {enabled: true, dst_pause: true}) to pause its "
-                        "destinations");
     }
   }
 

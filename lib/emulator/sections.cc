@@ -1,7 +1,17 @@
 #include "lib/emulator/sections.h"
 
-namespace sluice {
+#include "lib/emulator/nic/nic_config.h"
 
-std::span<const ConfigSections* const> emulator_sections() { return {}; }
+namespace sluice {
+namespace {
+
+// Each emulator folder's sections, declared in its <x>_config.h.
+constexpr const ConfigSections* kEmulator[] = {
+    &kNicSections,  // nic: of a port
+};
+
+}  // namespace
+
+std::span<const ConfigSections* const> emulator_sections() { return kEmulator; }
 
 }  // namespace sluice
