@@ -2,7 +2,10 @@
 // The configuration model: what one YAML file says about switch instances,
 // their ports, routes, traffic managers, workers and metrics. Plain data; the
 // loader (config_loader.h) fills and validates it, switch/ consumes it.
-// docs/configuration.md documents every key.
+// docs/configuration.md documents every key. Each mechanism's section
+// (lib/mechanisms/<m>/<m>_config.h) and the emulator's (the host NIC, the
+// transport) are declared in their own folders, with their parsers and
+// checks, and held here under the members switch/ reads.
 
 #include <array>
 #include <cstdint>

@@ -41,6 +41,10 @@ std::optional<PortRef> parse_port_ref(std::string_view text) {
   return PortRef{std::string(text.substr(0, slash)), std::string(text.substr(slash + 1))};
 }
 
+// Reads the core's sections (clock, seed, metrics, mbufs, switches with
+// their buffer, traffic manager, ecn, ports and routes, workers) and hands
+// every other key to its section's parser (lib/config/config_section.h), in
+// the order all_config_sections() gives.
 class Loader {
  public:
   Loader(const std::string& file, std::vector<ConfigError>* errors, KeyLines* lines)
@@ -50,7 +54,7 @@ class Loader {
     const Field top{root, ""};
     if (!r_.expect_map(
             top, keys({"clock", "seed", "metrics", "mbufs", "mbuf_size", "switches", "workers"},
-                      &ConfigSections::top, {"transport"})))
+                      &ConfigSections::top, {})))
       return;
     if (auto f = r_.field(top, "clock", Need::kOptional)) load_clock(*f, &c->clock);
     if (auto f = r_.field(top, "seed", Need::kOptional))
@@ -76,7 +80,6 @@ class Loader {
       if (section.key.empty()) continue;
       if (auto f = r_.field(top, section.key, Need::kOptional)) section.parse(r_, *f, c);
     }
-    if (auto f = r_.field(top, "transport", Need::kOptional)) load_transport(*f, &c->transport);
   }
 
  private:
@@ -222,146 +225,6 @@ class Loader {
                "expected max greater than min (" + std::to_string(*min) + "B), got " +
                    YamlReader::describe(max_f->node));
     }
-  }
-
-  // Emulated transport hosts (docs/configuration.md "Transport hosts").
-  void load_transport(const Field& t, TransportConfig* out) {
-    out->line = YamlReader::line_of(t.node);
-    if (!r_.expect_map(t, {"kind", "flows", "completions", "mss", "base_rtt", "data_dscp",
-                           "ack_dscp", "ttl", "tcp", "rdma", "dcqcn", "hpcc", "timely", "bfc_nic"}))
-      return;
-    if (auto f = r_.field(t, "kind", Need::kRequired)) {
-      set(r_.choice<TransportKind>(*f, {{"none", TransportKind::kNone},
-                                        {"tcp", TransportKind::kTcp},
-                                        {"dctcp", TransportKind::kDctcp},
-                                        {"dcqcn", TransportKind::kDcqcn},
-                                        {"hpcc", TransportKind::kHpcc},
-                                        {"timely", TransportKind::kTimely},
-                                        {"bfc-nic", TransportKind::kBfcNic}}),
-          &out->kind);
-    }
-    const Need need = out->kind == TransportKind::kNone ? Need::kOptional : Need::kRequired;
-    if (auto f = r_.field(t, "flows", need)) set(r_.string(*f), &out->flows_path);
-    if (auto f = r_.field(t, "completions", Need::kOptional))
-      set(r_.string(*f), &out->completions_path);
-    if (auto f = r_.field(t, "mss", Need::kOptional)) set(r_.size(*f, 64, 9000), &out->mss);
-    if (auto f = r_.field(t, "base_rtt", Need::kOptional))
-      set(r_.duration(*f, 1, 1'000'000'000), &out->base_rtt_ns);
-    if (auto f = r_.field(t, "data_dscp", Need::kOptional))
-      set(r_.integer(*f, 0, 63), &out->data_dscp);
-    if (auto f = r_.field(t, "ack_dscp", Need::kOptional))
-      set(r_.integer(*f, 0, 63), &out->ack_dscp);
-    if (auto f = r_.field(t, "ttl", Need::kOptional)) set(r_.integer(*f, 1, 255), &out->ttl);
-    if (auto f = r_.field(t, "tcp", Need::kOptional)) load_tcp(*f, &out->tcp);
-    if (auto f = r_.field(t, "rdma", Need::kOptional)) load_rdma(*f, &out->rdma);
-    if (auto f = r_.field(t, "dcqcn", Need::kOptional)) load_dcqcn(*f, &out->dcqcn);
-    if (auto f = r_.field(t, "hpcc", Need::kOptional)) load_hpcc(*f, &out->hpcc);
-    if (auto f = r_.field(t, "timely", Need::kOptional)) load_timely(*f, &out->timely);
-    if (auto f = r_.field(t, "bfc_nic", Need::kOptional)) {
-      if (r_.expect_map(*f, {"window"})) {
-        if (auto w = r_.field(*f, "window", Need::kOptional))
-          set(r_.size(*w, 0, UINT32_MAX), &out->bfc_window_bytes);
-      }
-    }
-  }
-
-  static constexpr uint64_t kMaxTimerNs = 100'000'000'000;  // 100 s
-
-  void load_tcp(const Field& t, TcpParams* out) {
-    if (!r_.expect_map(t,
-                       {"ecn", "init_cwnd", "min_rto", "initial_rto", "max_rto", "fast_retransmit",
-                        "dupack_threshold", "dctcp_g", "ack_every", "delayed_ack"}))
-      return;
-    if (auto f = r_.field(t, "ecn", Need::kOptional)) set(r_.boolean(*f), &out->ecn);
-    if (auto f = r_.field(t, "init_cwnd", Need::kOptional))
-      set(r_.integer(*f, 1, 1000), &out->init_cwnd_segments);
-    if (auto f = r_.field(t, "min_rto", Need::kOptional))
-      set(r_.duration(*f, 1000, kMaxTimerNs), &out->min_rto_ns);
-    if (auto f = r_.field(t, "initial_rto", Need::kOptional))
-      set(r_.duration(*f, 1000, kMaxTimerNs), &out->initial_rto_ns);
-    if (auto f = r_.field(t, "max_rto", Need::kOptional))
-      set(r_.duration(*f, 1000, kMaxTimerNs), &out->max_rto_ns);
-    if (auto f = r_.field(t, "fast_retransmit", Need::kOptional))
-      set(r_.boolean(*f), &out->fast_retransmit);
-    if (auto f = r_.field(t, "dupack_threshold", Need::kOptional))
-      set(r_.integer(*f, 1, 100), &out->dupack_threshold);
-    if (auto f = r_.field(t, "dctcp_g", Need::kOptional)) set(r_.real(*f, 0, 1), &out->dctcp_g);
-    if (auto f = r_.field(t, "ack_every", Need::kOptional))
-      set(r_.integer(*f, 1, 64), &out->ack_every);
-    if (auto f = r_.field(t, "delayed_ack", Need::kOptional))
-      set(r_.duration(*f, 1, kMaxTimerNs), &out->delayed_ack_ns);
-  }
-
-  void load_rdma(const Field& t, GbnParams* out) {
-    if (!r_.expect_map(t, {"ack_every", "cnp_interval", "timeout", "nack_once_per_gap", "window"}))
-      return;
-    if (auto f = r_.field(t, "window", Need::kOptional))
-      set(r_.size(*f, 0, uint64_t{1} << 30), &out->window_bytes);
-    if (auto f = r_.field(t, "ack_every", Need::kOptional))
-      set(r_.integer(*f, 1, 64), &out->ack_every);
-    if (auto f = r_.field(t, "cnp_interval", Need::kOptional))
-      set(r_.duration(*f, 0, kMaxTimerNs), &out->cnp_interval_ns);
-    if (auto f = r_.field(t, "timeout", Need::kOptional))
-      set(r_.duration(*f, 0, kMaxTimerNs), &out->rto_ns);
-    if (auto f = r_.field(t, "nack_once_per_gap", Need::kOptional))
-      set(r_.boolean(*f), &out->nack_once_per_gap);
-  }
-
-  void load_dcqcn(const Field& t, DcqcnParams* out) {
-    if (!r_.expect_map(t,
-                       {"g", "alpha_interval", "rate_timer", "byte_counter", "fast_recovery_stages",
-                        "rate_ai", "rate_hai", "min_rate", "clamp_target_rate", "ue_aware"}))
-      return;
-    if (auto f = r_.field(t, "g", Need::kOptional)) set(r_.real(*f, 0, 1), &out->g);
-    if (auto f = r_.field(t, "alpha_interval", Need::kOptional))
-      set(r_.duration(*f, 1, kMaxTimerNs), &out->alpha_interval_ns);
-    if (auto f = r_.field(t, "rate_timer", Need::kOptional))
-      set(r_.duration(*f, 1, kMaxTimerNs), &out->rate_timer_ns);
-    if (auto f = r_.field(t, "byte_counter", Need::kOptional))
-      set(r_.size(*f, 1, UINT64_MAX), &out->byte_counter_bytes);
-    if (auto f = r_.field(t, "fast_recovery_stages", Need::kOptional))
-      set(r_.integer(*f, 0, 1000), &out->fast_recovery_stages);
-    if (auto f = r_.field(t, "rate_ai", Need::kOptional)) set(r_.rate(*f), &out->rate_ai_bps);
-    if (auto f = r_.field(t, "rate_hai", Need::kOptional)) set(r_.rate(*f), &out->rate_hai_bps);
-    if (auto f = r_.field(t, "min_rate", Need::kOptional)) set(r_.rate(*f), &out->min_rate_bps);
-    if (auto f = r_.field(t, "clamp_target_rate", Need::kOptional))
-      set(r_.boolean(*f), &out->clamp_target_rate);
-    if (auto f = r_.field(t, "ue_aware", Need::kOptional)) set(r_.boolean(*f), &out->ue_aware);
-  }
-
-  void load_hpcc(const Field& t, HpccParams* out) {
-    if (!r_.expect_map(t, {"eta", "max_stage", "w_ai", "expected_flows", "min_rate"})) return;
-    if (auto f = r_.field(t, "eta", Need::kOptional)) set(r_.real(*f, 0, 1), &out->eta);
-    if (auto f = r_.field(t, "max_stage", Need::kOptional))
-      set(r_.integer(*f, 0, 1000), &out->max_stage);
-    if (auto f = r_.field(t, "w_ai", Need::kOptional))
-      set(r_.size(*f, 1, UINT32_MAX), &out->w_ai_bytes);
-    if (auto f = r_.field(t, "expected_flows", Need::kOptional))
-      set(r_.integer(*f, 1, 1u << 20), &out->expected_flows);
-    if (auto f = r_.field(t, "min_rate", Need::kOptional)) set(r_.rate(*f), &out->min_rate_bps);
-  }
-
-  void load_timely(const Field& t, TimelyParams* out) {
-    if (!r_.expect_map(t, {"alpha", "beta", "delta", "t_low", "t_high", "min_rtt", "hai_after",
-                           "hai_factor", "min_rate", "completion_bytes", "ue_aware"}))
-      return;
-    if (auto f = r_.field(t, "alpha", Need::kOptional)) set(r_.real(*f, 0, 1), &out->alpha);
-    if (auto f = r_.field(t, "beta", Need::kOptional)) set(r_.real(*f, 0, 2), &out->beta);
-    if (auto f = r_.field(t, "delta", Need::kOptional)) set(r_.rate(*f), &out->delta_bps);
-    if (auto f = r_.field(t, "t_low", Need::kOptional))
-      set(r_.duration(*f, 0, kMaxTimerNs), &out->t_low_ns);
-    if (auto f = r_.field(t, "t_high", Need::kOptional))
-      set(r_.duration(*f, 1, kMaxTimerNs), &out->t_high_ns);
-    if (auto f = r_.field(t, "min_rtt", Need::kOptional))
-      set(r_.duration(*f, 1, kMaxTimerNs), &out->min_rtt_ns);
-    if (auto f = r_.field(t, "hai_after", Need::kOptional))
-      set(r_.integer(*f, 1, 1000), &out->hai_after);
-    if (auto f = r_.field(t, "hai_factor", Need::kOptional))
-      set(r_.integer(*f, 1, 1000), &out->hai_factor);
-    if (auto f = r_.field(t, "min_rate", Need::kOptional)) set(r_.rate(*f), &out->min_rate_bps);
-    if (auto f = r_.field(t, "completion_bytes", Need::kOptional))
-      set(r_.size(*f, 0, UINT32_MAX), &out->completion_bytes);
-    if (auto f = r_.field(t, "ue_aware", Need::kOptional)) set(r_.boolean(*f), &out->ue_aware);
   }
 
   void load_port(const Field& p, PortConfig* out) {

@@ -8,7 +8,6 @@
 #include "lib/config/config_check.h"
 #include "lib/config/config_section.h"
 #include "lib/net/mac_addr.h"
-#include "lib/tm/class_map.h"
 
 namespace sluice {
 namespace {
@@ -49,7 +48,6 @@ class Validator {
     for (const ConfigSections* sections : all_config_sections()) {
       if (sections->top.validate) sections->top.validate(k_);
     }
-    check_transport();
   }
 
  private:
@@ -298,54 +296,6 @@ class Validator {
         }
       }
     }
-  }
-
-  // Transport hosts (docs/configuration.md "Transport hosts"): every
-  // capture-file host port without rx runs the transport, in exact fabric
-  // time, at its peer_ip; its frames must fit every port's MTU; HPCC's
-  // senders need every switch to stamp INT.
-  void check_transport() {
-    const TransportConfig& t = c_.transport;
-    if (t.kind == TransportKind::kNone) return;
-    if (c_.clock.mode != ClockMode::kExact)
-      k_.error("transport.kind",
-               "transport hosts run in exact fabric time only (clock.mode exact)");
-    const bool int_room = t.kind == TransportKind::kHpcc;
-    const uint32_t ip_bytes = 20 + 8 + 28 + (int_room ? 80 : 0) + t.mss;
-    // A host builds each frame in one mbuf (and a BFC NIC adds its shim).
-    if (14 + ip_bytes + 6 > c_.mbuf_size)
-      k_.error("transport.mss", "transport frames of mss " + std::to_string(t.mss) + " are " +
-                                    std::to_string(14 + ip_bytes) +
-                                    " bytes (with a BFC NIC's shim 6 more), more than mbuf_size " +
-                                    std::to_string(c_.mbuf_size) + ": raise mbuf_size");
-    std::map<uint32_t, std::string> owner;
-    size_t hosts = 0;
-    for (size_t s = 0; s < c_.switches.size(); ++s) {
-      const SwitchConfig& sw = c_.switches[s];
-      if (t.kind == TransportKind::kHpcc && !sw.int_telemetry)
-        k_.error(switch_key(s), "transport kind hpcc needs INT on every switch, and switch " +
-                                    sw.name + " does not stamp it (add `int: {enabled: true}`)");
-      for (size_t p = 0; p < sw.ports.size(); ++p) {
-        const PortConfig& port = sw.ports[p];
-        const std::string path = port_key(s, p);
-        if (port.mtu < ip_bytes)
-          k_.error(path + ".mtu", "transport segments of mss " + std::to_string(t.mss) + " are " +
-                                      std::to_string(ip_bytes) +
-                                      "-byte IP packets, more than this port's mtu " +
-                                      std::to_string(port.mtu));
-        if (!is_transport_host_port(c_, port)) continue;
-        ++hosts;
-        if (!port.peer_ipv4) {
-          k_.error(path, "a transport host port needs peer_ip (the host's address)");
-          continue;
-        }
-        const auto [it, fresh] = owner.emplace(*port.peer_ipv4, sw.name + "/" + port.name);
-        if (!fresh) k_.error(path + ".peer_ip", "the same host address as " + it->second);
-      }
-    }
-    if (hosts == 0)
-      k_.error("transport",
-               "no port runs the transport: give host ports a pcap section without rx");
   }
 
   // (path, key) of every non-empty rx_path or tx_path, in file order.
