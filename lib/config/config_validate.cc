@@ -197,8 +197,8 @@ class Validator {
   }
 
   // Ports that a section says one lcore must own together (state with one
-  // writer, such as a Floodgate switch's window table): the first of them
-  // that a worker splits off is reported.
+  // writer; SwitchSection::one_lcore): the first of them that a worker
+  // splits off is reported, in the section's words.
   void check_one_lcore(const std::map<std::pair<size_t, size_t>, size_t>& owner) {
     for (const ConfigSections* sections : all_config_sections()) {
       const SwitchSection& section = sections->in_switch;
