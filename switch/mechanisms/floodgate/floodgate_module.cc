@@ -67,7 +67,7 @@ bool is_fg_credit_frame(const rte_mbuf* m) {
 // Admission step 1. True: the packet goes on to queue choice (its window
 // was debited, or it has none); false: it waits in a VOQ or was dropped.
 bool FloodgateModule::gate(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now) {
-  FgSwitch& fg = *of(w_.rt().switches[out.switch_index]);
+  FgSwitch& fg = *switch_[out.switch_index];
   MbufExtra* x = mbuf_extra(m);
   FgPacket p;
   p.handle = reinterpret_cast<uint64_t>(m);
@@ -111,7 +111,7 @@ void FloodgateModule::drain(FgSwitch& fg, uint64_t now) {
 // Forward, for a Floodgate switch: what the window, credit and sync steps
 // need, and the bytes received on a switch-facing port for loss recovery.
 bool FloodgateModule::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now) {
-  const FgSwitch& fg = *of(w_.rt().switches[in.switch_index]);
+  const FgSwitch& fg = *switch_[in.switch_index];
   MbufExtra* x = mbuf_extra(m);
   x->fg.dst = pp.dst_ip;
   x->fg.bytes = fg_frame_bytes(rte_pktmbuf_pkt_len(m), pp.l3_offset);
@@ -124,13 +124,13 @@ bool FloodgateModule::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& 
 // Departure: credit owed upstream for a packet from a switch-facing port;
 // toward a switch-facing port, the sync and dstPause counts.
 void FloodgateModule::depart(PortRuntime& port, const TmPacket& p, uint64_t now) {
-  FgSwitch& fg = *of(w_.rt().switches[port.switch_index]);
+  FgSwitch& fg = *switch_[port.switch_index];
   const MbufExtra* x = mbuf_extra(static_cast<rte_mbuf*>(p.handle));
   const uint32_t in = fg.switch_index[x->ingress];
   // The aggregator takes the credit unless the ingress's list is full; then
   // the frame goes first (out of line: rare).
   if (in != kNoFgIndex) {
-    if (!fg.credits[w_.slot()]->add(in, x->fg.dst, x->fg.bytes)) [[unlikely]]
+    if (!credits_[port.switch_index]->add(in, x->fg.dst, x->fg.bytes)) [[unlikely]]
       earn_credit(port.switch_index, in, x->fg.dst, x->fg.bytes, now);
     touch_timers(port.switch_index);  // exact time: its credit falls due
   }
@@ -153,7 +153,7 @@ void FloodgateModule::left(FgSwitch& fg, const MbufExtra& x, uint64_t now) {
 // (else the upstream's window shrinks for good); one whose window was
 // debited here gets it back, and leaves the dstPause count.
 void FloodgateModule::dropped(PortRuntime& out, rte_mbuf* m, bool debited, uint64_t now) {
-  FgSwitch& fg = *of(w_.rt().switches[out.switch_index]);
+  FgSwitch& fg = *switch_[out.switch_index];
   const MbufExtra* x = mbuf_extra(m);
   const uint32_t in = fg.switch_index[x->ingress];
   if (in != kNoFgIndex) earn_credit(out.switch_index, in, x->fg.dst, x->fg.bytes, now);
@@ -168,7 +168,7 @@ void FloodgateModule::dropped(PortRuntime& out, rte_mbuf* m, bool debited, uint6
 // port. A switch never obeys dstPause (only hosts do).
 void FloodgateModule::control(PortRuntime& in, rte_mbuf* m, const ControlMessage& msg,
                               uint64_t now) {
-  FgSwitch* fg = of(w_.rt().switches[in.switch_index]);
+  FgSwitch* fg = switch_[in.switch_index];
   const uint32_t i = fg != nullptr ? fg->switch_index[in.index] : kNoFgIndex;
   const bool usable = i != kNoFgIndex &&
                       (msg.type == ControlType::kFgCredit ||
@@ -210,7 +210,7 @@ void FloodgateModule::take_sync(FgSwitch& fg, uint16_t sw, uint32_t ingress,
 
 void FloodgateModule::earn_credit(uint16_t sw, uint32_t ingress, uint32_t dst, uint64_t bytes,
                                   uint64_t now) {
-  CreditAggregator& a = *credits_of(sw);
+  CreditAggregator& a = *credits_[sw];
   while (bytes != 0) {
     const auto part = static_cast<uint32_t>(std::min<uint64_t>(bytes, UINT32_MAX));
     if (!a.add(ingress, dst, part)) {
@@ -220,7 +220,7 @@ void FloodgateModule::earn_credit(uint16_t sw, uint32_t ingress, uint32_t dst, u
       // "In the data path").
       send_credit(sw, ingress, now);
       if (!a.add(ingress, dst, part)) {
-        (*frames_)[of(w_.rt().switches[sw])->switch_ports[ingress]].credit_lost_bytes.add(bytes);
+        (*frames_)[switch_[sw]->switch_ports[ingress]].credit_lost_bytes.add(bytes);
         return;
       }
     }
@@ -247,8 +247,8 @@ rte_mbuf* FloodgateModule::credit_frame(PortRuntime& port, const CreditEntry* en
 // One or more FG_CREDIT frames out of switch-facing ingress `ingress`,
 // holding back (delayCredit) what the owner's VOQs say to.
 void FloodgateModule::send_credit(uint16_t sw, uint32_t ingress, uint64_t now) {
-  FgSwitch& fg = *of(w_.rt().switches[sw]);
-  CreditAggregator& a = *credits_of(sw);
+  FgSwitch& fg = *switch_[sw];
+  CreditAggregator& a = *credits_[sw];
   PortRuntime& port = w_.port(fg.switch_ports[ingress]);
   // The ingress is switch-facing, so its owner is the windows' owner.
   const bool owner = port.owner_slot == w_.slot();
@@ -289,7 +289,7 @@ void FloodgateModule::control_passing(PortRuntime& port, const rte_mbuf* m, uint
 }
 
 void FloodgateModule::count_credit_sent(PortRuntime& port, const rte_mbuf* m, uint64_t now) {
-  const FgSwitch* fg = of(w_.rt().switches[port.switch_index]);
+  const FgSwitch* fg = switch_[port.switch_index];
   if (fg == nullptr || fg->state->sync_receiver() == nullptr || !is_fg_credit_frame(m)) return;
   const uint32_t i = fg->switch_index[port.index];
   if (i == kNoFgIndex) return;
@@ -365,13 +365,13 @@ bool FloodgateModule::timers(uint64_t now) {
 // loss recovery's sync.
 bool FloodgateModule::timers_of(uint16_t s, uint64_t now) {
   bool busy = false;
-  CreditAggregator& a = *credits_of(s);
+  CreditAggregator& a = *credits_[s];
   for (uint32_t i = 0; i < a.ingress_count(); ++i) {
     if (!a.due(i, now)) continue;
     send_credit(s, i, now);
     busy = true;
   }
-  FgSwitch& fg = *of(w_.rt().switches[s]);
+  FgSwitch& fg = *switch_[s];
   if (fg.owner_slot != w_.slot()) return busy;
   if (drain_due_[s]) {
     drain_due_[s] = 0;
@@ -383,11 +383,11 @@ bool FloodgateModule::timers_of(uint16_t s, uint64_t now) {
 
 // Exact fabric time: when timers_of(sw) next has something to do.
 uint64_t FloodgateModule::due_of(uint16_t sw, uint64_t now) {
-  const CreditAggregator* a = credits_of(sw);
+  const CreditAggregator* a = credits_[sw];
   if (a == nullptr) return UINT64_MAX;
   uint64_t due = UINT64_MAX;
   for (uint32_t i = 0; i < a->ingress_count(); ++i) due = std::min(due, a->next_due_ns(i));
-  const FgSwitch& fg = *of(w_.rt().switches[sw]);
+  const FgSwitch& fg = *switch_[sw];
   if (fg.owner_slot == w_.slot()) {
     if (drain_due_[sw]) due = now;
     if (fg.sync_interval_ns != 0) due = std::min(due, fg.next_sync_ns);
@@ -398,23 +398,26 @@ uint64_t FloodgateModule::due_of(uint16_t sw, uint64_t now) {
 FloodgateModule::FloodgateModule(Worker& w) : w_(w), s_(state(w.rt())) {
   if (s_ == nullptr) return;
   frames_ = &s_->frames[w.slot()];
-  drain_due_.assign(w.rt().switches.size(), 0);
-  element_.assign(w.rt().switches.size(), UINT32_MAX);
-  for (uint16_t s = 0; s < s_->switches.size(); ++s) {
-    if (credits_of(s) != nullptr) switches_.push_back(s);
+  exact_ = exact_time(w.rt());
+  const size_t switches = w.rt().switches.size();
+  drain_due_.assign(switches, 0);
+  element_.assign(switches, UINT32_MAX);
+  switch_.assign(switches, nullptr);
+  credits_.assign(switches, nullptr);
+  for (uint16_t s = 0; s < switches; ++s) {
+    FgSwitch* fg = s_->switches[s].get();
+    if (fg == nullptr) continue;
+    switch_[s] = fg;
+    credits_[s] = fg->credits[w.slot()].get();
+    if (credits_[s] != nullptr) switches_.push_back(s);
   }
-}
-
-CreditAggregator* FloodgateModule::credits_of(uint16_t sw) const {
-  const FgSwitch* fg = s_ != nullptr ? s_->switches[sw].get() : nullptr;
-  return fg != nullptr ? fg->credits[w_.slot()].get() : nullptr;
 }
 
 void FloodgateModule::elements(FabricLoop& loop) {
   for (uint16_t s : switches_) element_[s] = loop.add(std::make_unique<FloodgateTimers>(*this, s));
 }
 
-void FloodgateModule::touch_timers(uint16_t sw) {
+void FloodgateModule::touch_element(uint16_t sw) {
   if (element_[sw] != UINT32_MAX) w_.touch_element(element_[sw]);
 }
 

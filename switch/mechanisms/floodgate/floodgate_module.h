@@ -139,8 +139,12 @@ class FloodgateModule {
   void drain(FgSwitch& fg, uint64_t now);
   void count_credit_sent(PortRuntime& port, const rte_mbuf* m, uint64_t now);
   rte_mbuf* credit_frame(PortRuntime& port, const CreditEntry* entries, uint32_t n);
-  void touch_timers(uint16_t sw);
-  CreditAggregator* credits_of(uint16_t sw) const;
+  // Exact time: the switch's timers may be due sooner (a no-op in real time).
+  void touch_timers(uint16_t sw) {
+    if (exact_) [[unlikely]]
+      touch_element(sw);
+  }
+  void touch_element(uint16_t sw);
 
   Worker& w_;
   FloodgateModuleState* s_ = nullptr;
@@ -149,6 +153,11 @@ class FloodgateModule {
   // Per switch: a window this lcore writes rose outside credit intake.
   std::vector<uint8_t> drain_due_;
   std::vector<uint32_t> element_;  // per switch: its timers' calendar element (exact time)
+  // Per switch: its state, and this lcore's credit aggregator (nullptr
+  // where none), looked up once.
+  std::vector<FgSwitch*> switch_;
+  std::vector<CreditAggregator*> credits_;
+  bool exact_ = false;
 };
 
 }  // namespace sluice
