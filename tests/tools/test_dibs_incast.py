@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""tools/dibs-incast against a fake sluice (tests/tools/common.py's, with
+"""tools/reproduce dibs-incast against a fake sluice (tests/tools/common.py's, with
 DIBS's summary fields added by a wrapper here): the figures it derives
 (drops by tier and reason, detours and the detoured fraction, the detours
 per packet, where detours went), its report and plots, and its exit codes:
@@ -94,9 +94,9 @@ class DibsIncast(unittest.TestCase):
         old = dict(os.environ)
         os.environ.update(env)
         try:
-            proc = common.run_tool_status("dibs-incast", "--out", out, "--sluice", cls.sluice,
-                                          "--sluice-floor", cls.floor, *ARGS, *extra,
-                                          timeout=300)
+            proc = common.run_tool_status("reproduce", "dibs-incast", "--out", out,
+                                          "--sluice", cls.sluice, "--sluice-floor", cls.floor,
+                                          *ARGS, *extra, timeout=300)
         finally:
             os.environ.clear()
             os.environ.update(old)

@@ -325,9 +325,13 @@ class SameFiguresElsewhere(CaptureFixture):
     def test_bfc_testbed_group_figures_count_unfinished_flows(self):
         out = os.path.join(self.dir, "run")
         rows, _ = self.run_fct(out)
-        testbed = common.load_tool("bfc-testbed")
-        testbed.GROUP1 = "h3"  # flows 3 (unfinished) and 6
-        g = testbed.group1_fct(os.path.join(out, "fct.csv"))
+        from sluicepy.reproduce import bfc_testbed
+        group1 = bfc_testbed.GROUP1
+        bfc_testbed.GROUP1 = "h3"  # flows 3 (unfinished) and 6
+        try:
+            g = bfc_testbed.group1_fct(os.path.join(out, "fct.csv"))
+        finally:
+            bfc_testbed.GROUP1 = group1
         fcts = sorted([CENSORED_FCT_NS[3] * 1e-9, FCT_NS[6] * 1e-9])
         self.assertEqual((g["flows"], g["unfinished"], g["lower_bound"]), (2, 1, True))
         self.assertAlmostEqual(g["mean_fct_seconds"], sum(fcts) / 2, delta=1e-12)

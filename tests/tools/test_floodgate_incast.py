@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""tools/floodgate-incast end to end on conf/leafspine-4x2.yaml with a tiny
+"""tools/reproduce floodgate-incast end to end on conf/leafspine-4x2.yaml with a tiny
 workload (one seed, drop-tail and Floodgate, small incasts): the per-tier
 shape (Floodgate lowers the spine and destination-leaf peaks and drops
 nothing), credit overhead reported, the spine bound checked, the source
@@ -29,8 +29,8 @@ class FloodgateIncast(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="fg-incast-test-")
         cls.out = os.path.join(cls.tmp, "run")
-        cls.proc = common.run_tool_status("floodgate-incast", "--out", cls.out, *ARGS,
-                                          timeout=600)
+        cls.proc = common.run_tool_status("reproduce", "floodgate-incast", "--out", cls.out,
+                                          *ARGS, timeout=600)
         path = os.path.join(cls.out, "report", "results.json")
         cls.res = None
         if os.path.exists(path):
@@ -113,8 +113,8 @@ class FloodgateIncast(unittest.TestCase):
         edit(summary)
         with open(path, "w") as f:
             json.dump(summary, f)
-        return common.run_tool_status("floodgate-incast", "--out", copy, "--report-only",
-                                      *ARGS, timeout=300)
+        return common.run_tool_status("reproduce", "floodgate-incast", "--out", copy,
+                                      "--report-only", *ARGS, timeout=300)
 
     def test_bound_failure_exits_nonzero(self):
         def edit(s):

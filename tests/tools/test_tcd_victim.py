@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""tools/tcd-victim against a fake sluice written here (common.py's fake
+"""tools/reproduce tcd-marks against a fake sluice written here (common.py's fake
 writes neither host-facing frames nor a tcd_state column): the fake forwards
 every frame of the senders' captures to r0 (victims) or r1 (burst), setting
 the ECN field of the first frames of each class as FAKE_MARKS says, writes a
@@ -22,7 +22,7 @@ import unittest
 import common
 
 SLUICE = os.environ.get("SLUICE_BINARY", os.path.join(common.ROOT, "build", "switch", "sluice"))
-TOOL = os.path.join(common.TOOLS, "tcd-victim")
+TOOL = os.path.join(common.TOOLS, "reproduce")
 
 # Small runs: 4 victims x int(1 ms / 8074 ns) = 4 x 123 frames, 8 x 10 burst.
 VICTIM_FRAMES = 4 * 123
@@ -35,6 +35,9 @@ import json, os, struct, sys
 import yaml
 app = sys.argv[sys.argv.index("--") + 1:]
 opt = lambda name: app[app.index(name) + 1]
+if "--check" in app:  # what the tools ask before a run: the memory it needs
+    print("DPDK memory: about 600 MiB")
+    sys.exit(0)
 if os.environ.get("FAKE_SLUICE_EXIT"):
     print("sluice: fake failure", file=sys.stderr)
     sys.exit(int(os.environ["FAKE_SLUICE_EXIT"]))
@@ -162,8 +165,9 @@ class TcdVictimFake(unittest.TestCase):
         if marks is not None:
             os.environ["FAKE_MARKS"] = json.dumps(marks)
         try:
-            proc = common.run_tool_status("tcd-victim", "--out", out, "--sluice", self.sluice,
-                                          "--schemes", schemes, *ARGS, timeout=120)
+            proc = common.run_tool_status("reproduce", "tcd-marks", "--out", out,
+                                          "--sluice", self.sluice, "--schemes", schemes, *ARGS,
+                                          timeout=120)
         finally:
             os.environ.clear()
             os.environ.update(old)
@@ -292,7 +296,7 @@ class TcdVictimFake(unittest.TestCase):
         self.assertIn("| ecn+pfc | s/l2 | 1 | 2.00 | – | 2.00..4.00 |", table)
 
     def test_trace_runs_directly(self):
-        tool = common.load_tool("tcd-victim")
+        from sluicepy.reproduce import tcd_victim as tool
         path = os.path.join(self.tmp, "direct.csv")
         t0 = tool.START_NS / 1e9
         with open(path, "w") as f:
@@ -316,7 +320,7 @@ class TcdVictimFake(unittest.TestCase):
     def test_sluice_failure_exits_1(self):
         _, proc, res = self.run_tool("broken", "tcd+pfc", {}, FAKE_SLUICE_EXIT="2")
         self.assertEqual(proc.returncode, 1, proc.stdout[-3000:] + proc.stderr)
-        self.assertIn("sluice (tcd+pfc) failed", proc.stderr)
+        self.assertRegex(proc.stderr, r"sluice failed \(exit 2\); see .*tcd\+pfc\.log")
         self.assertIsNone(res)
 
     def test_unknown_scheme(self):
@@ -333,7 +337,7 @@ class TcdVictimReal(unittest.TestCase):
         with tempfile.TemporaryDirectory(prefix="tcd-victim-real-") as out:
             t0 = time.monotonic()
             proc = subprocess.run(
-                ["flock", "/tmp/sluice-heavy.lock", common.PYTHON, TOOL, "--out", out,
+                ["flock", "/tmp/sluice-heavy.lock", common.PYTHON, TOOL, "tcd-marks", "--out", out,
                  "--sluice", SLUICE, "--schemes", "tcd+pfc"],
                 capture_output=True, text=True, timeout=250)
             self.assertEqual(proc.returncode, 0, proc.stdout[-4000:] + proc.stderr)

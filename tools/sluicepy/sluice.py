@@ -50,6 +50,7 @@ class Run:
     cpu_s: float           # user + system CPU seconds of the sluice process
     rss_mb: float          # its peak resident set
     summary: dict = field(default_factory=dict)
+    timed_out: bool = False  # stopped after the caller's timeout
 
     def record(self):
         """The run's cost, as the tools write it beside their results."""
@@ -141,7 +142,8 @@ class Process:
         cli.ToolError when it failed, left its runtime directory or (in
         exact time) its calendar misbehaved."""
         got = self._wait4(timeout)
-        if got is None:
+        timed_out = got is None
+        if timed_out:
             self.signal(signal.SIGINT)
             got = self._wait4(20)
             if got is None:
@@ -152,7 +154,7 @@ class Process:
         rc = os.waitstatus_to_exitcode(status)
         self.proc.returncode = rc  # reaped here, not by Popen
         run = Run(self.dir, self.cmd, self.prefix, rc, wall, usage.ru_utime + usage.ru_stime,
-                  usage.ru_maxrss / 1024.0)
+                  usage.ru_maxrss / 1024.0, timed_out=timed_out)
         if not check:
             dpdk_runtime.remove(self.prefix)
             path = os.path.join(self.dir, self.summary_name or "")

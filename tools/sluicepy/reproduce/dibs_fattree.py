@@ -53,12 +53,13 @@ import time
 
 import yaml
 
-from sluicepy import cli, workload_gen
-from sluicepy.cdf import FlowSizeCdf
-from sluicepy.hosts import hosts_from_config
-from sluicepy.units import format_ns, parse_size, parse_time, seconds_to_ns
+from .. import cli, counters, eal_memory, experiment as exp, provenance, sluice, workload_gen
+from ..cdf import FlowSizeCdf
+from ..fct_analysis import nearest_rank as percentile
+from ..hosts import hosts_from_config
+from ..units import format_ns, parse_size, parse_time, seconds_to_ns
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = sluice.ROOT
 FABRIC = os.path.join(ROOT, "conf", "fabrics", "dibs-fattree-k8.yaml")
 MSS = 1444          # 1500-byte MTU less sluice's 20 + 8 + 28 header bytes
 ECN_K = "30280B"    # 20 frames of 1514 B (section 5.3: K = 20 packets)
@@ -76,16 +77,6 @@ PAPER = {
     "bg_cost_ms": "p99 background FCT up by less than 2 ms (5.4.1)",
     "breaks_qps": "DIBS breaks above 10,000 queries per second (5.7, Fig. 13)",
 }
-
-
-_REPRODUCE = []
-
-
-def reproduce():
-    """The tools/reproduce module (its run_sluice and percentile), loaded once."""
-    if not _REPRODUCE:
-        _REPRODUCE.append(cli.load_tool("reproduce"))
-    return _REPRODUCE[0]
 
 
 def make_flows(path, hosts, a, bg_ia_ns, qps, seed):
@@ -151,16 +142,14 @@ def scheme_config(exp, fabric, scheme, fast_retransmit, a, seed):
 
 
 def fct_stats(values):
-    rp = reproduce()
     if not values:
         return None
     return {"n": len(values), "mean": sum(values) / len(values),
-            "p99": rp.percentile(values, 99)}
+            "p99": percentile(values, 99)}
 
 
 def run_point(a, exp, fabric, hosts, seed, bg_ia, qps, tag):
     """Both schemes on one traffic mix; returns their rows."""
-    rp = reproduce()
     bg_ia_ns = seconds_to_ns(parse_time(bg_ia))
     base = os.path.join(a.out, tag)
     os.makedirs(base, exist_ok=True)
@@ -173,7 +162,7 @@ def run_point(a, exp, fabric, hosts, seed, bg_ia, qps, tag):
             continue
         d = os.path.join(base, label)
         conf = scheme_config(exp, fabric, scheme, fr, a, seed)
-        seconds = rp.REPLAY_LEAD_S + (a.fabric_ms + a.drain_ms) / 1e3
+        seconds = sluice.REPLAY_LEAD_S + (a.fabric_ms + a.drain_ms) / 1e3
         run = resumable(d, flows_path, conf, seconds) if a.resume else None
         if run is None:
             shutil.rmtree(d, ignore_errors=True)
@@ -181,7 +170,7 @@ def run_point(a, exp, fabric, hosts, seed, bg_ia, qps, tag):
             shutil.copy(flows_path, os.path.join(d, "flows.csv"))
             with open(os.path.join(d, "sluice.yaml"), "w") as f:
                 yaml.safe_dump(conf, f, sort_keys=False)
-            summary, wall, cpu, rss = run_with_memory(rp, a, d, seconds, label)
+            summary, wall, cpu, rss = run_with_memory(a, d, seconds, label)
             with open(os.path.join(d, "run.json"), "w") as f:
                 json.dump({"seconds": seconds, "wall_s": wall, "cpu_s": cpu, "rss_mb": rss}, f)
         else:
@@ -214,7 +203,7 @@ def run_point(a, exp, fabric, hosts, seed, bg_ia, qps, tag):
         unfinished_short = sum(1 for i, s in background.items()
                                if 1_000 <= s <= 10_000 and done[i]["finished"] != "1")
         ports = [p for sw in summary["switches"] for p in sw["ports"]]
-        drops = rp.total_drops(summary)
+        drops = counters.total_drops(summary)
         detours = sum(p.get("dibs_detours", 0) for p in ports)
         t = summary.get("transport", {})
         hist = {}
@@ -226,14 +215,14 @@ def run_point(a, exp, fabric, hosts, seed, bg_ia, qps, tag):
                "bg_load": mean_size_load(sizes, bg_ia_ns), "qps": qps,
                "fabric_ms": a.fabric_ms,
                "queries": len(qct), "unfinished_queries": sum(1 for x in qct if x == float("inf")),
-               "qct_p50": rp.percentile(qct, 50) if qct else None,
-               "qct_p99": rp.percentile(qct, 99) if qct else None,
+               "qct_p50": percentile(qct, 50) if qct else None,
+               "qct_p99": percentile(qct, 99) if qct else None,
                "qct_max": max(qct) if qct else None,
                "bg_flows": len(bg), "bg_unfinished": unfinished,
                "bg_all": fct_stats(bg), "bg_short": fct_stats(short),
                "bg_short_unfinished": unfinished_short,
                "drops": drops, "detours": detours,
-               "drop_reasons": rp.drop_reasons(summary),
+               "drop_reasons": counters.drop_reasons(summary),
                "detoured_share": (delivered - hist.get("le_0", 0)) / delivered if delivered
                else 0.0,
                "detours_per_packet": hist,
@@ -286,19 +275,19 @@ def available_mib():
     return 0
 
 
-def run_with_memory(rp, a, d, seconds, label):
+def run_with_memory(a, d, seconds, label):
     """One sluice run, started only when the machine has the memory it needs
     (other processes share it; the kernel kills the largest when it runs
     out): waits up to --memory-wait for MemAvailable to exceed what sluice
     --check says plus 512 MiB, and runs again (up to twice) when killed."""
-    from sluicepy import eal_memory
     need = eal_memory.needed_mib(a.sluice, "sluice.yaml", d) + 512
     for attempt in range(3):
         deadline = time.monotonic() + a.memory_wait
         while available_mib() < need and time.monotonic() < deadline:
             time.sleep(5)
         try:
-            return rp.run_sluice(a.sluice, d, seconds, f"reproduce-dibsft-{os.getpid()}-{label}")
+            run = sluice.run(a.sluice, d, seconds, prefix=f"reproduce-dibsft-{os.getpid()}-{label}")
+            return run.summary, run.wall_s, run.cpu_s, run.rss_mb
         except cli.ToolError as e:
             if "signal 9" not in str(e) or attempt == 2:
                 raise
@@ -489,7 +478,6 @@ def main(argv):
     a.sluice = os.path.abspath(a.sluice)
     a.out = os.path.abspath(a.out)
     os.makedirs(a.out, exist_ok=True)
-    exp = cli.load_tool("experiment")
     with open(FABRIC) as f:
         fabric = yaml.safe_load(f)
     hosts = [(h.name, h.ip) for h in hosts_from_config(FABRIC)]
@@ -517,4 +505,6 @@ def main(argv):
         a.fabric_ms = base_ms
     print(f"reproduce: {len(rows)} runs in {time.monotonic() - t0:.0f} s")
     write_results(a, rows)
+    provenance.write(a.out, seeds=a.seeds, configs=[FABRIC], inputs=[a.cdf],
+                     binaries=[a.sluice])
     return 0

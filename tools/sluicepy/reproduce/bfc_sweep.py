@@ -1,8 +1,7 @@
-#!/usr/bin/python3
 """Sweeps the BFC paper's testbed figures of its §6.1 (Fig. 7b and Fig. 8).
 
-    tools/bfc-sweep th --out runs/bfc-th [--th 50us,100us,200us,400us,800us,1600us]
-    tools/bfc-sweep flows --out runs/bfc-flows [--flows 4,8,12,16,20] [--seeds 1,2,3]
+    tools/reproduce bfc-sweep th --out runs/bfc-th [--th 50us,100us,200us,400us,800us,1600us]
+    tools/reproduce bfc-sweep flows --out runs/bfc-flows [--flows 4,8,12,16,20] [--seeds 1,2,3]
 
 Both run the testbed of conf/bfc-testbed.yaml (the paper's Fig. 6: g1 -> s1
 -> s2 -> r1, g2 -> s1 -> s2 -> r2, g3 -> s3 -> s2 -> r2) the way the paper
@@ -44,40 +43,23 @@ run the tool itself under the same lock). docs/mechanisms/bfc-sweeps.md has the 
 
 import argparse
 import copy
-import csv
-import importlib.machinery
-import importlib.util
 import json
 import math
 import os
 import random
 import shutil
 import statistics
-import sys
 
 import yaml
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+from .. import cli, counters, fidelity, provenance, sluice
+from ..fct_analysis import start_offset_from_file
+from ..pcapio import read_pcap
+from ..queue_trace import read_queue_trace
+from ..units import parse_rate, parse_size, parse_time
+from . import bfc_testbed as tb
 
-from sluicepy import cli, fct_report, fidelity  # noqa: E402
-from sluicepy.fct_analysis import start_offset_from_file  # noqa: E402
-from sluicepy.pcapio import read_pcap  # noqa: E402
-from sluicepy.queue_trace import read_queue_trace  # noqa: E402
-from sluicepy.units import parse_rate, parse_size, parse_time  # noqa: E402
-
-
-def _load_testbed():
-    """tools/bfc-testbed as a module: its helpers read the same testbed."""
-    path = os.path.join(ROOT, "tools", "bfc-testbed")
-    loader = importlib.machinery.SourceFileLoader("bfc_testbed", path)
-    spec = importlib.util.spec_from_loader("bfc_testbed", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
-
-
-tb = _load_testbed()
+ROOT = sluice.ROOT
 
 PY = "/usr/bin/python3"
 FLOW_SCHEMES = ("bfc-single", "bfc-stochastic", "bfc")
@@ -96,7 +78,10 @@ IP_SRC_OFFSET = 14 + 12
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="tools/bfc-sweep", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="tools/reproduce bfc-sweep",
+                                description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog="\n\n".join(__doc__.split("\n\n")[1:]))
     sub = p.add_subparsers(dest="sweep", required=True)
     for name in ("th", "flows"):
         s = sub.add_parser(name)
@@ -118,7 +103,7 @@ def parse_args(argv):
                             "may run ahead of the emulated wire (default two full frames, so "
                             "the backlog stays in the queues BFC sees; 'default' = sluice's "
                             "64 KiB; docs/configuration.md)")
-        s.add_argument("--sluice", default=os.path.join(ROOT, "build", "switch", "sluice"))
+        s.add_argument("--sluice", default=sluice.BINARY)
         s.add_argument("--plots-dir", help="also copy the PNG here")
         s.add_argument("--lock", default="",
                        help="flock this file around each point's runs (default: none)")
@@ -205,7 +190,7 @@ def drain_seconds(out, conf):
 def run_point(a, config_path, out, schemes, queue_trace):
     conf = cli.load_yaml(config_path)
     delay = parse_time(tb.port_conf(conf, *tb.UPSTREAM)[1]["delay"])
-    # Open-loop hosts (--host-nic plain), as tools/bfc-testbed: the paper's
+    # Open-loop hosts (--host-nic plain), as bfc-testbed: the paper's
     # traffic came from the switch's on-chip generator (6.1).
     cmd = [PY, os.path.join(ROOT, "tools", "experiment"), "--config", config_path,
            "--host-nic", "plain", "--link-rate", host_rate(conf), "--base-rtt", f"{2 * delay:.9f}",
@@ -284,7 +269,7 @@ def analyse_th_point(out, conf):
         "no_packets_share": no_packets,
         "avg_th_in_use_bytes": statistics.fmean(th for _, _, th in port_rows),
         "bfc_pauses_sent": sum(p.get("bfc_pause_sent", 0) for p in s2["ports"]),
-        "drops": tb.total_drops(summary),
+        "drops": counters.total_drops(summary),
         "model_empty_share": appendix_a_empty_share(th_ns, hop_rtt_ns),
     }
 
@@ -412,7 +397,7 @@ def analyse_flows_run(d, conf):
     g1 = tb.group1_fct(os.path.join(d, "fct", "fct.csv"))
     s1 = next(sw for sw in summary["switches"] if sw["name"] == "s1")
     return {"group1": {k: v for k, v in g1.items() if k != "fcts"}, "fcts": g1["fcts"],
-            "drops": tb.total_drops(summary),
+            "drops": counters.total_drops(summary),
             "s1_queue_collisions": s1.get("bfc", {}).get("queue_collisions"),
             "bottleneck": group1_bottleneck(d, summary, rate)}
 
@@ -504,7 +489,7 @@ def main(argv):
     out = os.path.abspath(a.out)
     os.makedirs(out, exist_ok=True)
     conf = cli.load_yaml(a.config)
-    prog = "bfc-sweep"
+    prog = "reproduce bfc-sweep"
     if a.no_run:
         floor_line = fidelity.recorded_floor(out)
     else:
@@ -564,9 +549,6 @@ def main(argv):
         shutil.copy(os.path.join(out, name + ".png"), os.path.join(a.plots_dir, name + ".png"))
     if res.get("note"):
         print(res["note"])
-    print(f"bfc-sweep: results in {out}")
+    provenance.write(out, seeds=res.get("seeds", [1]), configs=[a.config], binaries=[a.sluice])
+    print(f"reproduce bfc-sweep: results in {out}")
     return gate.verdict()
-
-
-if __name__ == "__main__":
-    cli.main_wrapper("bfc-sweep", main, sys.argv[1:])

@@ -1,11 +1,10 @@
-#!/usr/bin/python3
 """DIBS against the paper on one server: an open-loop incast on a leaf-spine
 under drop-tail, ECN marking only, DIBS (random) and DIBS (load-aware):
 drops by reason and tier, how many packets were detoured and where to, the
 detours each packet took, and the FCT slowdown of incast and other flows
-(docs/mechanisms/dibs-incast.md).
+(docs/mechanisms/dibs.md).
 
-    tools/dibs-incast --out runs/dibs-incast --seeds 1,2
+    tools/reproduce dibs-incast --out runs/reproduce/dibs-incast --seeds 1,2
 
 One tools/experiment study per seed: a Poisson background of --cdf at
 --load on every host link plus an incast every --incast-period of
@@ -55,10 +54,9 @@ import os
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+from .. import cli, fct_report, fidelity, provenance, sluice
 
-from sluicepy import cli, fct_report, fidelity  # noqa: E402
+ROOT = sluice.ROOT
 
 PY = "/usr/bin/python3"
 TIERS = ("source leaf", "spine", "destination leaf")
@@ -71,9 +69,11 @@ EXIT_CHECK_FAILED = 4
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="tools/dibs-incast", description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--out", required=True)
+    p = argparse.ArgumentParser(prog="tools/reproduce dibs-incast",
+                                description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog="\n\n".join(__doc__.split("\n\n")[1:]))
+    p.add_argument("--out", default=os.path.join(ROOT, "runs", "reproduce", "dibs-incast"))
     p.add_argument("--config", default=os.path.join(ROOT, "conf", "dibs-leafspine.yaml"))
     p.add_argument("--schemes", default="droptail,ecn,dibs,dibs-load-aware")
     p.add_argument("--seeds", default="1,2")
@@ -93,7 +93,7 @@ def parse_args(argv):
     g.add_argument("--bound", type=float, default=0.2,
                    help="the detoured fraction must stay below this (paper sec. 5.4.1: 20%%)")
     g.add_argument("--drain", type=float, default=0.05)
-    g.add_argument("--sluice", default=os.path.join(ROOT, "build", "switch", "sluice"))
+    g.add_argument("--sluice", default=sluice.BINARY)
     g.add_argument("--lock", default="", help="flock this file around each run (default: none)")
     g.add_argument("--rerun", action="store_true", help="run what already has results again")
     g.add_argument("--report-only", action="store_true")
@@ -150,7 +150,7 @@ def run_seed(a, seed):
     d = seed_dir(a, seed)
     done = all(os.path.exists(os.path.join(d, s, "fct", "fct.csv")) for s in a.schemes)
     if done and not a.rerun:
-        print("dibs-incast: %s already run (--rerun to repeat)" % d, flush=True)
+        print("reproduce dibs-incast: %s already run (--rerun to repeat)" % d, flush=True)
         return
     os.makedirs(d, exist_ok=True)
     cmd = [PY, os.path.join(ROOT, "tools", "experiment"), "--config", a.config,
@@ -163,7 +163,8 @@ def run_seed(a, seed):
     if a.lock:
         cmd = ["flock", a.lock] + cmd
     log_path = os.path.join(d, "experiment.log")
-    print("dibs-incast: seed %d: tools/experiment (log in %s)" % (seed, log_path), flush=True)
+    print("reproduce dibs-incast: seed %d: tools/experiment (log in %s)" % (seed, log_path),
+          flush=True)
     with open(log_path, "w") as log:
         cli.run_step(cmd, "tools/experiment in %s" % d, see=log_path, stdout=log,
                      stderr=subprocess.STDOUT)
@@ -274,7 +275,7 @@ def checks(a, results):
                                                    r["detours"], r["packets_into_fabric"],
                                                    a.bound)))
     for name, ok, text in out:
-        print("dibs-incast: %s: %s" % ("PASS" if ok else "FAIL", text), flush=True)
+        print("reproduce dibs-incast: %s: %s" % ("PASS" if ok else "FAIL", text), flush=True)
     return out
 
 
@@ -433,11 +434,11 @@ def main(argv):
     if a.report_only:
         floor_line = fidelity.recorded_floor(a.out)
     else:
-        floor_line = fidelity.floor_step(a, fidelity.DEFAULT_EAL, a.out, "dibs-incast",
+        floor_line = fidelity.floor_step(a, fidelity.DEFAULT_EAL, a.out, "reproduce dibs-incast",
                                          ["flock", a.lock] if a.lock else ())
         for seed in a.seeds:
             run_seed(a, seed)
-    gate = fidelity.Gate("dibs-incast", a, floor_line)
+    gate = fidelity.Gate("reproduce dibs-incast", a, floor_line)
     results = {seed: analyse_seed(a, gate, seed) for seed in a.seeds}
     found = checks(a, results)
     failed = [name for name, ok, _ in found if not ok]
@@ -459,13 +460,12 @@ def main(argv):
         plot_detours(a, results, os.path.join(report, "dibs_detours.png"), gate.note)
         plot_hops(a, results, os.path.join(report, "dibs_hops.png"), gate.note)
     print(text)
-    print("dibs-incast: report in %s" % report)
+    provenance.write(a.out, seeds=a.seeds, configs=[a.config], inputs=[a.cdf],
+                     binaries=[a.sluice])
+    print("reproduce dibs-incast: report in %s" % report)
     rc = gate.verdict()
     if failed:
-        print("dibs-incast: FAIL: %s" % ", ".join(failed), file=sys.stderr, flush=True)
+        print("reproduce dibs-incast: FAIL: %s" % ", ".join(failed), file=sys.stderr,
+              flush=True)
         return rc or EXIT_CHECK_FAILED
     return rc
-
-
-if __name__ == "__main__":
-    cli.main_wrapper("dibs-incast", main, sys.argv[1:])

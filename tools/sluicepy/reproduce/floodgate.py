@@ -48,12 +48,14 @@ import shutil
 
 import yaml
 
-from . import cli, fct_analysis, queue_trace, workload_gen
-from .cdf import FlowSizeCdf
-from .hosts import hosts_from_config
-from .units import format_ns, parse_time, seconds_to_ns
+from .. import cli, counters, experiment as exp, fct_analysis, provenance, queue_trace, sluice
+from .. import workload_gen
+from ..cdf import FlowSizeCdf
+from ..fct_analysis import nearest_rank as percentile
+from ..hosts import hosts_from_config
+from ..units import format_ns, parse_time, seconds_to_ns
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = sluice.ROOT
 FABRIC = os.path.join(ROOT, "conf", "fabrics", "floodgate-10tor-4core.yaml")
 CDFS = {"websearch": "websearch.cdf", "hadoop": "fb_hadoop.cdf"}
 HOSTS_PER_TOR = 16
@@ -239,8 +241,6 @@ def tier_buffers(trace_path, fabric):
 
 
 def run(a):
-    reproduce = cli.load_tool("reproduce")
-    exp = cli.load_tool("experiment")
     with open(FABRIC) as f:
         fabric = yaml.safe_load(f)
     interval_s = parse_time(a.trace_interval)
@@ -260,17 +260,20 @@ def run(a):
             conf = configure(fabric, exp, scheme, transport, params, seed, flows)
             with open(os.path.join(d, "sluice.yaml"), "w") as f:
                 yaml.safe_dump(conf, f, sort_keys=False)
-            seconds = reproduce.REPLAY_LEAD_S + (a.poisson_ms + a.drain_ms) / 1e3
+            seconds = sluice.REPLAY_LEAD_S + (a.poisson_ms + a.drain_ms) / 1e3
             trace = ["--queue-trace", "qt.csv", "--queue-trace-interval", "%.9f" % interval_s,
                      "--queue-trace-max-rows", "20000000"]
-            summary, wall, cpu, rss = reproduce.run_sluice(
-                a.sluice, d, seconds, f"reproduce-{os.getpid()}-{label.replace('+', '')}", trace)
-            row = measure(a, seed, label, d, summary, fabric, wall, rss, reproduce)
-            row["cpu_s"] = cpu
+            run = sluice.run(a.sluice, d, seconds,
+                             prefix=f"reproduce-{os.getpid()}-{label.replace('+', '')}", extra=trace)
+            row = measure(a, seed, label, d, run.summary, fabric, run.wall_s, run.rss_mb)
+            row["cpu_s"] = run.cpu_s
             with open(os.path.join(d, "row.json"), "w") as f:
                 json.dump(row, f, indent=2)
             os.remove(os.path.join(d, "qt.csv"))
     write_results(a, collect(a))
+    provenance.write(a.out, seeds=a.seeds, configs=[FABRIC],
+                     inputs=[os.path.join(ROOT, "conf", "workloads", CDFS[a.cdf])],
+                     binaries=[a.sluice])
     return 0
 
 
@@ -286,27 +289,27 @@ def collect(a):
     return rows
 
 
-def measure(a, seed, label, d, summary, fabric, wall, rss, reproduce):
+def measure(a, seed, label, d, summary, fabric, wall, rss):
     results, _ = fct_analysis.results_from_completions(os.path.join(d, "completions.csv"))
     poisson = [r for r in results if not r.spec.is_incast]
     incast = [r for r in results if r.spec.is_incast]
     fct_us = [r.fct_ns / 1e3 for r in poisson]
     slow = [r.slowdown for r in poisson]
     best = tier_buffers(os.path.join(d, "qt.csv"), fabric)
-    drops = reproduce.drop_reasons(summary)
+    drops = counters.drop_reasons(summary)
     inc_done = [r for r in incast if r.finished]
     row = {"seed": seed, "scheme": label, "cdf": a.cdf,
            "poisson_flows": len(poisson), "poisson_unfinished": sum(1 for r in poisson if not r.finished),
            "incast_flows": len(incast), "incast_unfinished": len(incast) - len(inc_done),
            "fct_mean_us": sum(fct_us) / len(fct_us) if fct_us else 0,
-           "fct_p99_us": reproduce.percentile(fct_us, 99) if fct_us else 0,
+           "fct_p99_us": percentile(fct_us, 99) if fct_us else 0,
            "slowdown_mean": sum(slow) / len(slow) if slow else 0,
-           "slowdown_p99": reproduce.percentile(slow, 99) if slow else 0,
+           "slowdown_p99": percentile(slow, 99) if slow else 0,
            "incast_last_finish_ms": (max(r.finish_ns for r in inc_done) / 1e6 if inc_done else 0),
            "max_tor_up_kb": best["tor_up"][0] / 1e3, "max_core_kb": best["core"][0] / 1e3,
            "max_tor_down_kb": best["tor_down"][0] / 1e3,
            "max_receiver_port_kb": best["receiver"][0] / 1e3,
-           "paused_pct": reproduce.paused_pct(summary),
+           "paused_pct": counters.paused_pct(summary),
            "drops": drops, "transmissions": summary["clock"]["transmissions"],
            "wall_s": wall, "rss_mb": rss}
     print(f"reproduce: seed {seed} {label}: Poisson FCT mean {row['fct_mean_us']:.1f} us, "

@@ -1,10 +1,9 @@
-#!/usr/bin/python3
 """Floodgate against the paper on one server: per-tier buffers under incast
 (drop-tail, PFC, Floodgate, Floodgate with dstPause), the spine's buffer
 bound, successive incasts with and without dstPause, and random loss on the
-internal links with FG_SYNC (docs/mechanisms/floodgate-incast.md).
+internal links with FG_SYNC (docs/mechanisms/floodgate.md).
 
-    tools/floodgate-incast --out runs/fg-incast --seeds 1,2
+    tools/reproduce floodgate-incast --out runs/reproduce/floodgate-incast --seeds 1,2
 
 Studies (--studies, default all three), each per seed:
 
@@ -41,10 +40,7 @@ initial value (printed FAIL).
 """
 
 import argparse
-import importlib.machinery
-import importlib.util
 import json
-import math
 import os
 import subprocess
 import sys
@@ -52,13 +48,14 @@ from types import SimpleNamespace
 
 import yaml
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+from .. import cli, counters, fct_report, fidelity, provenance, sluice, workload_gen
+from ..cdf import FlowSizeCdf
+from ..hosts import hosts_from_config
+from ..pcapio import read_pcap
+from ..queue_trace import read_queue_trace
+from ..units import parse_rate, parse_size, parse_time, seconds_to_ns
 
-from sluicepy import cli, fct_report, fidelity  # noqa: E402
-from sluicepy.pcapio import read_pcap  # noqa: E402
-from sluicepy.queue_trace import read_queue_trace  # noqa: E402
-from sluicepy.units import parse_rate, parse_size, parse_time  # noqa: E402
+ROOT = sluice.ROOT
 
 PY = "/usr/bin/python3"
 STUDIES = ("tiers", "successive", "loss")
@@ -70,21 +67,12 @@ COLOURS = {"droptail": "tab:red", "pfc": "tab:blue", "floodgate": "tab:green",
 FG_ALPHA, FG_CREDIT_INTERVAL = 1.5, "10us"
 
 
-def load_bfc_incast():
-    """tools/bfc-incast as a module: its workload generator with incast
-    senders drawn from a list is reused, not copied."""
-    path = os.path.join(ROOT, "tools", "bfc-incast")
-    loader = importlib.machinery.SourceFileLoader("bfc_incast_tool", path)
-    spec = importlib.util.spec_from_loader("bfc_incast_tool", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
-
-
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="tools/floodgate-incast", description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--out", required=True)
+    p = argparse.ArgumentParser(prog="tools/reproduce floodgate-incast",
+                                description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog="\n\n".join(__doc__.split("\n\n")[1:]))
+    p.add_argument("--out", default=os.path.join(ROOT, "runs", "reproduce", "floodgate-incast"))
     p.add_argument("--config", default=os.path.join(ROOT, "conf", "leafspine-4x2.yaml"))
     p.add_argument("--studies", default=",".join(STUDIES))
     p.add_argument("--schemes", default="droptail,pfc,floodgate,floodgate-dstpause",
@@ -115,7 +103,7 @@ def parse_args(argv):
     g.add_argument("--trace-interval", default="0.00001")
     g.add_argument("--bound-trace-interval", default="0.000002",
                    help="queue-trace interval of the incast-only bound run")
-    g.add_argument("--sluice", default=os.path.join(ROOT, "build", "switch", "sluice"))
+    g.add_argument("--sluice", default=sluice.BINARY)
     g.add_argument("--lock", default="", help="flock this file around each run (default: none)")
     g.add_argument("--rerun", action="store_true", help="run what already has results again")
     g.add_argument("--report-only", action="store_true")
@@ -213,16 +201,31 @@ def workload_args(a, **over):
     return w
 
 
+def generate_workload(w, config, seed, out_dir):
+    """The workload of one run (as tools/workload writes it), the incast
+    senders drawn from w.incast_senders."""
+    hosts = hosts_from_config(config)
+    params = workload_gen.Params(
+        cdf_path=os.path.relpath(w.cdf, ROOT), load=w.load,
+        link_rate_bps=parse_rate(w.link_rate),
+        duration_ns=seconds_to_ns(parse_time(w.duration)), seed=seed,
+        incast_degree=w.incast_degree, incast_size=parse_size(w.incast_size),
+        incast_period_ns=seconds_to_ns(parse_time(w.incast_period)),
+        incast_receiver=w.incast_receiver,
+        incast_senders=tuple(n for n in (w.incast_senders or "").split(",") if n))
+    workload_gen.generate(FlowSizeCdf.from_file(w.cdf), hosts, params, out_dir)
+
+
 def run_experiment(a, config, workload, schemes, d, trace_interval):
     """tools/experiment on one workload; skipped when its results exist."""
     done = all(os.path.exists(os.path.join(d, s, "fct", "fct.csv")) for s in schemes)
     if done and not a.rerun:
-        print("floodgate-incast: %s already run (--rerun to repeat)" % d, flush=True)
+        print("reproduce floodgate-incast: %s already run (--rerun to repeat)" % d, flush=True)
         return
     os.makedirs(d, exist_ok=True)
     wl = os.path.join(d, "workload")
     if a.rerun or not os.path.exists(os.path.join(wl, "flows.csv")):
-        a.bfc.generate_workload(workload, config, workload.seed, wl)
+        generate_workload(workload, config, workload.seed, wl)
     cmd = [PY, os.path.join(ROOT, "tools", "experiment"), "--config", config,
            "--workload", wl, "--schemes", ",".join(schemes),
            "--link-rate", a.link_rate, "--pfc-xoff", a.pfc_xoff, "--drain", str(a.drain),
@@ -320,19 +323,11 @@ def tier_buffers(fabric, buffer, t0, t1):
     return out
 
 
-def counters(summary):
-    drops, where, pfc, link_lost, control_lost = 0, {}, 0, 0, 0
-    for sw in summary["switches"]:
-        for p in sw["ports"]:
-            n = sum(p["drops"].values())
-            drops += n
-            if n:
-                where["%s/%s" % (sw["name"], p["name"])] = p["drops"]
-            pfc += p.get("pfc_frames_sent", 0)
-            link_lost += p.get("link_lost_packets", 0)
-            control_lost += p.get("fg_control_lost", 0)
-    return {"drops": drops, "drops_where": where, "pfc_frames": pfc,
-            "link_lost_packets": link_lost, "fg_control_lost": control_lost}
+def run_counters(summary):
+    return {"drops": counters.total_drops(summary), "drops_where": counters.drops_by_port(summary),
+            "pfc_frames": counters.total(summary, "pfc_frames_sent"),
+            "link_lost_packets": counters.total(summary, "link_lost_packets"),
+            "fg_control_lost": counters.total(summary, "fg_control_lost")}
 
 
 def floodgate_state(summary):
@@ -404,7 +399,7 @@ def analyse_tiers(a, gate, seed):
         # outgoing traffic (VOQs); its port toward the receiver is the
         # paper's "ToR-Down" figure.
         down = ports.get((a.fabric.dst_leaf, a.receiver), [])
-        r = {"counters": counters(summary),
+        r = {"counters": run_counters(summary),
              "receiver_port_peak_bytes": max((b for _, b, _, _ in down), default=0),
              "unfinished_all": all_unfinished(os.path.join(sd, "fct", "fct.csv")),
              "fct_nonincast": nonincast_fct(os.path.join(sd, "fct", "fct.csv")),
@@ -458,7 +453,7 @@ def analyse_bound(a, gate, seed):
                          "conservative_peak_bytes": conservative, "source_leaves_through": n_in,
                          "per_spine_bound_bytes": w * n_in, "pass": passed,
                          "within_even_split_bound": conservative <= bound}
-        print("floodgate-incast: spine bound seed %d %s: peak %d B (sampled buffer %d, exact VOQ "
+        print("reproduce floodgate-incast: spine bound seed %d %s: peak %d B (sampled buffer %d, exact VOQ "
               "peak %d + sampled egress peak %d) <= W x source leaves through it = %d x %d = %d B: "
               "%s; against W x fan-in / fan-out = %.0f B (an even ECMP split): %s"
               % (seed, spine, conservative, sampled, voq_peak, egress_peak, w, n_in, w * n_in,
@@ -474,14 +469,14 @@ def analyse_bound(a, gate, seed):
     peak_t, peak_sum = max(at.items(), key=lambda kv: kv[1], default=(None, 0))
     mean_ok = peak_sum / len(fab.tiers["spine"]) <= bound
     ok = ok and mean_ok
-    print("floodgate-incast: spine bound seed %d all spines: peak of the sampled sum %d B (at %s s), "
+    print("reproduce floodgate-incast: spine bound seed %d all spines: peak of the sampled sum %d B (at %s s), "
           "mean per spine %.0f B <= W x fan-in / fan-out = %.0f B: %s"
           % (seed, peak_sum, peak_t, peak_sum / len(fab.tiers["spine"]), bound,
              "PASS" if mean_ok else "FAIL"), flush=True)
     return {"window_bytes": w, "window_parts": wparts, "fan_in": fan_in, "fan_out": fan_out,
             "bound_bytes": bound, "spines": spines, "pass": ok,
             "sum_peak_bytes": peak_sum, "sum_peak_time": peak_t, "mean_pass": mean_ok,
-            "counters": counters(summary), "floodgate": fg,
+            "counters": run_counters(summary), "floodgate": fg,
             "dst_leaf_peak_bytes": max((b for _, b in buffer.get(fab.dst_leaf, [])), default=0)}
 
 
@@ -510,7 +505,7 @@ def analyse_successive(a, gate, seed):
             per.append(row)
         src = [r["source leaf"] for r in per]
         res[s] = {"per_incast_peak_bytes": per, "source_slope_bytes_per_incast": slope(src),
-                  "counters": counters(summary),
+                  "counters": run_counters(summary),
                   "host_nic_peak_held_frames": max(p.get("host_nic_peak_held_frames", 0)
                                                    for sw in summary["switches"]
                                                    for p in sw["ports"]),
@@ -551,7 +546,7 @@ def analyse_loss(a, gate, seed):
         fg = floodgate_state(summary)
         recv = next(p for sw in summary["switches"] for p in sw["ports"]
                     if sw["name"] == a.fabric.dst_leaf and p["name"] == a.receiver)
-        c = counters(summary)
+        c = run_counters(summary)
         # Data the hosts sent that never arrived (no switch drops here: a
         # drop would show in counters) was lost on a link; the rest of the
         # links' losses were Floodgate's control frames.
@@ -574,7 +569,7 @@ def analyse_loss(a, gate, seed):
             "invalid_credit_bytes": sum(v["invalid_credit_bytes"] for v in fg.values()),
             "sync_healed_data_bytes": sum(v["sync_healed_data_bytes"] for v in fg.values()),
             "sync_healed_credit_bytes": sum(v["sync_healed_credit_bytes"] for v in fg.values())}
-        print("floodgate-incast: loss %g seed %d: windows back at their initial value in every "
+        print("reproduce floodgate-incast: loss %g seed %d: windows back at their initial value in every "
               "switch: %s" % (loss, seed, "PASS" if windows_ok else "FAIL"), flush=True)
     return res
 
@@ -814,17 +809,16 @@ def main(argv):
     a.conf = cli.load_yaml(a.config)
     a.fabric = Fabric(a.conf, a.incast_receiver)
     a.receiver = a.incast_receiver
-    a.bfc = load_bfc_incast()
     for h in senders(a).split(","):
         if h not in a.fabric.leaf_of:
             raise cli.ToolError("incast sender %r is not a host of %s" % (h, a.config))
     if a.report_only:
         floor_line = fidelity.recorded_floor(a.out)
     else:
-        floor_line = fidelity.floor_step(a, fidelity.DEFAULT_EAL, a.out, "floodgate-incast",
+        floor_line = fidelity.floor_step(a, fidelity.DEFAULT_EAL, a.out, "reproduce floodgate-incast",
                                          ["flock", a.lock] if a.lock else ())
         run_all(a)
-    gate = fidelity.Gate("floodgate-incast", a, floor_line)
+    gate = fidelity.Gate("reproduce floodgate-incast", a, floor_line)
     results, lines, failed = {}, [], []
     if "tiers" in a.studies:
         results["tiers"] = {seed: analyse_tiers(a, gate, seed) for seed in a.seeds}
@@ -846,7 +840,7 @@ def main(argv):
     text = "\n".join(head + lines) + "\n"
     with open(os.path.join(report, "table.md"), "w") as f:
         f.write(text)
-    args = {k: v for k, v in vars(a).items() if k not in ("conf", "fabric", "bfc")}
+    args = {k: v for k, v in vars(a).items() if k not in ("conf", "fabric")}
     with open(os.path.join(report, "results.json"), "w") as f:
         json.dump({"args": args, "fidelity": gate.record(), "tiers": a.fabric.tiers,
                    "checks_failed": failed, "results": results}, f, indent=1, default=str)
@@ -855,13 +849,12 @@ def main(argv):
     if "successive" in a.studies:
         plot_successive(a, os.path.join(report, "successive.png"), gate.note)
     print(text)
-    print("floodgate-incast: report in %s" % report)
+    provenance.write(a.out, seeds=a.seeds, configs=[a.config], inputs=[a.cdf],
+                     binaries=[a.sluice])
+    print("reproduce floodgate-incast: report in %s" % report)
     rc = gate.verdict()
     if failed:
-        print("floodgate-incast: FAIL: %s" % ", ".join(failed), file=sys.stderr, flush=True)
+        print("reproduce floodgate-incast: FAIL: %s" % ", ".join(failed), file=sys.stderr,
+              flush=True)
         return rc or EXIT_CHECK_FAILED
     return rc
-
-
-if __name__ == "__main__":
-    cli.main_wrapper("floodgate-incast", main, sys.argv[1:])

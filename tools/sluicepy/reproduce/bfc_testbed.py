@@ -1,7 +1,6 @@
-#!/usr/bin/python3
 """Runs the BFC paper's testbed experiment (its Fig. 6) end to end and plots it.
 
-    tools/bfc-testbed --out runs/bfc-testbed [--plots-dir docs/img]
+    tools/reproduce bfc-testbed --out runs/reproduce/bfc-testbed [--plots-dir docs/img]
 
 Steps: tools/workload --matrix writes the traffic matrix of
 conf/workloads/bfc-testbed.matrix.yaml for the hosts of conf/bfc-testbed.yaml;
@@ -37,18 +36,16 @@ import json
 import os
 import shutil
 import statistics
-import sys
 
 import yaml
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+from .. import cli, counters, fct_report, fidelity, provenance, sluice
+from ..fct_analysis import percentile, start_offset_from_file
+from ..pcapio import read_pcap
+from ..queue_trace import read_queue_trace
+from ..units import parse_rate, parse_time
 
-from sluicepy import cli, fct_report, fidelity  # noqa: E402
-from sluicepy.fct_analysis import percentile, start_offset_from_file  # noqa: E402
-from sluicepy.pcapio import read_pcap  # noqa: E402
-from sluicepy.queue_trace import read_queue_trace  # noqa: E402
-from sluicepy.units import parse_rate, parse_time  # noqa: E402
+ROOT = sluice.ROOT
 
 PY = "/usr/bin/python3"
 SCHEMES = ("bfc", "bfc-stochastic", "bfc-single")
@@ -62,7 +59,10 @@ WARMUP_S = 0.002            # left out at the start of the congested interval
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="tools/bfc-testbed", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="tools/reproduce bfc-testbed",
+                                description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog="\n\n".join(__doc__.split("\n\n")[1:]))
     p.add_argument("--out", required=True, help="run directory (created)")
     p.add_argument("--config", default=os.path.join(ROOT, "conf", "bfc-testbed.yaml"))
     p.add_argument("--matrix",
@@ -70,7 +70,7 @@ def parse_args(argv):
     p.add_argument("--duration", default="50ms", help="window of group-1 arrivals")
     p.add_argument("--seed", default="1")
     p.add_argument("--drain", default="0.3", help="seconds sluice runs after the last packet")
-    p.add_argument("--sluice", default=os.path.join(ROOT, "build", "switch", "sluice"))
+    p.add_argument("--sluice", default=sluice.BINARY)
     p.add_argument("--plots-dir", help="also copy the PNGs here (e.g. docs/img)")
     p.add_argument("--no-run", action="store_true",
                    help="only analyse and plot an existing OUT")
@@ -102,16 +102,6 @@ def port_conf(conf, sw_name, port_name):
                 if p["name"] == port_name:
                     return sw, p
     raise KeyError(f"{sw_name}/{port_name} not in the configuration")
-
-
-def port_summary(summary, sw_name, port_name):
-    """One port's figures in a sluice --summary-json document."""
-    return next(p for sw in summary["switches"] if sw["name"] == sw_name
-                for p in sw["ports"] if p["name"] == port_name)
-
-
-def total_drops(summary):
-    return sum(sum(p["drops"].values()) for sw in summary["switches"] for p in sw["ports"])
 
 
 def params_from_config(conf):
@@ -196,8 +186,8 @@ def analyse(out, conf):
         start_ns = start_offset_from_file(os.path.join(d, "summary.json"))
         queues, _ = queue_series(os.path.join(d, "queue_trace.csv"))
         peak = max((b for pts in queues.values() for t, b in pts if t0 <= t < t1), default=0)
-        drops = total_drops(summary)
-        r2 = port_summary(summary, *BOTTLENECK)
+        drops = counters.total_drops(summary)
+        r2 = counters.port(summary, *BOTTLENECK)
         g1 = group1_fct(os.path.join(d, "fct", "fct.csv"))
         res["schemes"][scheme] = {
             "drops": drops,
@@ -364,7 +354,7 @@ def print_results(res, out):
     print(f"group 1 alone: mean FCT {lb}{al['mean_fct_seconds'] * 1e6:.1f} us, mean slowdown "
           f"{lb}{al['mean_slowdown']:.3f}, {al['unfinished']} unfinished")
     print("('>=': unfinished flows counted with FCT = end of the run, a lower bound)")
-    print(f"bfc-testbed: results in {out}")
+    print(f"reproduce bfc-testbed: results in {out}")
 
 
 def main(argv):
@@ -374,9 +364,9 @@ def main(argv):
     if a.no_run:
         floor_line = fidelity.recorded_floor(out)
     else:
-        floor_line = fidelity.floor_step(a, fidelity.DEFAULT_EAL, out, "bfc-testbed")
+        floor_line = fidelity.floor_step(a, fidelity.DEFAULT_EAL, out, "reproduce bfc-testbed")
         run_all(a, conf, out)
-    gate = fidelity.Gate("bfc-testbed", a, floor_line)
+    gate = fidelity.Gate("reproduce bfc-testbed", a, floor_line)
     check_fidelity(gate, out)
     res = analyse(out, conf)
     res["note"], res["fidelity"] = gate.note, gate.record()
@@ -390,8 +380,6 @@ def main(argv):
         for n in ("bfc_testbed_queue.png", "bfc_testbed_fct.png"):
             shutil.copy(os.path.join(out, n), os.path.join(a.plots_dir, n))
     print_results(res, out)
+    provenance.write(out, seeds=[int(a.seed)], configs=[a.config], inputs=[a.matrix],
+                     binaries=[a.sluice])
     return gate.verdict()
-
-
-if __name__ == "__main__":
-    cli.main_wrapper("bfc-testbed", main, sys.argv[1:])

@@ -71,13 +71,13 @@ import subprocess
 
 import yaml
 
-from . import cli, fct_analysis, queue_trace, transport_frames
-from . import workload_gen
-from .units import format_ns, parse_size, parse_time, seconds_to_ns
+from .. import cli, counters, experiment as exp, fct_analysis, provenance, queue_trace, sluice
+from .. import transport_frames, workload_gen
+from ..units import format_ns, parse_size, parse_time, seconds_to_ns
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = sluice.ROOT
 PY = "/usr/bin/python3"
-REPLAY_LEAD_S = 0.05  # kReplayLeadNs in switch/main.cc
+REPLAY_LEAD_S = sluice.REPLAY_LEAD_S
 HOST_RATE = 10e9
 FRAME_EXTRA = 70 + 24  # a transport frame's headers and its wire overhead
 THRESHOLD = 0.01  # the allocator's headroom (flowtune_allocator.threshold)
@@ -122,7 +122,6 @@ def scheme_conf(a, fabric, scheme, flows_path, seed, capture=()):
     """The fabric under one scheme: DCTCP hosts with ECN step marking, or
     Flowtune's allocator with hosts pacing at their rates; captures of what
     the switch sends the hosts in `capture` (port names), none elsewhere."""
-    exp = cli.load_tool("experiment")
     transport = "dctcp" if scheme == "dctcp" else a.flowtune_transport
     lease = "10ms" if scheme == "flowtune-lease10ms" else a.lease
     argv = ["--config", "x", "--schemes", "ecn" if scheme == "dctcp" else "flowtune",
@@ -164,7 +163,6 @@ def ideal_ns(size, mss, same_leaf):
 
 
 def fct_runs(a, fabric, rows, per_flow):
-    rp = cli.load_tool("reproduce")
     leaf_of = {ip: leaf for leaf, _, ip in hosts_of(fabric)}
     for seed in a.seeds:
         wl = os.path.join(a.out, f"fct-seed{seed}", "workload")
@@ -184,8 +182,9 @@ def fct_runs(a, fabric, rows, per_flow):
                 yaml.safe_dump(conf, f, sort_keys=False)
             seconds = REPLAY_LEAD_S + (a.fabric_ms + a.drain_ms) / 1000
             trace = ["--queue-trace", "qt.csv", "--queue-trace-interval", "0.0001"]
-            summary, wall, cpu, rss = rp.run_sluice(a.sluice, d, seconds,
-                                                    f"reproduce-ft-{os.getpid()}-{scheme}", trace)
+            run = sluice.run(a.sluice, d, seconds, prefix=f"reproduce-ft-{os.getpid()}-{scheme}",
+                             extra=trace)
+            summary, wall, cpu, rss = run.summary, run.wall_s, run.cpu_s, run.rss_mb
             results, _ = fct_analysis.results_from_completions(os.path.join(d, "completions.csv"))
             flows = []
             for r in results:
@@ -201,7 +200,7 @@ def fct_runs(a, fabric, rows, per_flow):
             for lo, hi, name in BUCKETS:
                 row["buckets"][name] = fct_stats([f for f in flows if lo <= f["packets"] <= hi])
             row.update(queue_delay(os.path.join(d, "qt.csv"), fabric))
-            row["drops"] = rp.total_drops(summary)
+            row["drops"] = counters.total_drops(summary)
             t = summary.get("transport", {})
             row["timeouts"] = t.get("timeouts", 0)
             ft = [sw.get("flowtune") for sw in summary["switches"] if sw.get("flowtune")]
@@ -282,7 +281,6 @@ def conv_flows(path, fabric, sched):
 
 
 def conv_runs(a, fabric, out):
-    rp = cli.load_tool("reproduce")
     sched = conv_schedule(a)
     res_ns = a.resolution_ns
     k = a.window_ns // res_ns
@@ -295,8 +293,8 @@ def conv_runs(a, fabric, out):
         with open(os.path.join(d, "sluice.yaml"), "w") as f:
             yaml.safe_dump(conf, f, sort_keys=False)
         seconds = REPLAY_LEAD_S + 11 * a.step_ns / 1e9
-        summary, wall, cpu, rss = rp.run_sluice(a.sluice, d, seconds,
-                                                f"reproduce-ftc-{os.getpid()}-{scheme}")
+        run = sluice.run(a.sluice, d, seconds, prefix=f"reproduce-ftc-{os.getpid()}-{scheme}")
+        summary, wall, cpu, rss = run.summary, run.wall_s, run.cpu_s, run.rss_mb
         origin = fct_analysis.find_key(summary, "replay_start_epoch_seconds")
         if origin is None:
             raise cli.ToolError(f"{d}/summary.json has no replay_start_epoch_seconds")
@@ -338,7 +336,7 @@ def conv_runs(a, fabric, out):
                 ev["planned_ms"] = sched[who][1] / 1e6
             evs.append(ev)
         out[scheme] = {"events": evs, "bins": bins, "wall_s": wall, "cpu_s": cpu, "rss_mb": rss,
-                       "drops": rp.total_drops(summary),
+                       "drops": counters.total_drops(summary),
                        "sizes": [s for _, _, s in sched]}
         done = ", ".join("-" if e["fair_from_us"] is None else "%.0f" % e["fair_from_us"]
                          for e in evs)
@@ -579,6 +577,7 @@ def main(argv):
                    "convergence": {s: {k: v for k, v in c.items() if k != "bins"}
                                    for s, c in conv.items()}},
                   f, indent=2, default=str)
-    print(f"reproduce: wrote {a.out}/results.json" +
+    provenance.write(a.out, seeds=a.seeds, inputs=[a.cdf], binaries=[a.sluice])
+    print(f"reproduce: wrote {a.out}/results.json, provenance.json" +
           "".join(f", {w}" for w in written))
     return 0
