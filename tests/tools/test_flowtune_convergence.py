@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""tools/flowtune-convergence: its convergence measure on made-up throughput
+"""tools/reproduce flowtune-edge: its convergence measure on made-up throughput
 bins (converged at the first window from which every active flow stays
 within the tolerance of C(1 - 0.01)/N for 5 windows; never, when a flow
 stays out; windows sliding by a finer resolution), and real runs against
@@ -27,13 +27,14 @@ import types
 import unittest
 
 import common
+from sluicepy.reproduce import flowtune_edge
 
 SLUICE = os.environ.get("SLUICE_BINARY", os.path.join(common.ROOT, "build", "switch", "sluice"))
 
 
 class ConvergenceMeasure(unittest.TestCase):
     def setUp(self):
-        self.t = common.load_tool("flowtune-convergence")
+        self.t = flowtune_edge
         # 1 Gb/s, 10 ms steps: flows start at 0, 10, 20, 30, 40 ms and end
         # at 90, 80, 70, 60, 50 ms.
         self.a = types.SimpleNamespace(rate_bps=10**9, step_ns=10_000_000, tolerance=0.1)
@@ -87,7 +88,7 @@ class ConvergenceMeasure(unittest.TestCase):
 
 class RealRun(unittest.TestCase):
     def run_tool(self, out, *extra):
-        common.run_tool_serialised("flowtune-convergence", "--out", out, "--sluice", SLUICE,
+        common.run_tool_serialised("reproduce", "flowtune-edge", "--out", out, "--sluice", SLUICE,
                                    *extra)
         with open(os.path.join(out, "results.json")) as f:
             res = json.load(f)
@@ -109,7 +110,7 @@ class RealRun(unittest.TestCase):
             # bins (before the next event) each active flow is within 20 %
             # of C(1 - 0.01)/N. The baseline misses most (its drop-tail
             # queue locks flows out).
-            t = common.load_tool("flowtune-convergence")
+            t = flowtune_edge
             a = types.SimpleNamespace(step_ns=20_000_000)
 
             def steady_misses(run):

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""tools/flowtune-sim/flowtune-optimality on a tiny instance (a few thousand
+"""tools/flowtune-sim/flowtune-optimality (tools/reproduce
+flowtune-optimality runs it) on a tiny instance (a few thousand
 10 us steps, both topology models): it runs, the separately converged
 optimum converges at every check, and NED with F-NORM keeps at least 95% of
 the optimal throughput on average while U-NORM stays below F-NORM
@@ -54,6 +55,22 @@ class FlowtuneOptimality(unittest.TestCase):
 
     def test_one_big_switch(self):
         self.check("--topology", "obs")
+
+    def test_through_reproduce(self):
+        """tools/reproduce flowtune-optimality runs the same program, keeps
+        its table and its checks and writes provenance.json."""
+        exe = binary()
+        self.assertTrue(os.path.exists(exe), "not built: " + exe)
+        with tempfile.TemporaryDirectory() as d:
+            proc = common.run_tool_status(
+                "reproduce", "flowtune-optimality", "--out", d, "--program", exe, "--",
+                "--steps", "1500", "--warmup", "500", "--every", "10", "--seed", "3")
+            self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+            with open(os.path.join(d, "opt.csv")) as f:
+                self.assertEqual(len(list(csv.DictReader(f))), 100)
+            with open(os.path.join(d, "table.txt")) as f:
+                self.assertIn("NED F-NORM", f.read())
+            self.assertTrue(os.path.exists(os.path.join(d, "provenance.json")))
 
     def test_bad_option(self):
         exe = binary()

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""tools/flowtune-tcp's parts that need no namespaces, the tool imported as
-a module: the flows' schedules, the per-step measures (convergence to the
+"""tools/reproduce flowtune-tcp's parts that need no namespaces, its module
+imported: the flows' schedules, the per-step measures (convergence to the
 fair share and Jain's index) and the failure run's before/after means on
 made-up receiver bins, and the edge configuration it writes (accepted by
 sluice --check). The real run is the system test flowtune_tcp."""
@@ -14,13 +14,14 @@ import unittest
 import yaml
 
 import common
+from sluicepy.reproduce import flowtune_tcp
 
 SLUICE = os.environ.get("SLUICE_BINARY", os.path.join(common.ROOT, "build", "switch", "sluice"))
 
 
 class Measures(unittest.TestCase):
     def setUp(self):
-        self.t = common.load_tool("flowtune-tcp")
+        self.t = flowtune_tcp
         self.a = types.SimpleNamespace(rate_bps=200e6, bin_s=0.01, tolerance=0.2, step=0.5,
                                        lease="10ms")
         self.share = 200 * self.t.GOODPUT * (1 - self.t.HEADROOM)  # Mb/s for one flow
@@ -73,7 +74,7 @@ class Measures(unittest.TestCase):
 
 class Updates(unittest.TestCase):
     def setUp(self):
-        self.t = common.load_tool("flowtune-tcp")
+        self.t = flowtune_tcp
 
     def test_flow_schedule_offers_the_load(self):
         a = types.SimpleNamespace(cdf=os.path.join(common.ROOT, "conf", "workloads",
@@ -108,7 +109,7 @@ class Updates(unittest.TestCase):
 
 class Configuration(unittest.TestCase):
     def test_the_edge_configuration_passes_check(self):
-        t = common.load_tool("flowtune-tcp")
+        t = flowtune_tcp
         a = types.SimpleNamespace(rate="200Mbps", subnet_base="10.0", prefix="ftt", framecnt=1024,
                                   queue_packets=100, idle_gap="100us", lease="10ms")
         tb = types.SimpleNamespace(nm=types.SimpleNamespace(

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""tools/flowtune-updates, short runs (Hadoop, 4 hosts, 50 ms) against
+"""tools/reproduce flowtune-updates, short runs (Hadoop, 4 hosts, 50 ms) against
 build/switch/sluice: in exact time with the allocator in the fabric (the
 default), and in real time with build/allocator/sluice-allocator. In both
 the edge reported flowlets, the allocator answered, and the fractions the
@@ -21,7 +21,7 @@ CAPACITY_BITS = 4 * 1e9 * 0.05
 
 class RealRun(unittest.TestCase):
     def run_tool(self, out, *extra):
-        common.run_tool_serialised("flowtune-updates", "--out", out, "--cdfs", "fb_hadoop",
+        common.run_tool_serialised("reproduce", "flowtune-updates", "--out", out, "--cdfs", "fb_hadoop",
                                    "--hosts", "4", "--duration", "0.05", "--sluice", SLUICE,
                                    *extra)
         with open(os.path.join(out, "results.json")) as f:

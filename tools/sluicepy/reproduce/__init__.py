@@ -41,6 +41,17 @@ EXPERIMENTS = {
     "flowtune": ("Flowtune", "flowtune", "main",
                  "section 5.3: FCT (Figs. 12, 13) and convergence (Fig. 8) on 4 x 9 x 16 at "
                  "10 Gb/s, exact time"),
+    "flowtune-edge": ("Flowtune", "flowtune_edge", "main",
+                      "section 5.3 (D) on one edge switch: convergence of five open-loop flows, "
+                      "exact or real time"),
+    "flowtune-updates": ("Flowtune", "flowtune_updates", "main",
+                         "section 5 (E): the allocator's update traffic at load 0.8"),
+    "flowtune-optimality": ("Flowtune", "flowtune_optimality", "main",
+                            "section 5 (M), Fig. 17: NED's allocations against the optimum "
+                            "(the flowtune-optimality program)"),
+    "flowtune-tcp": ("Flowtune", "flowtune_tcp", "main",
+                     "convergence, allocator failure and update traffic with Linux TCP hosts "
+                     "in network namespaces, real time (root)"),
 }
 
 

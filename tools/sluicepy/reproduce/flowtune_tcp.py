@@ -1,12 +1,11 @@
-#!/usr/bin/python3
-"""Flowtune with real Linux TCP hosts (issue 13, items 5a and 5b): hosts in
-network namespaces (tools/netns) on veth pairs, attached through
-net_af_packet to one sluice edge switch, as tools/dibs-testbed does.
+"""Flowtune with real Linux TCP hosts: hosts in network namespaces
+(sluicepy.netns, as tools/netns makes them) on veth pairs, attached through
+net_af_packet to one sluice edge switch, in real time.
 
     h0..h4 --(rate)--> s1 --(rate)--> h5
 
 Runs (--runs):
-  baseline  the convergence shape of tools/flowtune-convergence with TCP:
+  baseline  the convergence shape of tools/reproduce flowtune-edge with TCP:
             sender i sends one TCP flow (--cc, ECN on) as fast as it can
             from i x step to (9 - i) x step; no Flowtune, so the receiver's
             drop-tail port queue sorts it out;
@@ -16,23 +15,22 @@ Runs (--runs):
   failure   all five flows from 0 to 4 x step with Flowtune, the allocator
             killed (SIGKILL) at 2 x step: after the lease the edge
             forwards unpaced, and no packet stays held;
-  updates   (item 5c) per CDF of --update-cdfs, all six hosts open TCP
+  updates   per CDF of --update-cdfs, all six hosts open TCP
             connections with sizes from the CDF, Poisson arrivals at --load
             of their link, to random other hosts, for --update-seconds,
-            with Flowtune; counted as tools/flowtune-updates counts them:
+            with Flowtune; counted as reproduce flowtune-updates counts them:
             the edge's FLOWLET_START/END datagrams and the allocator's
             RATE_UPDATEs on the wire, as a fraction of the hosts' capacity.
-Each host's veth is shaped to --rate by tc tbf (its NIC), as in
-tools/dibs-testbed. The receiver counts each flow's bytes in --bin bins.
+Each host's veth is shaped to --rate by tc tbf (its NIC). The receiver counts each flow's bytes in --bin bins.
 Per run: per-flow goodput, per step Jain's fairness index over the step's
 second half and the time until every active flow stays within
 --tolerance of the fair share G(1 - 0.01)/N for 5 bins (G: the goodput a
 link of --rate carries, 1448 of every 1538 bytes on the wire); drops by
 where they happen; the fidelity gate (sluice's ports and the allocator's
 lateness) beside the machine's floor. OUT gets results.json, results.md,
-throughput_<run>.csv and flowtune_tcp.png. Run as root:
+throughput_<run>.csv, flowtune_tcp.png and provenance.json. Run as root:
 
-    flock /tmp/sluice-heavy.lock tools/flowtune-tcp --out runs/ft-tcp
+    flock /tmp/sluice-heavy.lock tools/reproduce flowtune-tcp --out runs/ft-tcp
 
 Exit 3 when a run broke the fidelity limits unless --allow-unfaithful, 1 on
 an error. Namespaces, veths, hugepages and DPDK files are removed at the
@@ -40,8 +38,6 @@ end, also after a failure, SIGINT or SIGTERM.
 """
 
 import argparse
-import importlib.machinery
-import importlib.util
 import json
 import os
 import selectors
@@ -52,14 +48,14 @@ import time
 
 import yaml
 
-TOOLS = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(TOOLS)
-sys.path.insert(0, TOOLS)
+from .. import allocator_proc, cli, fidelity, netns, netns_testbed, provenance, sluice, units
+from ..cli import ToolError
 
-from sluicepy import allocator_proc, cli, fidelity, units  # noqa: E402
-from sluicepy.cli import ToolError  # noqa: E402
-
-PROG = "flowtune-tcp"
+ROOT = sluice.ROOT
+PROG = "reproduce flowtune-tcp"
+# The hosts' programs are this module's own subcommands (_recv, _send,
+# _sink, _flows), run through the entry inside each host's namespace.
+SELF = [sys.executable, os.path.join(ROOT, "tools", "reproduce"), "flowtune-tcp"]
 SENDERS = 5
 RECEIVER = SENDERS
 BASE_PORT = 5301
@@ -70,13 +66,6 @@ HOST_CPU = "0"
 RUNS = ("baseline", "flowtune", "failure", "updates")
 SINK_PORT = 5400
 MAX_OPEN = 256             # connections one host keeps open at most
-
-
-def load(name, path):
-    loader = importlib.machinery.SourceFileLoader(name, path)
-    mod = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader))
-    loader.exec_module(mod)
-    return mod
 
 
 # ---------------------------------------------------------------- hosts' programs
@@ -153,19 +142,18 @@ def run_sender(a):
 
 def run_sink(a):
     """Listens on SINK_PORT in every host's namespace (one process, as
-    tools/dibs-testbed's server) and discards what arrives."""
-    dibs = load("dibs_testbed", os.path.join(TOOLS, "dibs-testbed"))
+    a server for every host) and discards what arrives."""
     home = os.open("/proc/self/ns/net", os.O_RDONLY)
     sel = selectors.DefaultSelector()
     for ns in a.namespaces:
-        dibs.setns("/run/netns/" + ns)
+        netns_testbed.setns("/run/netns/" + ns)
         s = socket.socket()
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         s.bind(("0.0.0.0", SINK_PORT))
         s.listen(1024)
         s.setblocking(False)
         sel.register(s, selectors.EVENT_READ, "listen")
-    dibs.setns(f"/proc/self/fd/{home}")
+    netns_testbed.setns(f"/proc/self/fd/{home}")
     buf = bytearray(1 << 16)
     print("ready", flush=True)
     while time.monotonic() < a.until:
@@ -280,6 +268,24 @@ def config(a, tb, run, alloc_port):
     return {"metrics": {"enabled": False}, "mbufs": 32768, "switches": [sw]}
 
 
+def start_sluice(a, tb, rdir, seconds):
+    """sluice on the hosts' veths (hugepages), at nice -10, until stopped."""
+    proc = sluice.start(a.sluice, rdir, seconds, eal=["-l", "0,1", "--no-pci"],
+                        prefix=tb.file_prefix, wrapper=["nice", "-n", "-10"], memory=False)
+    tb.adopt(proc.proc)
+    return proc
+
+
+def stop_sluice(proc, run, rdir):
+    """Stops sluice (SIGINT) and returns its summary."""
+    proc.signal(signal.SIGINT)
+    done = proc.finish(timeout=30, check=False)
+    if done.rc != 0 or not done.summary:
+        raise ToolError(f"{run}: sluice exited {done.rc} without a summary; see "
+                        f"{rdir}/sluice.log")
+    return done.summary
+
+
 def start_allocator(a, tb):
     """sluice-allocator on the hosts' cpu, at nice -10 so that the host
     programs there do not keep it from its iterations."""
@@ -297,22 +303,16 @@ def run_one(tb, run, a, gate):
     conf = os.path.join(rdir, "sluice.yaml")
     with open(conf, "w") as f:
         yaml.safe_dump(config(a, tb, run, port), f, sort_keys=False)
-    summary = os.path.join(rdir, "summary.json")
     sched = schedule(run, a.step)
     span = max(stop for _, stop in sched)
-    cmd = ["nice", "-n", "-10", a.sluice, "-l", "0,1", "--file-prefix", tb.file_prefix,
-           "--no-pci", "--", "--config", conf, "--duration", str(span + 15),
-           "--stats-interval", "0", "--summary-json", summary]
-    cli.show(cmd)
-    sluice = tb.start(cmd, os.path.join(rdir, "sluice.log"))
+    proc = start_sluice(a, tb, rdir, span + 15)
     t0 = time.monotonic() + a.settle
-    me = os.path.abspath(__file__)
-    recv = tb.start(["taskset", "-c", HOST_CPU, "ip", "netns", "exec", tb.ns(RECEIVER),
-                     sys.executable, me, "_recv", "--t0", repr(t0), "--until",
+    recv = tb.start(["taskset", "-c", HOST_CPU, "ip", "netns", "exec", tb.ns(RECEIVER)] +
+                    SELF + ["_recv", "--t0", repr(t0), "--until",
                      repr(t0 + span + 0.5), "--bin", repr(a.bin_s),
                      "--out", os.path.join(rdir, "bins.json")], os.path.join(rdir, "recv.log"))
-    senders = [tb.start(["taskset", "-c", HOST_CPU, "ip", "netns", "exec", tb.ns(i),
-                         sys.executable, me, "_send", "--dst", f"{a.subnet_base}.{RECEIVER}.2",
+    senders = [tb.start(["taskset", "-c", HOST_CPU, "ip", "netns", "exec", tb.ns(i)] + SELF +
+                        ["_send", "--dst", f"{a.subnet_base}.{RECEIVER}.2",
                          "--port", str(BASE_PORT + i), "--start", repr(t0 + s),
                          "--stop", repr(t0 + e), "--cc", a.cc], os.path.join(rdir, f"h{i}.log"))
                for i, (s, e) in enumerate(sched)]
@@ -325,14 +325,11 @@ def run_one(tb, run, a, gate):
         p.wait(timeout=span + 60 + a.settle)
     if alloc is not None:
         allocator_out = allocator_proc.stop(alloc, os.path.join(rdir, "allocator.out"))
-    rc = tb.stop(sluice, signal.SIGINT, 30)
+    sm = stop_sluice(proc, run, rdir)
     bad = [f"h{i}" for i, p in enumerate(senders) if p.returncode != 0]
     if bad or recv.returncode != 0:
         raise ToolError(f"{run}: host program failed ({', '.join(bad) or 'receiver'}); "
                         f"see {rdir}/*.log")
-    if rc != 0 or not os.path.exists(summary):
-        raise ToolError(f"{run}: sluice exited {rc} without a summary; see {rdir}/sluice.log")
-    sm = cli.load_json(summary, "sluice summary")
     # A killed allocator printed no summary line; its lateness is not judged.
     gate.check(run, sm, allocator_out if run == "flowtune" else None)
     return {"bins": cli.load_json(os.path.join(rdir, "bins.json"), "receiver bins")["bins"],
@@ -340,7 +337,7 @@ def run_one(tb, run, a, gate):
 
 
 def run_updates(tb, cdf, a, gate):
-    """One updates run (item 5c) for one CDF; returns its figures."""
+    """One updates run for one CDF; returns its figures."""
     run = f"updates-{cdf}"
     rdir = os.path.join(a.out, run)
     os.makedirs(rdir, exist_ok=True)
@@ -348,19 +345,14 @@ def run_updates(tb, cdf, a, gate):
     conf = os.path.join(rdir, "sluice.yaml")
     with open(conf, "w") as f:
         yaml.safe_dump(config(a, tb, run, port), f, sort_keys=False)
-    summary = os.path.join(rdir, "summary.json")
-    sluice = tb.start(["nice", "-n", "-10", a.sluice, "-l", "0,1", "--file-prefix",
-                       tb.file_prefix, "--no-pci", "--", "--config", conf, "--duration",
-                       str(a.update_seconds + a.settle + 15), "--stats-interval", "0",
-                       "--summary-json", summary], os.path.join(rdir, "sluice.log"))
+    proc = start_sluice(a, tb, rdir, a.update_seconds + a.settle + 15)
     t0 = time.monotonic() + a.settle
-    me = os.path.abspath(__file__)
     hosts = SENDERS + 1
-    sink = tb.start(["taskset", "-c", HOST_CPU, sys.executable, me, "_sink", "--until",
+    sink = tb.start(["taskset", "-c", HOST_CPU] + SELF + ["_sink", "--until",
                      repr(t0 + a.update_seconds + 2)] + [tb.ns(h) for h in range(hosts)],
                     os.path.join(rdir, "sink.log"))
-    clients = [tb.start(["taskset", "-c", HOST_CPU, "ip", "netns", "exec", tb.ns(h),
-                         sys.executable, me, "_flows", "--host", str(h), "--hosts", str(hosts),
+    clients = [tb.start(["taskset", "-c", HOST_CPU, "ip", "netns", "exec", tb.ns(h)] + SELF +
+                        ["_flows", "--host", str(h), "--hosts", str(hosts),
                          "--cdf", os.path.join(ROOT, "conf", "workloads", cdf + ".cdf"),
                          "--load", str(a.load), "--rate-bps", str(a.rate_bps), "--t0", repr(t0),
                          "--seconds", str(a.update_seconds), "--seed", str(a.seed),
@@ -369,12 +361,9 @@ def run_updates(tb, cdf, a, gate):
     for p in clients + [sink]:
         p.wait(timeout=a.update_seconds + a.settle + 60)
     allocator_out = allocator_proc.stop(alloc, os.path.join(rdir, "allocator.out"))
-    rc = tb.stop(sluice, signal.SIGINT, 30)
+    sm = stop_sluice(proc, run, rdir)
     if any(p.returncode != 0 for p in clients + [sink]):
         raise ToolError(f"{run}: a host program failed; see {rdir}/*.log")
-    if rc != 0 or not os.path.exists(summary):
-        raise ToolError(f"{run}: sluice exited {rc} without a summary; see {rdir}/sluice.log")
-    sm = cli.load_json(summary, "sluice summary")
     gate.check(run, sm, allocator_out)
     flows = [json.loads(open(os.path.join(rdir, f"h{h}.log")).read().splitlines()[-1])
              for h in range(hosts)]
@@ -480,7 +469,7 @@ def write_outputs(runs, res, updates, a, gate):
             for b in range(len(r["bins"][0])):
                 f.write(f"{b * a.bin_s * 1e3:.0f}," + ",".join(
                     f"{mbps(r['bins'][i][b], a.bin_s):.1f}" for i in range(SENDERS)) + "\n")
-    lines = [f"# tools/flowtune-tcp: {a.rate}, step {a.step:g} s, bins {a.bin_s * 1e3:g} ms, "
+    lines = [f"# tools/reproduce flowtune-tcp: {a.rate}, step {a.step:g} s, bins {a.bin_s * 1e3:g} ms, "
              f"{a.cc}", ""] + ([gate.note, ""] if gate.note else [])
     for run in ("baseline", "flowtune"):
         if run not in res:
@@ -540,9 +529,10 @@ def plot(runs, a):
 # ---------------------------------------------------------------- main
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="tools/" + PROG, description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--out", required=True)
+    p = argparse.ArgumentParser(prog="tools/" + PROG, description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog="\n\n".join(__doc__.split("\n\n")[1:]))
+    p.add_argument("--out", default=os.path.join(ROOT, "runs", "reproduce", "flowtune-tcp"))
     p.add_argument("--runs", default=",".join(RUNS))
     p.add_argument("--rate", default="200Mbps",
                    help="every port, and the hosts' tbf (default %(default)s: the hosts share "
@@ -574,7 +564,7 @@ def parse_args(argv):
     p.add_argument("--pages", type=int, default=512)
     p.add_argument("--prefix", default="ftt")
     p.add_argument("--subnet-base", default="10.0")
-    p.add_argument("--sluice", default=os.path.join(ROOT, "build", "switch", "sluice"))
+    p.add_argument("--sluice", default=sluice.BINARY)
     p.add_argument("--allocator", default=os.path.join(ROOT, "build", "allocator",
                                                        "sluice-allocator"))
     fidelity.add_arguments(p)
@@ -594,9 +584,9 @@ def parse_args(argv):
     a.bin_s = units.parse_time(a.bin)
     if a.step < 10 * a.bin_s:
         p.error("--step must hold at least 10 bins")
-    # tools/dibs-testbed's Testbed reads these (the hosts' tbf rate in tc's
-    # units, and Linux's default reordering).
-    a.host_rate, a.reordering = a.rate.lower().replace("bps", "bit"), 3
+    # netns_testbed.Testbed reads these (the hosts' tbf rate in tc's units,
+    # Linux's default reordering, the hosts' cpu).
+    a.host_rate, a.reordering, a.host_cpu = a.rate.lower().replace("bps", "bit"), 3, HOST_CPU
     return a
 
 
@@ -637,13 +627,12 @@ def main(argv):
             raise ToolError(f"{b} is not built (ninja -C build)")
     a.out = os.path.abspath(a.out)
     os.makedirs(a.out, exist_ok=True)
-    dibs = load("dibs_testbed", os.path.join(TOOLS, "dibs-testbed"))
-    signal.signal(signal.SIGTERM, dibs.on_sigterm)
+    signal.signal(signal.SIGTERM, netns.on_sigterm)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     # The testbed's sysctl sets reno as each namespace's default (cubic may
     # not be allowed there); the senders choose --cc per socket.
-    tb = dibs.Testbed(argparse.Namespace(**dict(vars(a), cc="reno")), dibs.load_netns())
-    tb.file_prefix = f"{a.prefix}ft{os.getpid()}"
+    tb = netns_testbed.Testbed(argparse.Namespace(**dict(vars(a), cc="reno")),
+                               f"{a.prefix}ft{os.getpid()}")
     runs, updates = {}, []
     try:
         gate = fidelity.Gate(PROG, a, fidelity.floor_step(a, "-l 0,1", a.out, PROG))
@@ -654,7 +643,7 @@ def main(argv):
                 updates = [run_updates(tb, cdf, a, gate) for cdf in a.update_cdfs]
             else:
                 runs[run] = run_one(tb, run, a, gate)
-    except (KeyboardInterrupt, dibs.Terminated):
+    except (KeyboardInterrupt, netns.Terminated):
         print(f"{PROG}: interrupted, tearing down", file=sys.stderr, flush=True)
         return cli.EXIT_INTERRUPTED
     finally:
@@ -662,8 +651,5 @@ def main(argv):
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         tb.teardown()
     print(write_outputs(runs, analyse(runs, a), updates, a, gate), flush=True)
+    provenance.write(a.out, seeds=[a.seed], binaries=[a.sluice, a.allocator])
     return gate.verdict()
-
-
-if __name__ == "__main__":
-    sys.exit(cli.main_wrapper(PROG, main, sys.argv[1:]))

@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """How much traffic Flowtune's control messages cost at load 0.8, beside the
 paper's figure ("Flowtune: Flowlet Control for Datacenter Networks", §5,
 result (E): traffic to and from the allocator is < 0.17 % of network
@@ -24,28 +23,26 @@ UDP, IPv4 and Ethernet headers, FCS, preamble and gap: payload + 66 bytes):
 as a fraction of the hosts' link capacity over the workload's duration
 (--hosts x --rate, one direction).
 
-    tools/flowtune-updates --out runs/ft-updates
+    tools/reproduce flowtune-updates --out runs/ft-updates
 """
 
 import argparse
 import json
 import os
-import subprocess
-import sys
 
 import yaml
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+from .. import allocator_proc, cli, fidelity, provenance, sluice, units
 
-from sluicepy import allocator_proc, cli, dpdk_runtime, fidelity, units  # noqa: E402
-
-PROG = "flowtune-updates"
+ROOT = sluice.ROOT
+PROG = "reproduce flowtune-updates"
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="tools/" + PROG, description=__doc__.split("\n\n")[0])
-    p.add_argument("--out", required=True)
+    p = argparse.ArgumentParser(prog="tools/" + PROG, description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog="\n\n".join(__doc__.split("\n\n")[1:]))
+    p.add_argument("--out", default=os.path.join(ROOT, "runs", "reproduce", "flowtune-updates"))
     p.add_argument("--cdfs", default="fb_hadoop,websearch",
                    help="conf/workloads/<name>.cdf, comma-separated")
     p.add_argument("--load", type=float, default=0.8)
@@ -61,7 +58,7 @@ def parse_args(argv):
                    help="exact time: one-way delay between the edge and the allocator (default "
                         "%(default)s, docs/configuration.md)")
     p.add_argument("--seed", default="1")
-    p.add_argument("--sluice", default=os.path.join(ROOT, "build", "switch", "sluice"))
+    p.add_argument("--sluice", default=sluice.BINARY)
     p.add_argument("--allocator", default=os.path.join(ROOT, "build", "allocator",
                                                        "sluice-allocator"),
                    help="sluice-allocator, for --clock real")
@@ -97,20 +94,9 @@ def config(a, alloc_port):
 
 
 def run_sluice(a, rdir, seconds):
-    prefix = f"ftupd{os.getpid()}"
-    sl = ([a.sluice] + a.eal.split() +
-          ["--file-prefix", prefix, "--log-level", "lib.eal:warning", "--",
-           "--config", "sluice.yaml", "--duration", f"{seconds:.3f}", "--stats-interval", "0",
-           "--summary-json", "summary.json"])
-    print("+", " ".join(sl), flush=True)
-    with open(os.path.join(rdir, "sluice.log"), "w") as log:
-        try:
-            rc = subprocess.run(sl, cwd=rdir, stdout=log, stderr=subprocess.STDOUT,
-                                timeout=seconds + 90).returncode
-        except subprocess.TimeoutExpired:  # run() killed it
-            rc = -9
-    dpdk_runtime.check_run(prefix, rc, os.path.join(rdir, "sluice.log"))
-    return cli.load_json(os.path.join(rdir, "summary.json"), "sluice summary")
+    run = sluice.run(a.sluice, rdir, float("%.3f" % seconds), eal=a.eal,
+                     prefix=sluice.new_prefix("ftupd"), timeout=seconds + 90)
+    return run.summary
 
 
 def run_one(a, cdf, rdir):
@@ -191,8 +177,8 @@ def main(argv):
         f.write("\n".join(lines) + "\n")
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump({"gate": gate.record(), "rows": rows}, f, indent=2)
+    provenance.write(out, seeds=[int(a.seed)],
+                     inputs=[os.path.join(ROOT, "conf", "workloads", c + ".cdf")
+                             for c in a.cdfs.split(",")],
+                     binaries=[a.sluice] + ([a.allocator] if a.clock == "real" else []))
     return gate.verdict()
-
-
-if __name__ == "__main__":
-    sys.exit(cli.main_wrapper(PROG, main, sys.argv[1:]))

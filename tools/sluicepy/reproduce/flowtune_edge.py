@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """Flowtune's convergence on one edge switch, the shape of the paper's
 experiment ("Flowtune: Flowlet Control for Datacenter Networks", §5.3, result
 (D): a fair allocation within 100 µs): five senders to one receiver, a new
@@ -31,29 +30,26 @@ of its fair share C(1 - 0.01)/N and stays there for 5 x --bin
 paper's convention; `fair_from_us`: its start); for a departure, also when
 the leaving flow's last frame arrived (`last_frame_us`: the frames its
 pacer still held). Drops by where they happen, and the fidelity figures.
-OUT gets throughput_<run>.csv, convergence.png, results.json and results.md.
+OUT gets throughput_<run>.csv, convergence.png, results.json, results.md and
+provenance.json.
 
-    tools/flowtune-convergence --out runs/ft-conv
-    tools/flowtune-convergence --out runs/ft-conv-10g --rate 10Gbps --step 2ms \\
+    tools/reproduce flowtune-edge --out runs/ft-conv
+    tools/reproduce flowtune-edge --out runs/ft-conv-10g --rate 10Gbps --step 2ms \\
         --bin 100us --resolution 10us --runs flowtune
 """
 
 import argparse
 import json
 import os
-import subprocess
-import sys
 
 import yaml
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+from .. import allocator_proc, counters, fidelity, provenance, sluice, units
+from ..payload import HEADERS_LEN, FrameBuilder, parse_frame
+from ..pcapio import PcapWriter, read_pcap
 
-from sluicepy import allocator_proc, cli, dpdk_runtime, fidelity, units  # noqa: E402
-from sluicepy.payload import HEADERS_LEN, FrameBuilder, parse_frame  # noqa: E402
-from sluicepy.pcapio import PcapWriter, read_pcap  # noqa: E402
-
-PROG = "flowtune-convergence"
+ROOT = sluice.ROOT
+PROG = "reproduce flowtune-edge"
 SENDERS = 5
 FRAME_APP = 1448  # UDP payload: 1514-byte frames
 OVERHEAD = 24     # the port's wire_overhead_bytes: preamble, IFG, FCS
@@ -63,8 +59,10 @@ STABLE_BINS = 5     # windows a converged allocation must hold for
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="tools/" + PROG, description=__doc__.split("\n\n")[0])
-    p.add_argument("--out", required=True)
+    p = argparse.ArgumentParser(prog="tools/" + PROG, description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog="\n\n".join(__doc__.split("\n\n")[1:]))
+    p.add_argument("--out", default=os.path.join(ROOT, "runs", "reproduce", "flowtune-edge"))
     p.add_argument("--rate", default="1Gbps", help="every link's rate (default %(default)s)")
     p.add_argument("--step", default="20ms", help="time between flow events (default %(default)s)")
     p.add_argument("--tolerance", type=float, default=0.1,
@@ -87,7 +85,7 @@ def parse_args(argv):
                    help="the edge pacer's queue per flow (default: the edge's, 64); its packets "
                         "keep the times they were given at the rate they came in under")
     p.add_argument("--runs", default="baseline,flowtune")
-    p.add_argument("--sluice", default=os.path.join(ROOT, "build", "switch", "sluice"))
+    p.add_argument("--sluice", default=sluice.BINARY)
     p.add_argument("--allocator", default=os.path.join(ROOT, "build", "allocator",
                                                        "sluice-allocator"),
                    help="sluice-allocator, for --clock real")
@@ -163,22 +161,9 @@ def config(a, wdir, flowtune, flowtune_port=None):
 
 
 def run_sluice(a, rdir, seconds):
-    prefix = f"ftconv{os.getpid()}"
-    cmd = ([a.sluice] + a.eal.split() + ["--file-prefix", prefix,
-                                         "--log-level", "lib.eal:warning", "--",
-                                         "--config", "sluice.yaml", "--duration", f"{seconds:.3f}",
-                                         "--stats-interval", "0", "--summary-json",
-                                         "summary.json"])
-    print("+", " ".join(cmd), flush=True)
-    with open(os.path.join(rdir, "sluice.log"), "w") as log:
-        proc = subprocess.Popen(cmd, cwd=rdir, stdout=log, stderr=subprocess.STDOUT)
-        try:
-            rc = proc.wait(timeout=seconds + 60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            rc = proc.wait()
-    dpdk_runtime.check_run(prefix, rc, os.path.join(rdir, "sluice.log"))
-    return cli.load_json(os.path.join(rdir, "summary.json"), "sluice summary")
+    run = sluice.run(a.sluice, rdir, float("%.3f" % seconds), eal=a.eal,
+                     prefix=sluice.new_prefix("ftedge"), timeout=seconds + 60)
+    return run.summary
 
 
 def throughput(a, rdir, n_bins):
@@ -246,11 +231,9 @@ def convergence(a, bins, last=None):
 
 
 def drops(summary):
-    d = {}
-    for p in summary["switches"][0]["ports"]:
-        for reason, n in p["drops"].items():
-            d[f"{p['name']}/{reason}"] = n
-    return d
+    """{port/reason: drops} of the edge (every reason, 0 included)."""
+    return {f"{p['name']}/{reason}": n for _, p in counters.ports(summary)
+            for reason, n in p["drops"].items()}
 
 
 def windowed_mbps(a, bins):
@@ -395,8 +378,5 @@ def main(argv):
                    "gate": gate.record(),
                    "runs": {r: {k: v for k, v in res.items() if k != "bins"}
                             for r, res in results.items()}}, f, indent=2)
+    provenance.write(a.out, binaries=[a.sluice] + ([a.allocator] if a.clock == "real" else []))
     return gate.verdict()
-
-
-if __name__ == "__main__":
-    sys.exit(cli.main_wrapper(PROG, main, sys.argv[1:]))
