@@ -1,11 +1,12 @@
 #!/usr/bin/python3
-"""tools/ned-bench runs its smallest size briefly and prints the machine line
-and a markdown table with one row per model and variant. The output format
-only: no timing is asserted."""
+"""The ned-bench program (tools/bench allocator runs it) runs its smallest
+size briefly and prints the machine line and a markdown table with one row
+per model and variant. The output format only: no timing is asserted."""
 
 import os
 import re
 import subprocess
+import tempfile
 import unittest
 
 import common
@@ -41,6 +42,18 @@ class NedBenchFormat(unittest.TestCase):
             links = int(m.group(2))
             self.assertEqual(links, 960 if m.group(1) == "full-path" else 768)
             self.assertEqual(int(m.group(3)), 384)
+
+    def test_through_bench_allocator(self):
+        with tempfile.TemporaryDirectory() as d:
+            r = common.run_tool_status("bench", "allocator", "--out", d, "--program", BENCH,
+                                       "--", "--sizes", "384", "--iterations", "20",
+                                       "--warmup", "2", "--flows-per-server", "1")
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            with open(os.path.join(d, "table.md")) as f:
+                table = f.read()
+            self.assertTrue(table.startswith("machine: "), table)
+            self.assertEqual(len([l for l in table.splitlines() if l.startswith("| 384 ")]), 6)
+            self.assertTrue(os.path.exists(os.path.join(d, "provenance.json")))
 
     def test_bad_arguments_refused(self):
         for args in (["--sizes", "100"], ["--iterations", "0"], ["--bogus", "1"], ["--cpu"]):

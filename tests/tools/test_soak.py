@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""tools/soak: its judgements on made-up samples and summaries (a growing
+"""tools/bench soak: its judgements on made-up samples and summaries (a growing
 RSS or mbuf pool fails, a port whose counters stop fails, a counter that
 does not add up fails, an mbuf not returned fails), and one short real run
 of the BFC fabric against build/switch/sluice that passes every check."""
@@ -11,6 +11,7 @@ import types
 import unittest
 
 import common
+from sluicepy.bench import soak
 
 SLUICE = os.environ.get("SLUICE_BINARY", os.path.join(common.ROOT, "build", "switch", "sluice"))
 
@@ -34,7 +35,7 @@ def port(**kw):
 
 class Judgements(unittest.TestCase):
     def setUp(self):
-        self.t = common.load_tool("soak")
+        self.t = soak
         self.a = types.SimpleNamespace(warmup_s=2.0, rss_slack_bytes=1000, pool_slack=0.02)
 
     def passes(self, checks):
@@ -85,7 +86,7 @@ class RealRun(unittest.TestCase):
     def test_a_short_soak_passes(self):
         self.assertTrue(os.access(SLUICE, os.X_OK), f"{SLUICE} not built")
         with tempfile.TemporaryDirectory() as out:
-            common.run_tool_serialised("soak", "--minutes", "0.25", "--interval", "2s",
+            common.run_tool_serialised("bench", "soak", "--minutes", "0.25", "--interval", "2s",
                                        "--warmup", "4s", "--out", out, "--sluice", SLUICE)
             with open(os.path.join(out, "result.json")) as f:
                 res = json.load(f)

@@ -21,8 +21,10 @@ leaves its runtime directory, raises cli.ToolError naming its log.
 
 import itertools
 import os
+import queue
 import signal
 import subprocess
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -68,14 +70,14 @@ def eal_options(binary, run_dir, config="sluice.yaml", eal=None):
 
 
 def command(binary, eal, prefix, config="sluice.yaml", seconds=None,
-            summary="summary.json", extra=(), wrapper=()):
+            summary="summary.json", extra=(), wrapper=(), stats_interval=0):
     """sluice's command line."""
     cmd = list(wrapper) + [binary] + list(eal) + ["--file-prefix", prefix,
                                                   "--log-level", "lib.eal:warning", "--",
                                                   "--config", config]
     if seconds is not None:
         cmd += ["--duration", "%.6f" % seconds]
-    cmd += ["--stats-interval", "0"]
+    cmd += ["--stats-interval", str(stats_interval)]
     if summary:
         cmd += ["--summary-json", summary]
     return cmd + [str(x) for x in extra]
@@ -87,11 +89,15 @@ def new_prefix(tag="sluice"):
 
 
 class Process:
-    """A started sluice run; finish() waits for it."""
+    """A started sluice run; finish() waits for it. With stream, its output
+    goes to the log and, line by line, to the queue `lines` (None at the
+    end), for a caller that reads sluice's periodic table while it runs
+    (--stats-interval); new_session keeps a Ctrl-C meant for the caller
+    from reaching it."""
 
     def __init__(self, binary, run_dir, seconds=None, config="sluice.yaml", eal=None,
                  prefix=None, extra=(), wrapper=(), summary="summary.json", log="sluice.log",
-                 echo=True, memory=True):
+                 echo=True, memory=True, stats_interval=0, stream=False, new_session=False):
         self.dir = os.path.abspath(run_dir)
         self.prefix = prefix or new_prefix()
         self.summary_name = summary
@@ -101,36 +107,75 @@ class Process:
         else:
             eal = list(NO_HUGE_EAL) if eal is None else (
                 eal.split() if isinstance(eal, str) else list(eal))
-        self.cmd = command(binary, eal, self.prefix, config, seconds, summary, extra, wrapper)
+        self.cmd = command(binary, eal, self.prefix, config, seconds, summary, extra, wrapper,
+                           stats_interval)
         if echo:
             cli.show(self.cmd)
+        self.lines = queue.Queue() if stream else None
         self.t0 = time.monotonic()
-        with open(self.log_path, "w") as log_file:
-            try:
-                self.proc = subprocess.Popen(self.cmd, cwd=self.dir, stdout=log_file,
-                                             stderr=subprocess.STDOUT)
-            except OSError as e:
-                raise cli.ToolError("cannot run sluice (%s): %s" % (binary, e.strerror or e))
+        log_file = open(self.log_path, "w")
+        try:
+            if stream:
+                log_file.write("$ " + " ".join(self.cmd) + "\n")
+                log_file.flush()
+            self.proc = subprocess.Popen(
+                self.cmd, cwd=self.dir, stdout=subprocess.PIPE if stream else log_file,
+                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=stream or None,
+                errors="replace" if stream else None, start_new_session=new_session)
+        except OSError as e:
+            log_file.close()
+            raise cli.ToolError("cannot run sluice (%s): %s" % (binary, e.strerror or e))
+        if stream:
+            self._pump = threading.Thread(target=self._copy, args=(log_file,), daemon=True)
+            self._pump.start()
+        else:
+            log_file.close()
         self.pid = self.proc.pid
+        self._done = None
+
+    def _copy(self, log_file):
+        for line in self.proc.stdout:
+            log_file.write(line)
+            self.lines.put(line)
+        log_file.close()
+        self.lines.put(None)
+
+    def _reap(self, flags):
+        """(status, rusage) once the process has ended, else None."""
+        if self._done is None:
+            try:
+                pid, status, usage = os.wait4(self.pid, flags)
+            except ChildProcessError:  # reaped through the Popen object: no rusage
+                rc = self.proc.returncode
+                status = (-rc if rc < 0 else rc << 8) if rc is not None else 0
+                pid, usage = self.pid, None
+            if pid:
+                self._done = (status, usage)
+                self.proc.returncode = os.waitstatus_to_exitcode(status)
+        return self._done
 
     def _wait4(self, timeout):
         """(status, rusage) of the process, or None when timeout passes first."""
         if timeout is None:
-            _, status, usage = os.wait4(self.pid, 0)
-            return status, usage
+            return self._reap(0)
         deadline = time.monotonic() + timeout
         delay = 0.002
         while True:
-            pid, status, usage = os.wait4(self.pid, os.WNOHANG)
-            if pid:
-                return status, usage
+            got = self._reap(os.WNOHANG)
+            if got:
+                return got
             if time.monotonic() >= deadline:
                 return None
             time.sleep(delay)
             delay = min(2 * delay, 0.1)
 
+    def poll(self):
+        """sluice's exit code once it has ended, else None."""
+        got = self._reap(os.WNOHANG)
+        return None if got is None else self.proc.returncode
+
     def signal(self, sig):
-        if self.proc.returncode is None:
+        if self._done is None:
             try:
                 self.proc.send_signal(sig)
             except ProcessLookupError:
@@ -151,10 +196,12 @@ class Process:
                 got = self._wait4(None)
         status, usage = got
         wall = time.monotonic() - self.t0
+        cpu = usage.ru_utime + usage.ru_stime if usage else float("nan")
+        rss = usage.ru_maxrss / 1024.0 if usage else float("nan")
+        if self.lines is not None:
+            self._pump.join()  # the log complete
         rc = os.waitstatus_to_exitcode(status)
-        self.proc.returncode = rc  # reaped here, not by Popen
-        run = Run(self.dir, self.cmd, self.prefix, rc, wall, usage.ru_utime + usage.ru_stime,
-                  usage.ru_maxrss / 1024.0, timed_out=timed_out)
+        run = Run(self.dir, self.cmd, self.prefix, rc, wall, cpu, rss, timed_out=timed_out)
         if not check:
             dpdk_runtime.remove(self.prefix)
             path = os.path.join(self.dir, self.summary_name or "")

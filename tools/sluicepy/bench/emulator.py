@@ -1,12 +1,13 @@
-#!/usr/bin/python3
 """The one-server fabric's speed in exact fabric time (docs/benchmarks.md,
 "The emulator"): for named scenarios, a workload runs through a fabric
 under each scheme, and the tool prints port transmissions per wall second
-of the one worker lcore, wall seconds per fabric second, and the run's peak
-memory (resident set of the process, and the most mbufs in use at once).
+of the one worker lcore, wall seconds per fabric second, the CPU seconds of
+the sluice process (from its wait4), and the run's peak memory (resident
+set of the process, and the most mbufs in use at once).
 
-    tools/emubench [--scenarios leafspine-10g,...] [--schemes droptail,bfc]
-                   [--transports none,dctcp,...] [--repeat 3] [--out runs/emubench]
+    tools/bench emulator [--scenarios leafspine-10g,...] [--schemes droptail,bfc]
+                         [--transports none,dctcp,...] [--repeat 3]
+                         [--out runs/bench/emulator]
 
 A port transmission is any frame a port hands to its link or capture (the
 summary's tx packets, summed over ports); the rate is transmissions over
@@ -38,29 +39,24 @@ scheme's replay (none) row of this invocation.
 --memory huge runs on 2 MB hugepages reserved for each run and given back
 (root), instead of --no-huge's 4 KiB pages (what tools/experiment uses). A
 benchmark, not a test: nothing is asserted but that the runs worked and
-repeated (the same transmissions and elements each time).
+repeated (the same transmissions and elements each time). OUT gets
+emubench.json (every row), table.md and provenance.json.
 """
 
 import argparse
 import contextlib
 import json
 import os
-import resource
 import shutil
 import statistics
-import subprocess
-import sys
 import time
 
 import yaml
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+from .. import cli, counters, eal_memory, experiment as exp, hugepages, provenance, sluice
 
-from sluicepy import cli, dpdk_runtime, eal_memory, hugepages  # noqa: E402
-
+ROOT = sluice.ROOT
 PY = "/usr/bin/python3"
-REPLAY_LEAD_S = 0.05  # kReplayLeadNs in switch/main.cc
 
 SCENARIOS = {
     "leafspine-10g": dict(config="conf/leafspine.yaml", rate="10Gbps", load=0.6, seconds=0.2,
@@ -80,7 +76,7 @@ SCENARIOS = {
 }
 
 
-def scheme_args(exp, scheme, transport="none"):
+def scheme_args(scheme, transport="none"):
     return exp.parse_args(["--config", "x", "--schemes", scheme, "--workload", "w", "--out", "o",
                            "--clock", "exact", "--transport", transport])
 
@@ -99,47 +95,38 @@ def workload(out, name, sc, seconds, seed):
     return d
 
 
-def run_once(args, exp, name, sc, scheme, wl, seconds, transport="none"):
+def run_once(args, name, sc, scheme, wl, seconds, transport="none"):
     d = os.path.join(args.out, name, scheme if transport == "none" else scheme + "-" + transport)
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(os.path.join(d, "capture"))
     os.symlink(wl, os.path.join(d, "workload"))
     with open(os.path.join(ROOT, sc["config"])) as f:
         conf = yaml.safe_load(f)
-    conf = exp.apply_scheme(conf, scheme, scheme_args(exp, scheme, transport))
+    conf = exp.apply_scheme(conf, scheme, scheme_args(scheme, transport))
     with open(os.path.join(d, "sluice.yaml"), "w") as f:
         yaml.safe_dump(conf, f, sort_keys=False)
-    duration = REPLAY_LEAD_S + seconds + sc["drain"]
+    duration = sluice.REPLAY_LEAD_S + seconds + sc["drain"]
     mem = eal_memory.needed_mib(args.sluice, "sluice.yaml", d)
-    memory = (["--in-memory"] if args.memory == "huge" else ["--no-huge", "-m", str(mem)])
-    cmd = [args.sluice] + memory + ["--no-pci", "-l", "0,1",
-           "--file-prefix", "emubench-%d" % os.getpid(), "--log-level", "lib.eal:warning", "--",
-           "--config", "sluice.yaml", "--duration", "%.6f" % duration, "--stats-interval", "0",
-           "--summary-json", "summary.json"]
+    eal = (["--in-memory", "--no-pci", "-l", "0,1"] if args.memory == "huge"
+           else ["--no-huge", "-m", str(mem), "--no-pci", "-l", "0,1"])
     with contextlib.ExitStack() as stack:
         if args.memory == "huge":
             stack.enter_context(hugepages.reserved(mem))
-        with open(os.path.join(d, "sluice.log"), "w") as log:
-            proc = subprocess.Popen(cmd, cwd=d, stdout=log, stderr=subprocess.STDOUT)
-            _, status, usage = os.wait4(proc.pid, 0)
-    rc = os.waitstatus_to_exitcode(status)
-    dpdk_runtime.check_run("emubench-%d" % os.getpid(), rc, os.path.join(d, "sluice.log"))
-    with open(os.path.join(d, "summary.json")) as f:
-        s = json.load(f)
+        run = sluice.run(args.sluice, d, duration, eal=eal, memory=False,
+                         prefix="emubench-%d" % os.getpid(), echo=False)
+    s = run.summary
     clock = s["clock"]
-    if clock.get("calendar_misses") or clock.get("stopped_stuck"):
-        raise cli.ToolError("%s %s: exact time misbehaved: %s" % (name, scheme, clock))
     pool = next((p for p in s.get("mbuf_pools", []) if "peak_in_use" in p), {})
     ports = sum(len(sw["ports"]) for sw in s["switches"])
     return {"transmissions": clock["transmissions"], "fabric_s": clock["fabric_seconds"],
             "wall_s": clock["wall_seconds"], "events": clock["events"],
-            "rss_mb": usage.ru_maxrss / 1024.0, "mbufs_peak": pool.get("peak_in_use"),
+            "cpu_s": run.cpu_s, "rss_mb": run.rss_mb, "mbufs_peak": pool.get("peak_in_use"),
             "mbufs": pool.get("size"), "ports": ports, "switches": len(s["switches"]),
-            "drops": sum(sum(p["drops"].values()) for sw in s["switches"] for p in sw["ports"])}
+            "drops": counters.total_drops(s)}
 
 
-def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+def main(argv):
+    p = argparse.ArgumentParser(prog="tools/bench emulator", description=__doc__.split("\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--scenarios", default="leafspine-10g,leafspine-10g-idle",
                    help="comma-separated, from: " + ", ".join(SCENARIOS))
@@ -153,14 +140,13 @@ def main(argv=None):
     p.add_argument("--memory", choices=("nohuge", "huge"), default="nohuge",
                    help="DPDK memory: --no-huge with -m (as tools/experiment runs), or 2 MB "
                         "hugepages reserved for each run and given back (root)")
-    p.add_argument("--out", default=os.path.join(ROOT, "runs", "emubench"))
-    p.add_argument("--sluice", default=os.path.join(ROOT, "build", "switch", "sluice"))
+    p.add_argument("--out", default=os.path.join(ROOT, "runs", "bench", "emulator"))
+    p.add_argument("--sluice", default=sluice.BINARY)
     a = p.parse_args(argv)
     names = [n.strip() for n in a.scenarios.split(",") if n.strip()]
     for n in names:
         if n not in SCENARIOS:
             p.error("unknown scenario %r; known: %s" % (n, ", ".join(SCENARIOS)))
-    exp = cli.load_tool("experiment")
     schemes = [s.strip() for s in a.schemes.split(",") if s.strip()]
     for s in schemes:
         if s not in exp.SCHEMES:
@@ -175,7 +161,7 @@ def main(argv=None):
         seconds = sc["seconds"] or a.fabric_ms / 1000.0
         wl = workload(a.out, name, sc, seconds, a.seed)
         for scheme, transport in [(s, t) for s in schemes for t in transports]:
-            runs = [run_once(a, exp, name, sc, scheme, wl, seconds, transport)
+            runs = [run_once(a, name, sc, scheme, wl, seconds, transport)
                     for _ in range(a.repeat)]
             first = runs[0]
             for r in runs[1:]:
@@ -185,14 +171,16 @@ def main(argv=None):
             row = dict(first, scenario=name, scheme=scheme, transport=transport, wall_s=wall,
                        memory=a.memory,
                        walls=[round(r["wall_s"], 3) for r in runs],
+                       cpu_s=statistics.median(r["cpu_s"] for r in runs),
                        rss_mb=max(r["rss_mb"] for r in runs))
             row["mtx_per_s"] = row["transmissions"] / wall / 1e6 if wall else 0.0
             row["wall_per_fabric"] = wall / row["fabric_s"] if row["fabric_s"] else 0.0
             rows.append(row)
-            print("emubench: %s %s %s: %d transmissions in %.3f s of fabric time, wall %s s"
+            print("bench emulator: %s %s %s: %d transmissions in %.3f s of fabric time, wall %s s"
                   % (name, scheme, transport, row["transmissions"], row["fabric_s"],
                      row["walls"]), flush=True)
     print()
+
     def ns_per_tx(r):
         return r["wall_s"] / r["transmissions"] * 1e9 if r["transmissions"] else 0.0
 
@@ -203,25 +191,27 @@ def main(argv=None):
             return "-"
         return "%.2f" % (ns_per_tx(r) / ns_per_tx(base))
 
-    print("| scenario | scheme | transport | memory | switches / ports | transmissions | fabric s | "
-          "wall s (median) | M transmissions / wall s | wall s per fabric s | "
-          "ns per transmission | vs replay | elements per transmission | drops | peak RSS MB | "
-          "mbufs peak / pool |")
-    print("|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    lines = ["| scenario | scheme | transport | memory | switches / ports | transmissions | "
+             "fabric s | wall s (median) | CPU s (median) | M transmissions / wall s | "
+             "wall s per fabric s | ns per transmission | vs replay | elements per transmission "
+             "| drops | peak RSS MB | mbufs peak / pool |",
+             "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
-        print("| %s | %s | %s | %s | %d / %d | %d | %.4f | %.3f | %.2f | %.2f | %.0f | %s | %.2f | "
-              "%d | %.0f | %s / %s |"
-              % (r["scenario"], r["scheme"], r["transport"], r["memory"], r["switches"],
-                 r["ports"],
-                 r["transmissions"],
-                 r["fabric_s"], r["wall_s"], r["mtx_per_s"], r["wall_per_fabric"], ns_per_tx(r),
-                 ratio(r), r["events"] / r["transmissions"] if r["transmissions"] else 0, r["drops"],
-                 r["rss_mb"], r["mbufs_peak"], r["mbufs"]))
+        lines.append(
+            "| %s | %s | %s | %s | %d / %d | %d | %.4f | %.3f | %.3f | %.2f | %.2f | %.0f | %s | "
+            "%.2f | %d | %.0f | %s / %s |"
+            % (r["scenario"], r["scheme"], r["transport"], r["memory"], r["switches"], r["ports"],
+               r["transmissions"], r["fabric_s"], r["wall_s"], r["cpu_s"], r["mtx_per_s"],
+               r["wall_per_fabric"], ns_per_tx(r), ratio(r),
+               r["events"] / r["transmissions"] if r["transmissions"] else 0, r["drops"],
+               r["rss_mb"], r["mbufs_peak"], r["mbufs"]))
+    print("\n".join(lines))
     os.makedirs(a.out, exist_ok=True)
+    with open(os.path.join(a.out, "table.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
     with open(os.path.join(a.out, "emubench.json"), "w") as f:
         json.dump({"time": time.strftime("%Y-%m-%d %H:%M:%S"), "rows": rows}, f, indent=2)
+    provenance.write(a.out, seeds=[a.seed],
+                     configs=[os.path.join(ROOT, SCENARIOS[n]["config"]) for n in names],
+                     binaries=[a.sluice])
     return 0
-
-
-if __name__ == "__main__":
-    cli.main_wrapper("emubench", main)

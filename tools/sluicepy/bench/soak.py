@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """A bounded soak of sluice: a BFC fabric at full rate for --minutes, with
 memory, counters and ports watched (docs/soak.md).
 
@@ -24,10 +23,11 @@ The run passes when:
   no port stalls    between every two samples every port's rx and tx
                     packets grew (every port carries traffic all the time).
 
-OUT gets samples.csv, summary.json, sluice.log and result.json; one line
-per check and PASS/FAIL is printed, and the exit status is 1 on a FAIL.
+OUT gets samples.csv, summary.json, sluice.log, result.json (with the run's
+CPU seconds and peak RSS from its wait4) and provenance.json; one line per
+check and PASS/FAIL is printed, and the exit status is 1 on a FAIL.
 
-    flock /tmp/sluice-heavy.lock tools/soak --minutes 10 --out runs/soak
+    flock /tmp/sluice-heavy.lock tools/bench soak --minutes 10 --out runs/bench/soak
 """
 
 import argparse
@@ -36,21 +36,17 @@ import json
 import os
 import signal
 import socket
-import subprocess
-import sys
 import time
 import urllib.request
 
 import yaml
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+from .. import cli, counters, provenance, sluice, units
+from ..payload import HEADERS_LEN, FrameBuilder
+from ..pcapio import PcapWriter
 
-from sluicepy import cli, dpdk_runtime, units  # noqa: E402
-from sluicepy.payload import HEADERS_LEN, FrameBuilder  # noqa: E402
-from sluicepy.pcapio import PcapWriter  # noqa: E402
-
-PROG = "soak"
+ROOT = sluice.ROOT
+PROG = "bench soak"
 FRAME_APP = 1448   # 1514-byte frames
 OVERHEAD = 24      # preamble, IFG, FCS on the wire
 HOSTS = 4          # h0, h1 on leaf0; h2, h3 on leaf1
@@ -58,9 +54,11 @@ PASSES = 1000      # frames per destination flow in one pass of a capture
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="tools/" + PROG, description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="tools/" + PROG, description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog="\n\n".join(__doc__.split("\n\n")[1:]))
     p.add_argument("--minutes", type=float, required=True, help="how long traffic runs")
-    p.add_argument("--out", required=True)
+    p.add_argument("--out", default=os.path.join(ROOT, "runs", "bench", "soak"))
     p.add_argument("--rate", default="1Gbps", help="every link's rate (default %(default)s)")
     p.add_argument("--flows", type=int, default=16,
                    help="flows from each host to each remote host (default %(default)s)")
@@ -72,7 +70,7 @@ def parse_args(argv):
     p.add_argument("--pool-slack", type=float, default=0.02,
                    help="mbuf pool in-use growth allowed between the halves, as a fraction of "
                         "the pool (default %(default)s)")
-    p.add_argument("--sluice", default=os.path.join(ROOT, "build", "switch", "sluice"))
+    p.add_argument("--sluice", default=sluice.BINARY)
     p.add_argument("--eal", default="--no-huge -m 1024 --no-pci -l 0,1")
     a = p.parse_args(argv)
     if a.minutes <= 0:
@@ -246,17 +244,13 @@ def check_stalls(rows):
                         if not stalled else "did not grow: " + "; ".join(stalled[:10]))}]
 
 
-def total_drops(port):
-    return sum(port.get("drops", {}).values())
-
-
 def check_conservation(summary):
     out = []
     for sw in summary["switches"]:
         ports = sw["ports"]
         rx = sum(p["rx_packets"] for p in ports)
         fwd = sum(p["tx_packets"] - p["tx_generated_packets"] for p in ports)
-        drops = sum(total_drops(p) for p in ports)
+        drops = sum(counters.port_drops(p) for p in ports)
         queued = sum(p["queued_at_stop"] for p in ports)
         consumed = sum(p["rx_consumed_packets"] for p in ports)
         reasons = {}
@@ -275,41 +269,32 @@ def check_conservation(summary):
 # ---------------------------------------------------------------- the run
 
 def run(a, out, wdir):
+    """The soak run: samples every --interval; returns (samples, the Run)."""
     mport = free_port()
     with open(os.path.join(out, "sluice.yaml"), "w") as f:
         yaml.safe_dump(config(a, wdir, mport), f, sort_keys=False)
     seconds = a.minutes * 60
-    cmd = ([a.sluice] + a.eal.split() + ["--file-prefix", f"soak{os.getpid()}",
-                                         "--log-level", "lib.eal:warning", "--",
-                                         "--config", "sluice.yaml", "--stats-interval", "0",
-                                         "--summary-json", "summary.json"])
-    print("+", " ".join(cmd), flush=True)
+    proc = sluice.start(a.sluice, out, None, eal=a.eal, prefix=sluice.new_prefix("soak"))
     rows = []
-    with open(os.path.join(out, "sluice.log"), "w") as log:
-        proc = subprocess.Popen(cmd, cwd=out, stdout=log, stderr=subprocess.STDOUT)
-        try:
-            t0 = wait_for_metrics(proc, mport, out)
-            next_t = t0
-            while time.monotonic() - t0 < seconds:
-                next_t += a.interval_s
-                time.sleep(max(0.0, next_t - time.monotonic()))
-                if proc.poll() is not None:
-                    raise cli.ToolError(f"sluice exited early ({cli.exit_text(proc.returncode)}); "
-                                        f"see {out}/sluice.log")
-                rows.append(sample(proc.pid, mport, t0))
-                r = rows[-1]
-                print(f"{PROG}: {r['t_s']:7.1f} s  RSS {r['rss_bytes'] / 2**20:.1f} MiB  "
-                      f"mbufs in use {r['pool_in_use']}/{r['pool_size']}", flush=True)
-            proc.send_signal(signal.SIGINT)
-            rc = proc.wait(timeout=60)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-            dpdk_runtime.remove(f"soak{os.getpid()}")  # what a killed run leaves
-    if rc != 0:
-        raise cli.ToolError(f"sluice failed ({cli.exit_text(rc)}); see {out}/sluice.log")
-    return rows
+    try:
+        t0 = wait_for_metrics(proc, mport, out)
+        next_t = t0
+        while time.monotonic() - t0 < seconds:
+            next_t += a.interval_s
+            time.sleep(max(0.0, next_t - time.monotonic()))
+            if proc.poll() is not None:
+                raise cli.ToolError(f"sluice exited early ({cli.exit_text(proc.poll())}); "
+                                    f"see {out}/sluice.log")
+            rows.append(sample(proc.pid, mport, t0))
+            r = rows[-1]
+            print(f"{PROG}: {r['t_s']:7.1f} s  RSS {r['rss_bytes'] / 2**20:.1f} MiB  "
+                  f"mbufs in use {r['pool_in_use']}/{r['pool_size']}", flush=True)
+    finally:
+        proc.signal(signal.SIGINT)
+        done = proc.finish(timeout=60, check=False)
+    if done.rc != 0:
+        raise cli.ToolError(f"sluice failed ({cli.exit_text(done.rc)}); see {out}/sluice.log")
+    return rows, done
 
 
 def wait_for_metrics(proc, port, out):
@@ -318,7 +303,7 @@ def wait_for_metrics(proc, port, out):
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise cli.ToolError(f"sluice did not start ({cli.exit_text(proc.returncode)}); see "
+            raise cli.ToolError(f"sluice did not start ({cli.exit_text(proc.poll())}); see "
                                 f"{out}/sluice.log")
         try:
             scrape(port)
@@ -345,9 +330,9 @@ def main(argv):
     os.makedirs(out, exist_ok=True)
     wdir = os.path.join(out, "workload")
     write_captures(a, wdir)
-    rows = run(a, out, wdir)
+    rows, done = run(a, out, wdir)
     write_samples(rows, os.path.join(out, "samples.csv"))
-    summary = cli.load_json(os.path.join(out, "summary.json"), "sluice summary")
+    summary = done.summary
     checks = (check_memory(rows, a) + check_pool_returned(summary) + check_conservation(summary)
               + check_stalls(rows))
     first, last = rows[0], rows[-1]
@@ -361,9 +346,7 @@ def main(argv):
     with open(os.path.join(out, "result.json"), "w") as f:
         json.dump({"minutes": a.minutes, "rate": a.rate, "flows": a.flows, "pass": ok,
                    "checks": checks, "tx_frames_per_second": rates,
-                   "mbuf_pools": summary.get("mbuf_pools"), "samples": len(rows)}, f, indent=2)
+                   "mbuf_pools": summary.get("mbuf_pools"), "samples": len(rows),
+                   "sluice": done.record()}, f, indent=2)
+    provenance.write(out, binaries=[a.sluice])
     return 0 if ok else 1
-
-
-if __name__ == "__main__":
-    sys.exit(cli.main_wrapper(PROG, main, sys.argv[1:]))

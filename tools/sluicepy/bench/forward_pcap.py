@@ -1,5 +1,4 @@
-#!/usr/bin/python3
-"""Writes the input pcaps that tools/bench replays through testpmd and sluice.
+"""The input pcaps that tools/bench forward replays through testpmd and sluice.
 
 One pcap per frame size, each holding one frame of every flow: FLOWS flows
 (half UDP, half TCP) from hosts in 10.0.0.0/16 to DESTINATIONS addresses spread
@@ -11,24 +10,15 @@ Sizes are wire frame sizes including the 4-byte FCS, as in RFC 2544: a
 "64-byte" frame is stored as 60 bytes in the pcap (DPDK never sees the FCS).
 The output is the same on every run (fixed seed).
 
-  tools/bench-pcap --out-dir DIR [--sizes 64,1024] [--flows N] [--destinations N]
+  write(out_dir, sizes=(64, 1024), flows=1024, destinations=256)
 """
 
-import argparse
 import os
 import random
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from .. import cli
 
-from sluicepy import cli  # noqa: E402
-
-from scapy.layers.inet import IP, TCP, UDP  # noqa: E402
-from scapy.layers.l2 import Ether  # noqa: E402
-from scapy.packet import Raw  # noqa: E402
-from scapy.utils import wrpcap  # noqa: E402
-
-# Must agree with tools/bench.
+# Must agree with forward.py.
 INGRESS_MAC = "02:00:00:00:00:01"
 SENDER_MAC = "02:00:00:00:00:a1"
 SRC_NET = (10, 0)   # senders: 10.0.0.0/16 behind p0
@@ -37,7 +27,7 @@ FCS_LEN = 4
 SEED = 20240611
 
 
-def destinations(rng, count):
+def destinations_of(rng, count):
     """count distinct addresses in DST_NET, spread over the whole /16."""
     picked = set()
     while len(picked) < count:
@@ -46,6 +36,9 @@ def destinations(rng, count):
 
 
 def make_frame(rng, i, dst, wire_size):
+    from scapy.layers.inet import IP, TCP, UDP
+    from scapy.layers.l2 import Ether
+    from scapy.packet import Raw
     src = "%d.%d.%d.%d" % (SRC_NET + (rng.randint(0, 255), rng.randint(1, 254)))
     ip = IP(src=src, dst="%d.%d.%d.%d" % (DST_NET + dst), ttl=64, id=i & 0xFFFF)
     sport, dport = rng.randint(1024, 65535), rng.randint(1, 65535)
@@ -61,24 +54,19 @@ def make_frame(rng, i, dst, wire_size):
     return frame
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out-dir", required=True)
-    ap.add_argument("--sizes", default="64,1024", help="wire frame sizes incl. FCS")
-    ap.add_argument("--flows", type=int, default=1024)
-    ap.add_argument("--destinations", type=int, default=256)
-    args = ap.parse_args()
-    if not 0 < args.destinations <= args.flows:
+def write(out_dir, sizes=(64, 1024), flows=1024, destinations=256):
+    """One pcap per wire frame size, out_dir/bench-<size>.pcap; returns
+    their paths."""
+    from scapy.utils import wrpcap
+    if not 0 < destinations <= flows:
         raise cli.ToolError("need 0 < destinations <= flows")
-    os.makedirs(args.out_dir, exist_ok=True)
-    for size in (int(s) for s in args.sizes.split(",")):
+    os.makedirs(out_dir, exist_ok=True)
+    paths = []
+    for size in sizes:
         rng = random.Random(SEED)  # same flows for every size
-        dsts = destinations(rng, args.destinations)
-        frames = [make_frame(rng, i, dsts[i % len(dsts)], size) for i in range(args.flows)]
-        path = os.path.join(args.out_dir, "bench-%d.pcap" % size)
+        dsts = destinations_of(rng, destinations)
+        frames = [make_frame(rng, i, dsts[i % len(dsts)], size) for i in range(flows)]
+        path = os.path.join(out_dir, "bench-%d.pcap" % size)
         wrpcap(path, frames)
-        print("bench-pcap: wrote %s (%d frames of %d bytes + FCS)" % (path, len(frames), size - FCS_LEN))
-
-
-if __name__ == "__main__":
-    cli.main_wrapper("bench-pcap", main)
+        paths.append(path)
+    return paths
