@@ -152,10 +152,10 @@ class OneLine(unittest.TestCase):
         self.assert_one_line(proc, "tools/netns",
                              "N must be 1..256" if os.geteuid() == 0 else "must run as root")
 
-    def test_pcap_writers_unwritable_output(self):
-        for tool in ("bench-pcap", "gen-default-pcap"):
-            proc = common.run_tool_status(tool, "--out-dir", "/proc/sluice-test/no")
-            self.assert_one_line(proc, tool, "/proc/sluice-test")
+    def test_pcap_writer_unwritable_output(self):
+        proc = common.run_tool_status("workload", "default-pcaps", "--out-dir",
+                                      "/proc/sluice-test/no")
+        self.assert_one_line(proc, "tools/workload", "/proc/sluice-test")
 
     def test_ctrl_c(self):
         started = os.path.join(self.dir, "started")

@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """Writes the pcaps that conf/default.yaml replays through sluice.
 
 conf/pcap/mixed_a.pcap arrives on port p0 (hosts 10.0.0.0/24) and is addressed
@@ -8,23 +7,18 @@ some ECT(0) packets, a few ARP requests for the port's own address, and a few
 frames sluice must drop (bad IPv4 checksum, TTL 1, IPv6, unknown ethertype) so
 the drop counters show something. The output is the same on every run.
 
-  tools/gen-default-pcap [--out-dir DIR] [--packets N] [--force]
+  tools/workload default-pcaps [--out-dir DIR] [--packets N] [--force]
 """
 
 import argparse
 import os
 import random
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-from sluicepy import cli  # noqa: E402
-
-from scapy.layers.inet import IP, TCP, UDP  # noqa: E402
-from scapy.layers.inet6 import IPv6  # noqa: E402
-from scapy.layers.l2 import ARP, Ether  # noqa: E402
-from scapy.packet import Raw  # noqa: E402
-from scapy.utils import wrpcap  # noqa: E402
+from scapy.layers.inet import IP, TCP, UDP
+from scapy.layers.inet6 import IPv6
+from scapy.layers.l2 import ARP, Ether
+from scapy.packet import Raw
+from scapy.utils import wrpcap
 
 # Must agree with conf/default.yaml.
 SIDES = {
@@ -119,13 +113,14 @@ def generate(side_name, count):
     return packets
 
 
-def main():
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv):
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    ap = argparse.ArgumentParser(prog="tools/workload default-pcaps",
+                                 description=__doc__.splitlines()[0])
     ap.add_argument("--out-dir", default=os.path.join(root, "conf", "pcap"))
     ap.add_argument("--packets", type=int, default=4000, help="frames per pcap")
     ap.add_argument("--force", action="store_true", help="rewrite existing pcaps")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     os.makedirs(args.out_dir, exist_ok=True)
     for side_name in ("a", "b"):
         path = os.path.join(args.out_dir, f"mixed_{side_name}.pcap")
@@ -136,7 +131,3 @@ def main():
         os.replace(tmp, path)
         print(f"wrote {path}")
     return 0
-
-
-if __name__ == "__main__":
-    cli.main_wrapper("gen-default-pcap", main)
