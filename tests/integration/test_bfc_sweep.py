@@ -30,7 +30,6 @@ import csv
 import json
 import os
 import subprocess
-import sys
 
 import yaml
 

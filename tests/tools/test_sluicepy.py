@@ -7,7 +7,6 @@ fake sluice (tests/tools/common.py) stands in for the emulator."""
 
 import json
 import os
-import subprocess
 import tempfile
 import unittest
 
