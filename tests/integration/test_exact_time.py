@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Exact fabric time repeats byte for byte (docs/testbed.md, "Exact fabric
 time"). The leaf-spine replays 20 ms of web-search traffic at load 0.3 with
-a 4-to-1 incast, under three fabrics that each combine mechanisms and
-random choices:
+a 4-to-1 incast, under four fabrics that each combine mechanisms and
+random choices (tools/sluicepy/exact_fabrics.py, shared with
+tools/fingerprint):
 
 - bfc+tcd: BFC between the switches with BFC NICs at the hosts, TCD marking,
   one lossy uplink (1 % loss);
@@ -35,76 +36,21 @@ import subprocess
 import sys
 import time
 
-import yaml
-
 import harness
 from harness import check
 
-DURATION = "0.02"
-RUN_SECONDS = 0.2  # --duration: the replay's 50 ms lead, the traffic, its drain
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+from sluicepy import exact_fabrics  # noqa: E402
+from sluicepy.exact_fabrics import RUN_SECONDS  # noqa: E402
+
 # Fields of the summary that report the machine's time, not the fabric's.
 WALL_FIELDS = ("wall_seconds",)
 
 
-def make_workload(srcdir, out):
-    subprocess.run(["/usr/bin/python3", os.path.join(srcdir, "tools", "workload"),
-                    "--cdf", os.path.join(srcdir, "conf", "workloads", "websearch.cdf"),
-                    "--load", "0.3", "--link-rate", "10Gbps", "--hosts-from-config",
-                    os.path.join(srcdir, "conf", "leafspine.yaml"), "--duration", DURATION,
-                    "--seed", "7", "--out", out, "--incast-degree", "4", "--incast-receiver",
-                    "h2", "--incast-size", "256KB", "--incast-period", "0.005"],
-                   check=True, stdout=subprocess.DEVNULL)
-
-
-def lossy_uplink(conf, loss=0.01):
-    """leaf0/u0 and its spine end lose frames."""
-    for sw in conf["switches"]:
-        for p in sw["ports"]:
-            if (sw["name"], p["name"]) in (("leaf0", "u0"), ("spine0", "d0")):
-                p["loss"] = loss
-
-
-def fabric(srcdir, kind):
-    with open(os.path.join(srcdir, "conf", "leafspine.yaml")) as f:
-        conf = yaml.safe_load(f)
-    conf["clock"] = {"mode": "exact"}
-    conf["metrics"] = {"enabled": False}
-    for sw in conf["switches"]:
-        hosts = [p for p in sw["ports"] if p["role"] == "host"]
-        if kind == "bfc+tcd":
-            sw.setdefault("bfc", {})["enabled"] = True
-            sw["ecn"] = {"mode": "step", "k": "100KB"}
-            sw["tcd"] = {"enabled": True}
-            for p in hosts:
-                p["nic"] = {"mode": "bfc", "queue_by": "flow"}
-        elif kind == "floodgate":
-            sw["floodgate"] = {"enabled": True, "dst_pause": True, "sync": True,
-                               "sync_interval": "100us"}
-            for p in hosts:
-                p["nic"] = {"mode": "floodgate"}
-        elif kind == "dibs":
-            sw["dibs"] = {"enabled": True}
-            sw["ecn"] = {"mode": "red", "min": "20KB", "max": "200KB", "pmax": 0.2}
-        elif kind == "pfc":
-            sw["pfc"] = {"mode": "pfc", "xoff": "50KB"}
-            sw["ecn"] = {"mode": "step", "k": "100KB"}
-    if kind in ("bfc+tcd", "floodgate"):
-        lossy_uplink(conf)
-    return conf
-
-
 def run(binary, tmp, workload, conf, label, seed=1, disturb=False):
-    d = os.path.join(tmp, label)
-    os.makedirs(os.path.join(d, "capture"))
-    os.symlink(workload, os.path.join(d, "workload"))
-    conf = dict(conf, seed=seed)
-    with open(os.path.join(d, "sluice.yaml"), "w") as f:
-        yaml.safe_dump(conf, f)
-    cmd = [binary, "--no-huge", "-m", "1024", "--no-pci", "-l", "0,1",
-           "--file-prefix", "sluice-it-exact-%d" % os.getpid(), "--log-level",
-           "lib.eal:warning", "--", "--config", "sluice.yaml", "--duration", str(RUN_SECONDS),
-           "--stats-interval", "0", "--summary-json", "summary.json"]
-    env = dict(os.environ, SLUICE_EXACT_AUDIT="1")
+    d = exact_fabrics.prepare_run(tmp, workload, conf, label, seed=seed)
+    cmd = exact_fabrics.command(binary, "sluice-it-exact-%d" % os.getpid())
+    env = exact_fabrics.run_env()
     hogs = []
     if disturb:
         # One busy process per core, beside the worker and the main lcore.
@@ -190,9 +136,9 @@ def check_exact(label, summary, out):
 def test(binary, srcdir):
     with harness.TempDir("exact-time") as tmp:
         workload = os.path.join(tmp, "workload")
-        make_workload(srcdir, workload)
-        for kind in ("bfc+tcd", "floodgate", "dibs", "pfc"):
-            conf = fabric(srcdir, kind)
+        exact_fabrics.make_workload(srcdir, workload)
+        for kind in exact_fabrics.KINDS:
+            conf = exact_fabrics.fabric(srcdir, kind)
             d1, s1, o1 = run(binary, tmp, workload, conf, kind + "-1")
             d2, s2, o2 = run(binary, tmp, workload, conf, kind + "-disturbed", disturb=True)
             d3, s3, o3 = run(binary, tmp, workload, conf, kind + "-seed2", seed=2)
