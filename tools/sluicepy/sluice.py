@@ -93,11 +93,12 @@ class Process:
     goes to the log and, line by line, to the queue `lines` (None at the
     end), for a caller that reads sluice's periodic table while it runs
     (--stats-interval); new_session keeps a Ctrl-C meant for the caller
-    from reaching it."""
+    from reaching it; env replaces its environment."""
 
     def __init__(self, binary, run_dir, seconds=None, config="sluice.yaml", eal=None,
                  prefix=None, extra=(), wrapper=(), summary="summary.json", log="sluice.log",
-                 echo=True, memory=True, stats_interval=0, stream=False, new_session=False):
+                 echo=True, memory=True, stats_interval=0, stream=False, new_session=False,
+                 env=None):
         self.dir = os.path.abspath(run_dir)
         self.prefix = prefix or new_prefix()
         self.summary_name = summary
@@ -121,7 +122,7 @@ class Process:
             self.proc = subprocess.Popen(
                 self.cmd, cwd=self.dir, stdout=subprocess.PIPE if stream else log_file,
                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=stream or None,
-                errors="replace" if stream else None, start_new_session=new_session)
+                errors="replace" if stream else None, start_new_session=new_session, env=env)
         except OSError as e:
             log_file.close()
             raise cli.ToolError("cannot run sluice (%s): %s" % (binary, e.strerror or e))
@@ -223,10 +224,10 @@ def start(binary, run_dir, seconds=None, **kw):
     return Process(binary, run_dir, seconds, **kw)
 
 
-def run(binary, run_dir, seconds, timeout=None, check=True, **kw):
+def run(binary, run_dir, seconds, timeout=None, check=True, check_clock=True, **kw):
     """Runs sluice in run_dir for `seconds` (its --duration) and returns the
     finished Run (see Process and Process.finish)."""
-    return Process(binary, run_dir, seconds, **kw).finish(timeout, check)
+    return Process(binary, run_dir, seconds, **kw).finish(timeout, check, check_clock)
 
 
 def exact_timeout(seconds):
