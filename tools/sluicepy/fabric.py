@@ -615,14 +615,11 @@ PRESETS = {
             "buffers per port. The paper's incast: the first five servers (h0..h4) each send "
             "ten simultaneous 32 KB flows to the last (h5).",
             "",
-            "With capture-file hosts (open loop), where tools/dibs-testbed runs the same five "
-            "switches with Linux TCP hosts in network namespaces (docs/mechanisms/"
-            "dibs-testbed.md) and sizes each switch's buffer as 200 frames with alpha 1; "
-            "here it is the tools/fabric per-port model (ports x 100 frames, alpha 1 / (ports "
-            "- 1)). The paper gives no link delay; 5 us is tools/dibs-testbed's on its "
-            "switch-to-switch links, and here the host links have it too (tools/dibs-testbed's "
-            "veth host links have none). DCTCP "
-            "marking at K = 20 packets: tools/experiment --ecn-k 30280B. --link-rate 1Gbps.",
+            "tools/reproduce dibs-testbed runs it with the paper's TCP at the hosts "
+            "(docs/mechanisms/dibs-testbed.md). Each switch's buffer is the tools/fabric "
+            "per-port model (ports x 100 frames, alpha 1 / (ports - 1)). The paper gives no "
+            "link delay; every link here, host links included, has 5 us. DCTCP marking at K = 20 "
+            "packets: tools/experiment --ecn-k 30280B. --link-rate 1Gbps.",
         ],
     },
 }

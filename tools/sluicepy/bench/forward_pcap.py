@@ -4,7 +4,7 @@ One pcap per frame size, each holding one frame of every flow: FLOWS flows
 (half UDP, half TCP) from hosts in 10.0.0.0/16 to DESTINATIONS addresses spread
 over the routed prefix 10.1.0.0/16, so the LPM sees many destinations and ECMP
 or flow hashing sees many 5-tuples. Every frame is addressed to sluice's
-ingress port MAC (tools/bench's generated config uses the same constants).
+ingress port MAC (forward.py's generated configuration uses the same constants).
 
 Sizes are wire frame sizes including the 4-byte FCS, as in RFC 2544: a
 "64-byte" frame is stored as 60 bytes in the pcap (DPDK never sees the FCS).
