@@ -1,7 +1,7 @@
 """Forwarding benchmark: sluice with one worker lcore against dpdk-testpmd io.
 
 The same pcap (64-byte or 1 KB frames, 1024 flows to 256 destinations, from
-tools/bench forward (forward_pcap.py)) is replayed forever by net_pcap (infinite_rx=1) into a
+forward_pcap.py) is replayed forever by net_pcap (infinite_rx=1) into a
 net_null sink (no-rx=1, so the sink adds no traffic). testpmd forwards it in
 io mode; sluice routes it (parse, LPM, TTL, MAC rewrite) through the traffic
 manager of the egress port, once per scheme in --schemes:
@@ -45,7 +45,7 @@ manager of the egress port, once per scheme in --schemes:
   tcd        TCD on (SPEC 4.4): tcd q_th 100KB, both ports role host, rate
              0. Nothing pauses the ports, so no queue is ever OFF; each pass
              looks for pauses and the timer settles the detectors. The
-             benchmark pcap's frames are all Not-ECT (tools/bench forward (forward_pcap.py)
+             benchmark pcap's frames are all Not-ECT (forward_pcap.py
              writes ECN 0 and has no option for ECT), so TCD's departure
              reads the ECN field and returns without evaluating the queue's
              state or marking: this is TCD's cost on non-ECN traffic, not
