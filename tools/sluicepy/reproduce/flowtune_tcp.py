@@ -371,7 +371,7 @@ def run_updates(tb, cdf, a, gate):
 
 
 def update_figures(cdf, a, summary, allocator_out, flows):
-    """The wire cost of the control messages as tools/flowtune-updates
+    """The wire cost of the control messages as tools/reproduce flowtune-updates
     counts it, over hosts x rate x seconds of capacity."""
     ft = summary["switches"][0]["flowtune"]
     capacity_bits = (SENDERS + 1) * a.rate_bps * a.update_seconds
