@@ -38,7 +38,8 @@ Every sluice run goes through the fidelity gate (docs/testbed.md); a run
 over the limits is written, marked "NOT VALID", and the tool exits 3 unless
 --allow-unfaithful. With --lock FILE each point's runs hold that flock while
 they run, so other heavy jobs that take it interleave between points (do not
-run the tool itself under the same lock). docs/mechanisms/bfc-sweeps.md has the figures.
+run the tool itself under the same lock). docs/mechanisms/bfc-testbed.md has
+the figures.
 """
 
 import argparse
