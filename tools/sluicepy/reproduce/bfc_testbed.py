@@ -300,7 +300,7 @@ def run_all(a, conf, out):
     # Open-loop hosts (--host-nic plain): the paper's traffic came from the
     # switch's on-chip packet generator, with no congestion control (6.1).
     experiment = [PY, os.path.join(ROOT, "tools", "experiment"), "--config", a.config,
-                  "--host-nic", "plain",
+                  "--host-nic", "plain", "--seed", str(a.seed),
                   "--link-rate", host_rate, "--base-rtt", f"{2 * delay:.9f}",
                   "--drain", a.drain, "--sluice", a.sluice] + fidelity.child_arguments(a)
     cli.run_step(experiment + ["--schemes", ",".join(SCHEMES), "--workload", workload,

@@ -227,7 +227,7 @@ def run_experiment(a, config, workload, schemes, d, trace_interval):
     if a.rerun or not os.path.exists(os.path.join(wl, "flows.csv")):
         generate_workload(workload, config, workload.seed, wl)
     cmd = [PY, os.path.join(ROOT, "tools", "experiment"), "--config", config,
-           "--workload", wl, "--schemes", ",".join(schemes),
+           "--workload", wl, "--seed", str(workload.seed), "--schemes", ",".join(schemes),
            "--link-rate", a.link_rate, "--pfc-xoff", a.pfc_xoff, "--drain", str(a.drain),
            "--queue-trace", a.fabric.trace_ports(), "--queue-trace-interval", trace_interval,
            "--sluice", a.sluice, "--out", d] + fidelity.child_arguments(a)
