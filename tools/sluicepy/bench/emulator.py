@@ -155,6 +155,8 @@ def main(argv):
     for t in transports:
         if t not in exp.TRANSPORTS:
             p.error("unknown transport %r; known: %s" % (t, ", ".join(exp.TRANSPORTS)))
+    # Absolute: each run directory links to its workload.
+    a.out = os.path.abspath(a.out)
     rows = []
     for name in names:
         sc = SCENARIOS[name]
