@@ -3,7 +3,7 @@
 time"). The leaf-spine replays 20 ms of web-search traffic at load 0.3 with
 a 4-to-1 incast, under four fabrics that each combine mechanisms and
 random choices (tools/sluicepy/exact_fabrics.py, shared with
-tools/fingerprint):
+tools/bench fingerprint):
 
 - bfc+tcd: BFC between the switches with BFC NICs at the hosts, TCD marking,
   one lossy uplink (1 % loss);
