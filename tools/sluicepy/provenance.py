@@ -4,7 +4,7 @@ experiment, reproduction and benchmark writes one, with
   command      the command line (argv) and the working directory
   git          the commit, and whether the tree had uncommitted changes
   binaries     each program it ran (sluice, sluice-allocator, ...): path,
-               sha256, GNU build id, `--version`
+               sha256, GNU build id, and sluice's `--version`
   configs      sha256 of every configuration the runs used: the inputs
                named on the command line and every *.yaml under the output
                directory (the per-run configurations the tool wrote)
@@ -62,15 +62,22 @@ def build_id(path):
     return m.group(1) if m else None
 
 
+# Programs known to answer --version and exit; anything else could start
+# running (sluice-allocator takes it for an option with a value).
+ANSWERS_VERSION = ("sluice",)
+
+
 def binary(path):
-    """A program's identity: path, sha256, build id and --version."""
+    """A program's identity: path, sha256, build id, and --version for the
+    programs in ANSWERS_VERSION."""
     if not path or not os.path.exists(path):
         return {"path": path, "missing": True}
     path = os.path.abspath(path)
     out = {"path": path, "sha256": sha256(path), "build_id": build_id(path)}
-    version = _output([path, "--version"])
-    if version:
-        out["version"] = version.splitlines()[0]
+    if os.path.basename(path) in ANSWERS_VERSION:
+        version = _output([path, "--version"])
+        if version:
+            out["version"] = version.splitlines()[0]
     return out
 
 
