@@ -126,7 +126,8 @@ def run_once(args, name, sc, scheme, wl, seconds, transport="none"):
 
 
 def main(argv):
-    p = argparse.ArgumentParser(prog="tools/bench emulator", description=__doc__.split("\n")[0],
+    p = argparse.ArgumentParser(prog="tools/bench emulator",
+                                description=" ".join(__doc__.split("\n\n")[0].split()),
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--scenarios", default="leafspine-10g,leafspine-10g-idle",
                    help="comma-separated, from: " + ", ".join(SCENARIOS))
