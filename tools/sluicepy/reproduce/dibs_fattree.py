@@ -53,7 +53,8 @@ import time
 
 import yaml
 
-from .. import cli, counters, eal_memory, experiment as exp, provenance, sluice, workload_gen
+from .. import cli, counters, eal_memory, experiment as exp, provenance, sluice, spread
+from .. import workload_gen
 from ..cdf import FlowSizeCdf
 from ..fct_analysis import nearest_rank as percentile
 from ..hosts import hosts_from_config
@@ -330,6 +331,7 @@ def write_results(a, rows):
     pairs = {}
     for r in rows:
         pairs.setdefault((r["seed"], r["tag"]), {})[r["scheme"]] = r
+    over_seeds = {}
     for (seed, tag), p in pairs.items():
         if "dctcp" in p and "dibs" in p:
             c, b = p["dctcp"], p["dibs"]
@@ -339,6 +341,15 @@ def write_results(a, rows):
             cost = (sb - sc) if sc is not None and sb is not None else float("nan")
             print(f"seed {seed} {tag}: DIBS lowers the p99 QCT by {gain:.2f} ms; the p99 FCT "
                   f"of 1-10 KB background flows moves by {cost:+.2f} ms")
+            o = over_seeds.setdefault(tag, {"seeds": [], "gain": [], "cost": []})
+            o["seeds"].append(seed)
+            o["gain"].append(gain if math.isfinite(gain) else None)
+            o["cost"].append(cost if math.isfinite(cost) else None)
+    for tag, o in over_seeds.items():
+        if len(o["seeds"]) > 1:
+            print(f"seeds {','.join(map(str, o['seeds']))} {tag}: DIBS lowers the p99 QCT by "
+                  f"{spread.text(o['gain'], '%.2f')} ms, mean (min-max); the p99 FCT of 1-10 KB "
+                  f"background flows moves by {spread.text(o['cost'], '%+.2f')} ms")
     for k, v in PAPER.items():
         print(f"paper: {v}")
     with open(os.path.join(a.out, "results.json"), "w") as f:

@@ -49,7 +49,7 @@ import shutil
 import yaml
 
 from .. import cli, counters, experiment as exp, fct_analysis, provenance, queue_trace, sluice
-from .. import workload_gen
+from .. import spread, workload_gen
 from ..cdf import FlowSizeCdf
 from ..fct_analysis import nearest_rank as percentile
 from ..hosts import hosts_from_config
@@ -337,6 +337,7 @@ def write_results(a, rows):
               f"({r.get('cpu_s', float('nan')):.0f}) | "
               f"{r['rss_mb']:.0f} |")
     by = {(r["seed"], r["scheme"]): r for r in rows}
+    over_seeds = {}
     for (seed, label), r in sorted(by.items()):
         if label.endswith("+FG") or (seed, label + "+FG") not in by:
             continue
@@ -346,6 +347,14 @@ def write_results(a, rows):
               f"{r['max_tor_up_kb']:.0f} -> {f['max_tor_up_kb']:.0f}, core {r['max_core_kb']:.0f} -> "
               f"{f['max_core_kb']:.0f}, ToR-down {r['max_tor_down_kb']:.0f} -> "
               f"{f['max_tor_down_kb']:.0f} KB")
+        o = over_seeds.setdefault(label, {"seeds": [], "mean": [], "p99": []})
+        o["seeds"].append(seed)
+        o["mean"].append(f["fct_mean_us"] / r["fct_mean_us"])
+        o["p99"].append(f["fct_p99_us"] / r["fct_p99_us"])
+    for label, o in over_seeds.items():
+        if len(o["seeds"]) > 1:
+            print(f"seeds {','.join(map(str, o['seeds']))} {label} -> {label}+FG, mean (min-max): "
+                  f"FCT mean x{spread.text(o['mean'], '%.2f')}, p99 x{spread.text(o['p99'], '%.2f')}")
     print("(" + PAPER + ")")
     if rows:
         plot(a, rows)

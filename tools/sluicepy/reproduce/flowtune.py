@@ -72,6 +72,7 @@ import subprocess
 import yaml
 
 from .. import cli, counters, experiment as exp, fct_analysis, provenance, queue_trace, sluice
+from .. import spread
 from .. import transport_frames, workload_gen
 from ..units import format_ns, parse_size, parse_time, seconds_to_ns
 
@@ -390,6 +391,17 @@ def print_fct(a, rows):
         if d["queue_p99_us"] and f["queue_p99_us"]:
             print(f"  leaf-to-host queue p99: DCTCP {d['queue_p99_us']:.1f} us, Flowtune "
                   f"{f['queue_p99_us']:.1f} us (paper, Fig. 13: DCTCP's queues 12x longer)")
+    seeds = [s for s in a.seeds if (s, "dctcp") in by and (s, "flowtune") in by]
+    if len(seeds) > 1:
+        print(f"seeds {','.join(map(str, seeds))}: mean (min-max) of the ratios:")
+        for _, _, n in BUCKETS:
+            ratios = [by[(s, "dctcp")]["buckets"][n]["norm_p99"] /
+                      by[(s, "flowtune")]["buckets"][n]["norm_p99"] for s in seeds
+                      if by[(s, "dctcp")]["buckets"][n] and by[(s, "flowtune")]["buckets"][n]]
+            print(f"  {n:>8} packets: {spread.text(ratios, '%.2f')}x")
+        for scheme in ("dctcp", "flowtune"):
+            print(f"  leaf-to-host queue p99, {scheme}: "
+                  f"{spread.text([by[(s, scheme)]['queue_p99_us'] for s in seeds], '%.1f')} us")
 
 
 def print_conv(conv):
