@@ -4,7 +4,7 @@ seconds (metrics on a free port) and must exit 0 with a summary whose counters
 add up. Experiment configurations (capture ports replaying workload/*.pcap,
 such as conf/leafspine.yaml) get a short tools/workload workload first, as
 tools/experiment would give them. conf/default.yaml, the one tools/run uses, replays the pcaps written by
-tools/gen-default-pcap: both ports must forward, answer ARP, and count the
+tools/workload default-pcaps: both ports must forward, answer ARP, and count the
 malformed frames those pcaps hold (bad checksum, TTL 1, IPv6, unknown
 ethertype) under their reasons.
 
@@ -111,8 +111,8 @@ def test(binary, srcdir):
     with harness.TempDir("conf-examples") as tmp:
         # default.yaml names its pcaps relative to the repository root; give
         # it a root of its own with freshly generated ones.
-        subprocess.run(["/usr/bin/python3", os.path.join(srcdir, "tools", "gen-default-pcap"),
-                        "--out-dir", os.path.join(tmp, "conf", "pcap")],
+        subprocess.run(["/usr/bin/python3", os.path.join(srcdir, "tools", "workload"),
+                        "default-pcaps", "--out-dir", os.path.join(tmp, "conf", "pcap")],
                        check=True, stdout=subprocess.DEVNULL, timeout=120)
         for conf in confs:
             name = os.path.basename(conf).rsplit(".", 1)[0]

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""System test: Flowtune with real Linux TCP hosts (tools/flowtune-tcp,
+"""System test: Flowtune with real Linux TCP hosts (tools/reproduce flowtune-tcp,
 issue 13 items 5a and 5b with TCP). Five cubic senders in namespaces join
 and leave one at a time (0.5 s steps) toward a sixth host through one
 sluice edge switch at 200 Mb/s, with and without Flowtune, then the five
@@ -23,7 +23,7 @@ with 0.5 s steps whatever a few milliseconds of machine stall do:
 
   /usr/bin/python3 test_flowtune_tcp.py SLUICE_BINARY SOURCE_DIR
 
-Runs as root; tools/flowtune-tcp makes and removes the namespaces and
+Runs as root; the experiment makes and removes the namespaces and
 hugepages. Bounded: each try has a timeout.
 """
 
@@ -46,17 +46,18 @@ def check(cond, message):
 
 
 def one_run(sluice, src, tmp):
-    tool = os.path.join(src, "tools", "flowtune-tcp")
+    tool = os.path.join(src, "tools", "reproduce")
     allocator = os.path.join(os.path.dirname(os.path.dirname(sluice)), "allocator",
                              "sluice-allocator")
     out = os.path.join(tmp, "run")
-    r = subprocess.run(["flock", "/tmp/sluice-heavy.lock", sys.executable, tool, "--out", out,
-                        "--runs", "baseline,flowtune,failure", "--step", STEP,
+    r = subprocess.run(["flock", "/tmp/sluice-heavy.lock", sys.executable, tool, "flowtune-tcp",
+                        "--out", out, "--runs", "baseline,flowtune,failure", "--step", STEP,
                         "--floor-seconds", "0", "--allow-unfaithful",
                         "--sluice", sluice, "--allocator", allocator],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                        timeout=300)
-    check(r.returncode == 0, f"tools/flowtune-tcp exited {r.returncode}:\n{r.stdout[-4000:]}")
+    check(r.returncode == 0,
+          f"tools/reproduce flowtune-tcp exited {r.returncode}:\n{r.stdout[-4000:]}")
     with open(os.path.join(out, "results.json")) as f:
         res = json.load(f)
     print(r.stdout[-3000:])
@@ -100,17 +101,19 @@ def updates_counted(sluice, src):
     asserted are counts, not timing, so the run need not pass the gate (on
     this machine the allocator iterates late while six hosts open thousands
     of connections on its cpu; docs/mechanisms/flowtune.md)."""
-    tool = os.path.join(src, "tools", "flowtune-tcp")
+    tool = os.path.join(src, "tools", "reproduce")
     allocator = os.path.join(os.path.dirname(os.path.dirname(sluice)), "allocator",
                              "sluice-allocator")
     with tempfile.TemporaryDirectory(prefix="sluice-ft-tcp-upd-") as out:
-        r = subprocess.run(["flock", "/tmp/sluice-heavy.lock", sys.executable, tool, "--out", out,
-                            "--runs", "updates", "--update-seconds", "1", "--floor-seconds", "0",
+        r = subprocess.run(["flock", "/tmp/sluice-heavy.lock", sys.executable, tool,
+                            "flowtune-tcp", "--out", out, "--runs", "updates",
+                            "--update-seconds", "1", "--floor-seconds", "0",
                             "--allow-unfaithful", "--sluice", sluice, "--allocator", allocator],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                            timeout=300)
-        check(r.returncode == 0, f"tools/flowtune-tcp --runs updates exited {r.returncode}:\n"
-                                 f"{r.stdout[-4000:]}")
+        check(r.returncode == 0,
+              f"tools/reproduce flowtune-tcp --runs updates exited {r.returncode}:\n"
+              f"{r.stdout[-4000:]}")
         with open(os.path.join(out, "results.json")) as f:
             ups = json.load(f)["updates"]
     check([u["cdf"] for u in ups] == ["fb_hadoop", "websearch"], f"updates: {ups}")

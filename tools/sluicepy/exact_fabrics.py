@@ -1,5 +1,5 @@
 """The exact-fabric-time scenarios of tests/integration/test_exact_time.py,
-shared with tools/fingerprint (--set small) so that the two cannot drift:
+shared with tools/bench fingerprint (--set small) so that the two cannot drift:
 the leaf-spine of conf/leafspine.yaml replays DURATION seconds of
 web-search traffic at load 0.3 with a 4-to-1 incast, under one of KINDS:
 
@@ -23,6 +23,8 @@ import os
 import subprocess
 
 import yaml
+
+from . import sluice
 
 KINDS = ("bfc+tcd", "floodgate", "dibs", "pfc")
 DURATION = "0.02"  # seconds of workload arrivals
@@ -93,13 +95,13 @@ def prepare_run(tmp, workload, conf, label, seed=1):
     return d
 
 
+EAL = ["--no-huge", "-m", "1024", "--no-pci", "-l", "0,1"]
+
+
 def command(binary, file_prefix):
-    """sluice's command line, run in a prepare_run directory: RUN_SECONDS
-    of fabric time, the summary in summary.json."""
-    return [binary, "--no-huge", "-m", "1024", "--no-pci", "-l", "0,1", "--file-prefix",
-            file_prefix, "--log-level", "lib.eal:warning", "--", "--config", "sluice.yaml",
-            "--duration", str(RUN_SECONDS), "--stats-interval", "0", "--summary-json",
-            "summary.json"]
+    """sluice's command line (sluicepy.sluice's), run in a prepare_run
+    directory: RUN_SECONDS of fabric time, the summary in summary.json."""
+    return sluice.command(binary, EAL, file_prefix, seconds=RUN_SECONDS)
 
 
 def run_env():
