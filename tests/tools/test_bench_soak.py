@@ -2,7 +2,21 @@
 """tools/bench soak: its judgements on made-up samples and summaries (a growing
 RSS or mbuf pool fails, a port whose counters stop fails, a counter that
 does not add up fails, an mbuf not returned fails), and one short real run
-of the BFC fabric against build/switch/sluice that passes every check."""
+of the BFC fabric against build/switch/sluice that passes every check.
+
+The real run is in real time, and its load is judged by what real time can
+promise on a busy machine: each leaf's uplink was offered more than its
+rate (BFC paused both its hosts, and nothing was dropped anywhere: BFC held
+the excess at the hosts' NICs), and it carried at least half its rate over
+the time its shaper did not lose. Not 95 % of the rate over the whole run,
+as before: beside a CPU hog on every core the shaper lost 12 of the run's
+16 s, the uplinks carried 20 % of 1 Gb/s over the run and 80 % over the
+time not lost (BFC's 25 us hop RTT is then far below the worker's loop
+gaps, so the uplinks idle between a resume and the next frame). Checked
+on 2026-11-28 with BFC off (BFC disabled, plain NICs), beside the hogs:
+the test fails with "{('leaf0', 'u'): {'queue_threshold': 2159631},
+('leaf1', 'u'): {'queue_threshold': 2159631}} != {} : drops: BFC holds the
+excess at the hosts"."""
 
 import json
 import os
@@ -97,12 +111,31 @@ class RealRun(unittest.TestCase):
                                      "leaf1 counters conserve", "spine counters conserve",
                                      "no port stalls"])
             self.assertGreaterEqual(res["samples"], 7)
-            # Full rate: each leaf's uplink carries at least 95 % of 1 Gb/s of
-            # 1514-byte frames (81,274 frames/s on the wire).
-            for up in ("leaf0/u", "leaf1/u"):
-                self.assertGreater(res["tx_frames_per_second"][up], 0.95 * 81274, up)
+            with open(os.path.join(out, "summary.json")) as f:
+                self.check_uplinks_offered_more_than_their_rate(json.load(f))
             for name in ("samples.csv", "summary.json", "sluice.log"):
                 self.assertTrue(os.path.exists(os.path.join(out, name)), name)
+
+    def check_uplinks_offered_more_than_their_rate(self, summary):
+        ports = {(sw["name"], p["name"]): p for sw in summary["switches"] for p in sw["ports"]}
+        drops = {k: p["drops"] for k, p in ports.items() if p["drops"]}
+        self.assertEqual(drops, {}, "drops: BFC holds the excess at the hosts")
+        for leaf, hosts in (("leaf0", ("h0", "h1")), ("leaf1", ("h2", "h3"))):
+            for h in hosts:
+                self.assertGreater(ports[(leaf, h)].get("bfc_pause_sent", 0), 0,
+                                   f"{leaf} never paused {h}: its uplink was not offered more "
+                                   f"than its rate")
+            # The uplink's rate over the time its shaper did not lose (a
+            # gap of the worker beyond the bucket costs transmit time).
+            u = ports[(leaf, "u")]
+            bits = (u["tx_bytes"] + 24 * u["tx_packets"]) * 8
+            interval = bits / u["tx_l1_bits_per_second"]
+            lost = u["shaper_lost_ns"] * 1e-9
+            kept = bits / (interval - lost)
+            print(f"{leaf}/u: {u['tx_l1_bits_per_second'] / 1e6:.0f} Mb/s over {interval:.1f} s, "
+                  f"{kept / 1e6:.0f} Mb/s over the {interval - lost:.1f} s not lost")
+            self.assertGreater(kept, 0.5e9, f"{leaf}/u carried {kept / 1e6:.0f} Mb/s over the "
+                                            f"{interval - lost:.1f} s its shaper did not lose")
 
 
 if __name__ == "__main__":

@@ -43,6 +43,7 @@ import os
 import selectors
 import signal
 import socket
+import subprocess
 import sys
 import time
 
@@ -66,13 +67,25 @@ HOST_CPU = "0"
 RUNS = ("baseline", "flowtune", "failure", "updates")
 SINK_PORT = 5400
 MAX_OPEN = 256             # connections one host keeps open at most
+READY_TIMEOUT = 60         # s for sluice and the hosts' programs to start
 
 
 # ---------------------------------------------------------------- hosts' programs
 
+def read_t0():
+    """t0 (monotonic seconds) from the first line of stdin: the tool sends
+    it once every host program said "ready" (wait_ready)."""
+    line = sys.stdin.readline()
+    if not line:
+        raise SystemExit("no t0 on stdin")
+    return float(line)
+
+
 def run_receiver(a):
     """Accepts one connection per flow (port BASE_PORT + i) in h5's
-    namespace and counts its bytes per bin from --t0 until --until."""
+    namespace and counts its bytes per bin from t0 (read from stdin once
+    it has said "ready") for --span seconds. The senders connect before t0;
+    the kernel holds their connections until they are accepted."""
     sel = selectors.DefaultSelector()
     for i in range(SENDERS):
         s = socket.socket()
@@ -81,10 +94,12 @@ def run_receiver(a):
         s.listen(4)
         s.setblocking(False)
         sel.register(s, selectors.EVENT_READ, ("listen", i))
-    n_bins = int((a.until - a.t0) / a.bin) + 1
+    n_bins = int(a.span / a.bin) + 1
     bins = [[0] * n_bins for _ in range(SENDERS)]
     buf = bytearray(1 << 16)
     print("ready", flush=True)
+    a.t0 = read_t0()
+    a.until = a.t0 + a.span
     while time.monotonic() < a.until:
         for key, _ in sel.select(0.05):
             kind, i = key.data
@@ -112,8 +127,10 @@ def run_receiver(a):
 
 
 def run_sender(a):
-    """One TCP flow to --dst:--port from --start until --stop (monotonic)."""
-    time.sleep(max(0.0, a.start - 0.3 - time.monotonic()))
+    """One TCP flow to --dst:--port from t0 + --start until t0 + --stop.
+    Connects first (through sluice, so a connection also shows that the
+    path forwards), says "ready", then reads t0 from stdin."""
+    deadline = time.monotonic() + 60
     while True:
         c = socket.socket()
         # Per socket: a namespace may only pick from the machine's
@@ -125,9 +142,12 @@ def run_sender(a):
             break
         except OSError:
             c.close()
-            if time.monotonic() > a.start + 5:
+            if time.monotonic() > deadline:
                 raise
             time.sleep(0.05)
+    print("ready", flush=True)
+    t0 = read_t0()
+    a.start, a.stop = t0 + a.start, t0 + a.stop
     time.sleep(max(0.0, a.start - time.monotonic()))
     chunk = bytes(1 << 16)
     c.settimeout(0.05)
@@ -142,7 +162,8 @@ def run_sender(a):
 
 def run_sink(a):
     """Listens on SINK_PORT in every host's namespace (one process, as
-    a server for every host) and discards what arrives."""
+    a server for every host) and discards what arrives, until --seconds
+    after t0 (read from stdin once it has said "ready")."""
     home = os.open("/proc/self/ns/net", os.O_RDONLY)
     sel = selectors.DefaultSelector()
     for ns in a.namespaces:
@@ -156,7 +177,8 @@ def run_sink(a):
     netns_testbed.setns(f"/proc/self/fd/{home}")
     buf = bytearray(1 << 16)
     print("ready", flush=True)
-    while time.monotonic() < a.until:
+    until = read_t0() + a.seconds
+    while time.monotonic() < until:
         for key, _ in sel.select(0.1):
             if key.data == "listen":
                 try:
@@ -196,8 +218,22 @@ def flow_schedule(a):
 
 def run_flows(a):
     """Opens one TCP connection per flow of flow_schedule at its time and
-    sends its bytes; stops sending at --t0 + --seconds."""
+    sends its bytes; stops sending at t0 + --seconds. First connects once
+    to the next host's sink (through sluice: the path forwards), says
+    "ready" and reads t0 from stdin."""
     flows = flow_schedule(a)
+    deadline = time.monotonic() + READY_TIMEOUT
+    while True:
+        try:
+            socket.create_connection((f"{a.subnet_base}.{(a.host + 1) % a.hosts}.2", SINK_PORT),
+                                     timeout=2.0).close()
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+    print("ready", flush=True)
+    a.t0 = read_t0()
     sel = selectors.DefaultSelector()
     chunk = memoryview(bytes(1 << 16))
     left, started, done, refused, i = {}, 0, 0, 0, 0
@@ -296,6 +332,31 @@ def start_allocator(a, tb):
     return proc, port
 
 
+def start_host(tb, cmd, out):
+    """A host program with a pipe on stdin, for t0 (read_t0)."""
+    with open(out, "w") as f:
+        p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.PIPE,
+                             text=True)
+    tb.procs.append(p)
+    return p
+
+
+def wait_ready(procs, sluice):
+    """Until each (process, log) has written "ready" to its log."""
+    deadline = time.monotonic() + READY_TIMEOUT
+    for p, log in procs:
+        while True:
+            with open(log) as f:
+                if "ready" in f.read():
+                    break
+            if p.poll() is not None or sluice.poll() is not None:
+                raise ToolError(f"{log if p.poll() is not None else 'sluice'} exited before "
+                                f"the hosts were ready; see {log}")
+            if time.monotonic() > deadline:
+                raise ToolError(f"not ready within {READY_TIMEOUT} s; see {log}")
+            time.sleep(0.05)
+
+
 def run_one(tb, run, a, gate):
     rdir = os.path.join(a.out, run)
     os.makedirs(rdir, exist_ok=True)
@@ -305,17 +366,27 @@ def run_one(tb, run, a, gate):
         yaml.safe_dump(config(a, tb, run, port), f, sort_keys=False)
     sched = schedule(run, a.step)
     span = max(stop for _, stop in sched)
-    proc = start_sluice(a, tb, rdir, span + 15)
-    t0 = time.monotonic() + a.settle
-    recv = tb.start(["taskset", "-c", HOST_CPU, "ip", "netns", "exec", tb.ns(RECEIVER)] +
-                    SELF + ["_recv", "--t0", repr(t0), "--until",
-                     repr(t0 + span + 0.5), "--bin", repr(a.bin_s),
-                     "--out", os.path.join(rdir, "bins.json")], os.path.join(rdir, "recv.log"))
-    senders = [tb.start(["taskset", "-c", HOST_CPU, "ip", "netns", "exec", tb.ns(i)] + SELF +
-                        ["_send", "--dst", f"{a.subnet_base}.{RECEIVER}.2",
-                         "--port", str(BASE_PORT + i), "--start", repr(t0 + s),
-                         "--stop", repr(t0 + e), "--cc", a.cc], os.path.join(rdir, f"h{i}.log"))
+    # The hosts' programs say "ready" (the senders once connected through
+    # sluice) before t0 is set: on a busy machine sluice and the hosts'
+    # Python take seconds to start, and a flow due before then would be
+    # lost from the schedule. sluice is stopped by SIGINT after the run.
+    proc = start_sluice(a, tb, rdir, span + READY_TIMEOUT + 15)
+    recv_log = os.path.join(rdir, "recv.log")
+    recv = start_host(tb, ["taskset", "-c", HOST_CPU, "ip", "netns", "exec", tb.ns(RECEIVER)] +
+                      SELF + ["_recv", "--span", repr(span + 0.5), "--bin", repr(a.bin_s),
+                              "--out", os.path.join(rdir, "bins.json")], recv_log)
+    wait_ready([(recv, recv_log)], proc.proc)
+    logs = [os.path.join(rdir, f"h{i}.log") for i in range(len(sched))]
+    senders = [start_host(tb, ["taskset", "-c", HOST_CPU, "ip", "netns", "exec", tb.ns(i)] + SELF +
+                          ["_send", "--dst", f"{a.subnet_base}.{RECEIVER}.2",
+                           "--port", str(BASE_PORT + i), "--start", repr(s), "--stop", repr(e),
+                           "--cc", a.cc], logs[i])
                for i, (s, e) in enumerate(sched)]
+    wait_ready(list(zip(senders, logs)), proc.proc)
+    t0 = time.monotonic() + a.settle
+    for p in [recv] + senders:
+        p.stdin.write(f"{t0!r}\n")
+        p.stdin.close()
     allocator_out = None
     if run == "failure":
         time.sleep(max(0.0, t0 + 2 * a.step - time.monotonic()))
@@ -345,19 +416,27 @@ def run_updates(tb, cdf, a, gate):
     conf = os.path.join(rdir, "sluice.yaml")
     with open(conf, "w") as f:
         yaml.safe_dump(config(a, tb, run, port), f, sort_keys=False)
-    proc = start_sluice(a, tb, rdir, a.update_seconds + a.settle + 15)
-    t0 = time.monotonic() + a.settle
+    proc = start_sluice(a, tb, rdir, a.update_seconds + READY_TIMEOUT + 15)
     hosts = SENDERS + 1
-    sink = tb.start(["taskset", "-c", HOST_CPU] + SELF + ["_sink", "--until",
-                     repr(t0 + a.update_seconds + 2)] + [tb.ns(h) for h in range(hosts)],
-                    os.path.join(rdir, "sink.log"))
-    clients = [tb.start(["taskset", "-c", HOST_CPU, "ip", "netns", "exec", tb.ns(h)] + SELF +
-                        ["_flows", "--host", str(h), "--hosts", str(hosts),
-                         "--cdf", os.path.join(ROOT, "conf", "workloads", cdf + ".cdf"),
-                         "--load", str(a.load), "--rate-bps", str(a.rate_bps), "--t0", repr(t0),
-                         "--seconds", str(a.update_seconds), "--seed", str(a.seed),
-                         "--subnet-base", a.subnet_base, "--cc", a.cc],
-                        os.path.join(rdir, f"h{h}.log")) for h in range(hosts)]
+    # As in run_one: t0 once the sink and every client said "ready".
+    sink_log = os.path.join(rdir, "sink.log")
+    sink = start_host(tb, ["taskset", "-c", HOST_CPU] + SELF +
+                      ["_sink", "--seconds", repr(a.update_seconds + 2)] +
+                      [tb.ns(h) for h in range(hosts)], sink_log)
+    wait_ready([(sink, sink_log)], proc.proc)
+    logs = [os.path.join(rdir, f"h{h}.log") for h in range(hosts)]
+    clients = [start_host(tb, ["taskset", "-c", HOST_CPU, "ip", "netns", "exec", tb.ns(h)] + SELF +
+                          ["_flows", "--host", str(h), "--hosts", str(hosts),
+                           "--cdf", os.path.join(ROOT, "conf", "workloads", cdf + ".cdf"),
+                           "--load", str(a.load), "--rate-bps", str(a.rate_bps),
+                           "--seconds", str(a.update_seconds), "--seed", str(a.seed),
+                           "--subnet-base", a.subnet_base, "--cc", a.cc], logs[h])
+               for h in range(hosts)]
+    wait_ready(list(zip(clients, logs)), proc.proc)
+    t0 = time.monotonic() + a.settle
+    for p in [sink] + clients:
+        p.stdin.write(f"{t0!r}\n")
+        p.stdin.close()
     for p in clients + [sink]:
         p.wait(timeout=a.update_seconds + a.settle + 60)
     allocator_out = allocator_proc.stop(alloc, os.path.join(rdir, "allocator.out"))
@@ -540,8 +619,9 @@ def parse_args(argv):
     p.add_argument("--step", type=float, default=1.0, help="seconds between flow events")
     p.add_argument("--bin", default="10ms", help="throughput bin (default %(default)s)")
     p.add_argument("--tolerance", type=float, default=0.2)
-    p.add_argument("--settle", type=float, default=2.0,
-                   help="seconds from sluice's start to the first flow")
+    p.add_argument("--settle", type=float, default=0.5,
+                   help="seconds from every host being ready (each sender connected to the "
+                        "receiver through sluice) to the first flow")
     p.add_argument("--cc", default="cubic", choices=("cubic", "reno", "bbr"),
                    help="the senders' congestion control, set per socket (default %(default)s)")
     p.add_argument("--queue-packets", type=int, default=100,
@@ -595,13 +675,13 @@ def main(argv):
         os.sched_setaffinity(0, {int(HOST_CPU)})
     if argv and argv[0] == "_sink":
         p = argparse.ArgumentParser()
-        p.add_argument("--until", type=float, required=True)
+        p.add_argument("--seconds", type=float, required=True)
         p.add_argument("namespaces", nargs="+")
         return run_sink(p.parse_args(argv[1:]))
     if argv and argv[0] == "_flows":
         p = argparse.ArgumentParser()
         for k, t in (("--host", int), ("--hosts", int), ("--load", float), ("--rate-bps", float),
-                     ("--t0", float), ("--seconds", float), ("--seed", int)):
+                     ("--seconds", float), ("--seed", int)):
             p.add_argument(k, type=t, required=True)
         for k in ("--cdf", "--subnet-base", "--cc"):
             p.add_argument(k, required=True)
@@ -609,7 +689,7 @@ def main(argv):
     if argv and argv[0] in ("_recv", "_send"):
         p = argparse.ArgumentParser()
         if argv[0] == "_recv":
-            for k in ("--t0", "--until", "--bin"):
+            for k in ("--span", "--bin"):
                 p.add_argument(k, type=float, required=True)
             p.add_argument("--out", required=True)
             return run_receiver(p.parse_args(argv[1:]))
