@@ -2,7 +2,10 @@
 // The configuration model: what one YAML file says about switch instances,
 // their ports, routes, traffic managers, workers and metrics. Plain data; the
 // loader (config_loader.h) fills and validates it, switch/ consumes it.
-// docs/configuration.md documents every key.
+// docs/configuration.md documents every key. Each mechanism's section
+// (lib/mechanisms/<m>/<m>_config.h) and the emulator's (the host NIC, the
+// transport) are declared in their own folders, with their parsers and
+// checks, and held here under the members switch/ reads.
 
 #include <array>
 #include <cstdint>
@@ -10,7 +13,14 @@
 #include <string>
 #include <vector>
 
+#include "lib/emulator/nic/nic_config.h"
 #include "lib/emulator/transport/transport_config.h"
+#include "lib/mechanisms/bfc/bfc_config.h"
+#include "lib/mechanisms/dibs/dibs_config.h"
+#include "lib/mechanisms/floodgate/floodgate_config.h"
+#include "lib/mechanisms/flowtune/flowtune_config.h"
+#include "lib/mechanisms/pfc/pfc_config.h"
+#include "lib/mechanisms/tcd/tcd_config.h"
 
 namespace sluice {
 
@@ -54,23 +64,6 @@ struct PcapPortConfig {
   int rx_line = 0;           // where rx was written (for messages)
 };
 
-// The emulated NIC of a capture-file host port (SPEC 4.7, docs/pcap-ports.md
-// "The host NIC"): send queues per destination or per flow, paced at the
-// port's rate, honouring PAUSE and PFC per class, and with mode bfc also BFC
-// per queue (its frames carry the queue number in the 0x88B6 shim), with
-// mode floodgate also Floodgate's FG_DST_PAUSE per destination.
-enum class NicMode { kPlain, kBfc, kFloodgate };
-enum class NicQueueKey { kDestination, kFlow };
-struct NicConfig {
-  NicMode mode = NicMode::kPlain;
-  NicQueueKey queue_by = NicQueueKey::kDestination;
-  uint32_t queues = 32;     // send queues, 1..64
-  uint32_t frames = 16384;  // frames held before the host's application waits
-  uint64_t sticky_ns = 0;   // an idle queue stays its key's this long; 0: 2 x hop_rtt
-  bool given = false;       // a nic: key was written
-  int line = 0;
-};
-
 struct PortConfig {
   std::string name;       // unique within its switch
   std::string device;     // DPDK device: "net_null0", "0000:01:00.0", "net_pcap0,rx_pcap=x"
@@ -98,124 +91,6 @@ struct PortConfig {
 struct RouteConfig {
   Ipv4Prefix prefix;
   std::vector<std::string> ports;  // one port, or several for ECMP
-  int line = 0;
-};
-
-enum class PfcGenerationMode { kOff, kPfc, kPause };
-
-// Hop-by-hop lossless baseline (IEEE 802.1Qbb PFC, or 802.3x PAUSE for the
-// whole port); docs/mechanisms/pfc.md.
-struct PfcConfig {
-  PfcGenerationMode mode = PfcGenerationMode::kOff;
-  uint64_t xoff_bytes = 200'000;  // static XOFF threshold per (ingress, priority)
-  bool dynamic = false;           // XOFF at alpha x free buffer instead
-  double alpha = 0.125;
-  uint64_t hysteresis_bytes = 0;  // 0: 2 x (MTU + 14)
-  uint16_t quanta = 0xFFFF;       // pause time asked for on XOFF
-  uint8_t priorities = 0xFF;      // bit p: priority p is lossless
-};
-
-enum class BfcAssignmentKind { kDynamic, kStochastic, kSingle };
-
-// Ports of one switch between which BFC never generates backpressure: every
-// (ingress in `from`, egress in `to`) pair (deadlock avoidance).
-struct BfcElidedPairs {
-  std::vector<std::string> from;
-  std::vector<std::string> to;
-  int line = 0;
-};
-
-// Backpressure Flow Control; docs/mechanisms/bfc.md.
-struct BfcConfig {
-  bool enabled = false;
-  BfcAssignmentKind assignment = BfcAssignmentKind::kDynamic;
-  uint32_t flow_table_factor = 100;  // flow-table entries per data queue of the switch
-  uint64_t sticky_ns = 0;            // 0: 2 x hop RTT
-  uint64_t bitmap_interval_ns = 0;   // 0: 10 x hop RTT
-  uint64_t th_ns = 0;  // Th as time at line rate (Th = th x rate / N_active); 0: hop RTT
-  std::vector<BfcElidedPairs> no_backpressure;
-};
-
-// Floodgate (SPEC 4.1; docs/mechanisms/floodgate.md). Windows and credits act
-// on switch-facing ports; dstPause toward host-facing ones.
-struct FloodgateConfig {
-  bool enabled = false;
-  double alpha = 1.5;                    // initial window = alpha x BDP + C_out x T
-  uint64_t credit_interval_ns = 10'000;  // T
-  uint64_t credit_threshold_bytes = 10'240;
-  uint32_t voqs = 100;
-  uint32_t voq_packets = 65'536;      // packets held in all VOQs together
-  uint32_t max_destinations = 4'096;  // windows (and dstPause pairs) per switch
-  bool delay_credit = true;
-  double delay_credit_factor = 1.5;  // x max port rate x max hop_rtt
-  bool dst_pause = false;
-  double dst_pause_factor = 1.5;  // x the host link's BDP
-  uint64_t dst_pause_hysteresis_bytes = 3'072;
-  uint64_t voq_ecn_bytes = 0;  // mark CE entering a VOQ above this; 0: off
-  bool sync = false;           // loss recovery with FG_SYNC
-  uint64_t sync_interval_ns = 1'000'000;
-};
-
-// TCD, ternary congestion detection (SPEC 4.4; docs/mechanisms/tcd.md).
-// Replaces the traffic manager's ECN marking at enqueue on its switch.
-struct TcdConfig {
-  bool enabled = false;
-  uint64_t q_th_bytes = 0;   // 0: the switch's ECN step threshold k
-  uint64_t max_t_on_ns = 0;  // 0: per port, from the PFC or BFC settings
-  uint8_t ce_codepoint = 0b11;
-  uint8_t ue_codepoint = 0b01;       // ECT(1)
-  bool queue_falling = false;        // sluice's addition: leave undetermined when the queue falls
-  uint64_t falling_interval_ns = 0;  // 0: the port's hop_rtt
-};
-
-enum class DibsPolicy { kRandom, kLoadAware };
-
-// DIBS, detour instead of drop (SPEC 4.3; docs/mechanisms/dibs.md): a data
-// packet that buffer admission refuses leaves by another switch-facing port
-// whose queue admits it. For lossy fabrics only (refused with PFC, BFC and
-// Floodgate).
-struct DibsConfig {
-  bool enabled = false;
-  DibsPolicy policy = DibsPolicy::kRandom;
-  uint32_t max_detours = 0;  // detours a packet may take (its shim count); 0: no cap, TTL only
-};
-
-// Flowtune at an edge switch (SPEC 4.5; docs/mechanisms/flowtune.md, "Edge
-// switches"): packets that hosts send into this switch are tracked per
-// flowlet, reported to the allocator, and paced per flow at the rate it
-// returns.
-struct FlowtuneConfig {
-  bool enabled = false;
-  // sluice-allocator's UDP address (real time; exact time has the
-  // allocator in the fabric, FlowtuneAllocatorConfig).
-  uint32_t allocator_ip = 0x7F000001;  // host order; 127.0.0.1
-  uint16_t allocator_port = 9750;
-  bool allocator_given = false;           // the key was in the file
-  uint64_t idle_gap_ns = 100'000;         // a flowlet ends after this long idle
-  uint64_t lease_ns = 10'000'000;         // a rate holds this long (sluice-allocator --lease)
-  uint32_t flows = 4096;                  // flowlet table and pacer slots, a power of two
-  uint32_t max_held_packets = 64;         // per flow, in the pacer queue
-  uint64_t ecn_threshold_bytes = 30'000;  // held bytes of a flow above which CE is marked
-  uint32_t weight = 1;                    // every flowlet's weight in FLOWLET_START
-  // Where flows are paced at their allocated rate: the edge switch's pacer
-  // (false), or the flow's own endpoint, a transport host that paces itself
-  // as the paper's servers do (true; pace_at: host).
-  bool pace_at_host = false;
-};
-
-// Flowtune's allocator inside the fabric, on exact fabric time (SPEC 4.5,
-// 4.9; docs/mechanisms/flowtune.md, "The allocator in the fabric"): one
-// allocator for every edge switch with flowtune on, reached over a control
-// path with a fixed one-way delay. The top-level section's presence turns it
-// on. Its lease is the edges' (the smallest, if they differ).
-struct FlowtuneAllocatorConfig {
-  bool enabled = false;
-  uint64_t control_delay_ns = 8'500;  // one way, edge to allocator and back
-  uint64_t iteration_ns = 10'000;     // the paper's period (§5.3)
-  double threshold = 0.01;            // headroom and notification threshold
-  uint64_t host_rate_bps = 0;         // 0: the edges' host ports' rate, if they share one
-  uint32_t hosts = 1024;              // distinct host addresses
-  uint32_t flows = 0;                 // live flows; 0: twice the edges' flowlet slots
   int line = 0;
 };
 

@@ -1,25 +1,19 @@
 #include "lib/config/config_loader.h"
 
-#include <arpa/inet.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <bit>
 #include <cctype>
 #include <fstream>
 #include <sstream>
 
+#include "lib/config/config_section.h"
 #include "lib/config/config_validate.h"
 #include "lib/config/yaml_reader.h"
 #include "lib/net/mac_addr.h"
 
 namespace sluice {
 namespace {
-
-template <typename T, typename U>
-void set(const std::optional<T>& value, U* out) {
-  if (value) *out = static_cast<U>(*value);
-}
 
 // "10.0.0.1/24" with host bits allowed (a port address); nullopt if malformed.
 std::optional<Ipv4Prefix> parse_address_with_length(std::string_view text) {
@@ -47,6 +41,10 @@ std::optional<PortRef> parse_port_ref(std::string_view text) {
   return PortRef{std::string(text.substr(0, slash)), std::string(text.substr(slash + 1))};
 }
 
+// Reads the core's sections (clock, seed, metrics, mbufs, switches with
+// their buffer, traffic manager, ecn, ports and routes, workers) and hands
+// every other key to its section's parser (lib/config/config_section.h), in
+// the order all_config_sections() gives.
 class Loader {
  public:
   Loader(const std::string& file, std::vector<ConfigError>* errors, KeyLines* lines)
@@ -54,8 +52,9 @@ class Loader {
 
   void load(const YAML::Node& root, Config* c) {
     const Field top{root, ""};
-    if (!r_.expect_map(top, {"clock", "seed", "metrics", "mbufs", "mbuf_size", "switches",
-                             "workers", "flowtune_allocator", "transport"}))
+    if (!r_.expect_map(
+            top, keys({"clock", "seed", "metrics", "mbufs", "mbuf_size", "switches", "workers"},
+                      &ConfigSections::top, {})))
       return;
     if (auto f = r_.field(top, "clock", Need::kOptional)) load_clock(*f, &c->clock);
     if (auto f = r_.field(top, "seed", Need::kOptional))
@@ -76,12 +75,29 @@ class Loader {
         for (const Field& item : *items) load_worker(item, &c->workers.emplace_back());
       }
     }
-    if (auto f = r_.field(top, "flowtune_allocator", Need::kOptional))
-      load_flowtune_allocator(*f, &c->flowtune_allocator);
-    if (auto f = r_.field(top, "transport", Need::kOptional)) load_transport(*f, &c->transport);
+    for (const ConfigSections* sections : all_config_sections()) {
+      const TopSection& section = sections->top;
+      if (section.key.empty()) continue;
+      if (auto f = r_.field(top, section.key, Need::kOptional)) section.parse(r_, *f, c);
+    }
   }
 
  private:
+  // A map's allowed keys: the core's `before`, every section's key at this
+  // level (in list order), then the core's `after`.
+  template <typename Section>
+  static std::vector<std::string_view> keys(std::initializer_list<std::string_view> before,
+                                            Section ConfigSections::*level,
+                                            std::initializer_list<std::string_view> after) {
+    std::vector<std::string_view> out(before);
+    for (const ConfigSections* sections : all_config_sections()) {
+      const Section& section = sections->*level;
+      if (!section.key.empty()) out.push_back(section.key);
+    }
+    out.insert(out.end(), after);
+    return out;
+  }
+
   void load_clock(const Field& k, ClockConfig* out) {
     out->line = YamlReader::line_of(k.node);
     // max_step is accepted here only to be refused below with its reason.
@@ -117,35 +133,21 @@ class Loader {
     }
   }
 
-  static bool valid_host_port(const std::string& text) {
-    const size_t colon = text.rfind(':');
-    if (colon == std::string::npos || colon == 0 || colon + 1 == text.size()) return false;
-    const std::string port = text.substr(colon + 1);
-    if (port.size() > 5) return false;
-    for (char c : port) {
-      if (!std::isdigit(static_cast<unsigned char>(c))) return false;
-    }
-    const unsigned long n = std::stoul(port);
-    return n >= 1 && n <= 65535;
-  }
-
   void load_switch(const Field& s, SwitchConfig* out) {
     out->line = YamlReader::line_of(s.node);
-    if (!r_.expect_map(s, {"name", "buffer", "queues_per_port", "queue_capacity", "scheduler",
-                           "class_map", "drr_quantum", "ecn", "pfc", "bfc", "floodgate", "tcd",
-                           "dibs", "flowtune", "int", "ports", "routes"})) {
+    if (!r_.expect_map(s, keys({"name", "buffer", "queues_per_port", "queue_capacity", "scheduler",
+                                "class_map", "drr_quantum", "ecn"},
+                               &ConfigSections::in_switch, {"ports", "routes"}))) {
       return;
     }
     if (auto f = r_.field(s, "name", Need::kRequired)) set(r_.string(*f), &out->name);
     if (auto f = r_.field(s, "buffer", Need::kOptional)) load_buffer(*f, &out->buffer);
     load_tm(s, &out->tm);
-    if (auto f = r_.field(s, "pfc", Need::kOptional)) load_pfc(*f, &out->pfc);
-    if (auto f = r_.field(s, "bfc", Need::kOptional)) load_bfc(*f, &out->bfc);
-    if (auto f = r_.field(s, "floodgate", Need::kOptional)) load_floodgate(*f, &out->floodgate);
-    if (auto f = r_.field(s, "tcd", Need::kOptional)) load_tcd(*f, &out->tcd);
-    if (auto f = r_.field(s, "dibs", Need::kOptional)) load_dibs(*f, &out->dibs);
-    if (auto f = r_.field(s, "flowtune", Need::kOptional)) load_flowtune(*f, &out->flowtune);
-    if (auto f = r_.field(s, "int", Need::kOptional)) load_int(*f, &out->int_telemetry);
+    for (const ConfigSections* sections : all_config_sections()) {
+      const SwitchSection& section = sections->in_switch;
+      if (section.key.empty()) continue;
+      if (auto f = r_.field(s, section.key, Need::kOptional)) section.parse(r_, *f, out);
+    }
     if (auto f = r_.field(s, "ports", Need::kRequired)) {
       if (auto items = r_.list(*f)) {
         if (items->empty()) r_.error(f->node, f->path, "expected at least one port");
@@ -225,402 +227,12 @@ class Loader {
     }
   }
 
-  // PFC / PAUSE generation; xoff is a size, or "dynamic" (alpha x free buffer).
-  void load_pfc(const Field& e, PfcConfig* out) {
-    if (!r_.expect_map(e, {"mode", "xoff", "alpha", "hysteresis", "quanta", "priorities"})) return;
-    if (auto f = r_.field(e, "mode", Need::kRequired)) {
-      set(r_.choice<PfcGenerationMode>(*f, {{"off", PfcGenerationMode::kOff},
-                                            {"pfc", PfcGenerationMode::kPfc},
-                                            {"pause", PfcGenerationMode::kPause}}),
-          &out->mode);
-    }
-    if (auto f = r_.field(e, "xoff", Need::kOptional)) {
-      if (f->node.IsScalar() && f->node.Scalar() == "dynamic") {
-        out->dynamic = true;
-      } else {
-        set(r_.size(*f, 1, UINT64_MAX), &out->xoff_bytes);
-      }
-    }
-    if (auto f = r_.field(e, "alpha", Need::kOptional)) {
-      if (out->dynamic)
-        set(r_.real(*f, 0.0, INFINITY), &out->alpha);
-      else
-        r_.error(f->node, f->path, "\"alpha\" applies only to xoff: dynamic");
-    }
-    if (auto f = r_.field(e, "hysteresis", Need::kOptional))
-      set(r_.size(*f, 0, UINT64_MAX), &out->hysteresis_bytes);
-    if (auto f = r_.field(e, "quanta", Need::kOptional))
-      set(r_.integer(*f, 1, 65535), &out->quanta);
-    if (auto f = r_.field(e, "priorities", Need::kOptional)) {
-      if (auto items = r_.list(*f)) {
-        out->priorities = 0;
-        for (const Field& item : *items) {
-          if (auto prio = r_.integer(item, 0, 7)) out->priorities |= uint8_t(1u << *prio);
-        }
-      }
-    }
-  }
-
-  // BFC; the section's presence turns it on unless it says enabled: false.
-  void load_bfc(const Field& e, BfcConfig* out) {
-    if (!r_.expect_map(e, {"enabled", "assignment", "flow_table_factor", "sticky",
-                           "bitmap_interval", "th", "no_backpressure"})) {
-      return;
-    }
-    out->enabled = true;
-    if (auto f = r_.field(e, "enabled", Need::kOptional)) set(r_.boolean(*f), &out->enabled);
-    if (auto f = r_.field(e, "assignment", Need::kOptional)) {
-      set(r_.choice<BfcAssignmentKind>(*f, {{"dynamic", BfcAssignmentKind::kDynamic},
-                                            {"stochastic", BfcAssignmentKind::kStochastic},
-                                            {"single", BfcAssignmentKind::kSingle}}),
-          &out->assignment);
-    }
-    if (auto f = r_.field(e, "flow_table_factor", Need::kOptional))
-      set(r_.integer(*f, 1, 10'000), &out->flow_table_factor);
-    if (auto f = r_.field(e, "sticky", Need::kOptional))
-      set(r_.duration(*f, 1, UINT64_MAX), &out->sticky_ns);
-    if (auto f = r_.field(e, "bitmap_interval", Need::kOptional))
-      set(r_.duration(*f, 1, UINT64_MAX), &out->bitmap_interval_ns);
-    if (auto f = r_.field(e, "th", Need::kOptional))
-      set(r_.duration(*f, 1, UINT64_MAX), &out->th_ns);
-    if (auto f = r_.field(e, "no_backpressure", Need::kOptional)) {
-      if (auto items = r_.list(*f)) {
-        for (const Field& item : *items) load_elided(item, &out->no_backpressure.emplace_back());
-      }
-    }
-  }
-
-  // Floodgate; the section's presence turns it on unless it says enabled: false.
-  void load_floodgate(const Field& e, FloodgateConfig* out) {
-    if (!r_.expect_map(
-            e, {"enabled", "alpha", "credit_interval", "credit_threshold", "voqs", "voq_packets",
-                "max_destinations", "delay_credit", "delay_credit_factor", "dst_pause",
-                "dst_pause_factor", "dst_pause_hysteresis", "voq_ecn", "sync", "sync_interval"})) {
-      return;
-    }
-    out->enabled = true;
-    if (auto f = r_.field(e, "enabled", Need::kOptional)) set(r_.boolean(*f), &out->enabled);
-    if (auto f = r_.field(e, "alpha", Need::kOptional)) set(r_.real(*f, 0.0, 1000.0), &out->alpha);
-    if (auto f = r_.field(e, "credit_interval", Need::kOptional))
-      set(r_.duration(*f, 1, 1'000'000'000), &out->credit_interval_ns);
-    if (auto f = r_.field(e, "credit_threshold", Need::kOptional))
-      set(r_.size(*f, 1, uint64_t{1} << 30), &out->credit_threshold_bytes);
-    if (auto f = r_.field(e, "voqs", Need::kOptional)) set(r_.integer(*f, 1, 1024), &out->voqs);
-    if (auto f = r_.field(e, "voq_packets", Need::kOptional))
-      set(r_.integer(*f, 1, 1 << 22), &out->voq_packets);
-    if (auto f = r_.field(e, "max_destinations", Need::kOptional))
-      set(r_.integer(*f, 1, 1 << 20), &out->max_destinations);
-    if (auto f = r_.field(e, "delay_credit", Need::kOptional))
-      set(r_.boolean(*f), &out->delay_credit);
-    if (auto f = r_.field(e, "delay_credit_factor", Need::kOptional))
-      set(r_.real(*f, 0.0, 1000.0), &out->delay_credit_factor);
-    if (auto f = r_.field(e, "dst_pause", Need::kOptional)) set(r_.boolean(*f), &out->dst_pause);
-    if (auto f = r_.field(e, "dst_pause_factor", Need::kOptional))
-      set(r_.real(*f, 0.0, 1000.0), &out->dst_pause_factor);
-    if (auto f = r_.field(e, "dst_pause_hysteresis", Need::kOptional))
-      set(r_.size(*f, 0, uint64_t{1} << 30), &out->dst_pause_hysteresis_bytes);
-    if (auto f = r_.field(e, "voq_ecn", Need::kOptional))
-      set(r_.size(*f, 0, uint64_t{1} << 40), &out->voq_ecn_bytes);
-    if (auto f = r_.field(e, "sync", Need::kOptional)) set(r_.boolean(*f), &out->sync);
-    if (auto f = r_.field(e, "sync_interval", Need::kOptional))
-      set(r_.duration(*f, 1, 10'000'000'000), &out->sync_interval_ns);
-  }
-
-  // TCD; the section's presence turns it on unless it says enabled: false.
-  // Codepoints are ECN-capable (1..3) and distinct.
-  void load_tcd(const Field& e, TcdConfig* out) {
-    if (!r_.expect_map(e, {"enabled", "q_th", "max_t_on", "ce_codepoint", "ue_codepoint",
-                           "queue_falling", "falling_interval"})) {
-      return;
-    }
-    out->enabled = true;
-    if (auto f = r_.field(e, "enabled", Need::kOptional)) set(r_.boolean(*f), &out->enabled);
-    if (auto f = r_.field(e, "q_th", Need::kOptional))
-      set(r_.size(*f, 1, UINT64_MAX), &out->q_th_bytes);
-    if (auto f = r_.field(e, "max_t_on", Need::kOptional))
-      set(r_.duration(*f, 1, 10'000'000'000), &out->max_t_on_ns);
-    std::optional<Field> ce_f = r_.field(e, "ce_codepoint", Need::kOptional);
-    std::optional<Field> ue_f = r_.field(e, "ue_codepoint", Need::kOptional);
-    std::optional<uint64_t> ce, ue;
-    if (ce_f) set(ce = r_.integer(*ce_f, 1, 3), &out->ce_codepoint);
-    if (ue_f) set(ue = r_.integer(*ue_f, 1, 3), &out->ue_codepoint);
-    if ((ce || ue) && out->ce_codepoint == out->ue_codepoint) {
-      const Field& at = ue ? *ue_f : *ce_f;
-      r_.error(at.node, at.path,
-               "expected ce_codepoint and ue_codepoint to differ, both are " +
-                   std::to_string(out->ce_codepoint));
-    }
-    if (auto f = r_.field(e, "queue_falling", Need::kOptional))
-      set(r_.boolean(*f), &out->queue_falling);
-    if (auto f = r_.field(e, "falling_interval", Need::kOptional))
-      set(r_.duration(*f, 1, 1'000'000'000), &out->falling_interval_ns);
-  }
-
-  // DIBS; the section's presence turns it on unless it says enabled: false.
-  // max_detours stops at 255: the shim's count is one byte and saturates.
-  // HPCC's INT: the section's presence turns it on unless it says
-  // enabled: false.
-  void load_int(const Field& e, bool* out) {
-    if (!r_.expect_map(e, {"enabled"})) return;
-    *out = true;
-    if (auto f = r_.field(e, "enabled", Need::kOptional)) set(r_.boolean(*f), out);
-  }
-
-  void load_dibs(const Field& e, DibsConfig* out) {
-    if (!r_.expect_map(e, {"enabled", "policy", "max_detours"})) return;
-    out->enabled = true;
-    if (auto f = r_.field(e, "enabled", Need::kOptional)) set(r_.boolean(*f), &out->enabled);
-    if (auto f = r_.field(e, "policy", Need::kOptional)) {
-      set(r_.choice<DibsPolicy>(
-              *f, {{"random", DibsPolicy::kRandom}, {"load_aware", DibsPolicy::kLoadAware}}),
-          &out->policy);
-    }
-    if (auto f = r_.field(e, "max_detours", Need::kOptional))
-      set(r_.integer(*f, 0, 255), &out->max_detours);
-  }
-
-  // Flowtune at an edge; the section's presence turns it on unless it says
-  // enabled: false. The idle gap must exceed the hosts' RTT (docs); the
-  // lease must match sluice-allocator's --lease.
-  void load_flowtune(const Field& e, FlowtuneConfig* out) {
-    if (!r_.expect_map(e, {"enabled", "allocator", "idle_gap", "lease", "flows", "max_held_packets",
-                           "ecn_threshold", "weight", "pace_at"})) {
-      return;
-    }
-    out->enabled = true;
-    if (auto f = r_.field(e, "enabled", Need::kOptional)) set(r_.boolean(*f), &out->enabled);
-    if (auto f = r_.field(e, "allocator", Need::kOptional)) load_allocator(*f, out);
-    if (auto f = r_.field(e, "idle_gap", Need::kOptional))
-      set(r_.duration(*f, 1'000, 1'000'000'000), &out->idle_gap_ns);
-    if (auto f = r_.field(e, "lease", Need::kOptional))
-      set(r_.duration(*f, 100'000, 60'000'000'000ULL), &out->lease_ns);
-    if (auto f = r_.field(e, "flows", Need::kOptional)) {
-      if (auto v = r_.integer(*f, 4, 1u << 20)) {
-        if (std::has_single_bit(*v)) {
-          out->flows = static_cast<uint32_t>(*v);
-        } else {
-          r_.error(f->node, f->path, "expected a power of two, got " + std::to_string(*v));
-        }
-      }
-    }
-    if (auto f = r_.field(e, "max_held_packets", Need::kOptional))
-      set(r_.integer(*f, 1, 4096), &out->max_held_packets);
-    if (auto f = r_.field(e, "ecn_threshold", Need::kOptional))
-      set(r_.size(*f, 0, 1ULL << 30), &out->ecn_threshold_bytes);
-    if (auto f = r_.field(e, "weight", Need::kOptional))
-      set(r_.integer(*f, 1, 65535), &out->weight);
-    if (auto f = r_.field(e, "pace_at", Need::kOptional)) {
-      if (auto v = r_.choice<bool>(*f, {{"edge", false}, {"host", true}})) out->pace_at_host = *v;
-    }
-  }
-
-  // The allocator in the fabric; the section's presence turns it on. The
-  // iteration must be > 0: exact time would run a back-to-back allocator
-  // forever at one instant.
-  void load_flowtune_allocator(const Field& a, FlowtuneAllocatorConfig* out) {
-    out->line = YamlReader::line_of(a.node);
-    out->enabled = true;
-    if (!r_.expect_map(
-            a, {"control_delay", "iteration", "threshold", "host_rate", "hosts", "flows"})) {
-      return;
-    }
-    if (auto f = r_.field(a, "control_delay", Need::kOptional))
-      set(r_.duration(*f, 0, 1'000'000'000), &out->control_delay_ns);
-    if (auto f = r_.field(a, "iteration", Need::kOptional))
-      set(r_.duration(*f, 100, 1'000'000'000), &out->iteration_ns);
-    if (auto f = r_.field(a, "threshold", Need::kOptional))
-      set(r_.real(*f, 0, 0.5), &out->threshold);
-    if (auto f = r_.field(a, "host_rate", Need::kOptional)) set(r_.rate(*f), &out->host_rate_bps);
-    if (auto f = r_.field(a, "hosts", Need::kOptional))
-      set(r_.integer(*f, 1, 1u << 24), &out->hosts);
-    if (auto f = r_.field(a, "flows", Need::kOptional))
-      set(r_.integer(*f, 1, 1u << 24), &out->flows);
-  }
-
-  // Emulated transport hosts (docs/configuration.md "Transport hosts").
-  void load_transport(const Field& t, TransportConfig* out) {
-    out->line = YamlReader::line_of(t.node);
-    if (!r_.expect_map(t, {"kind", "flows", "completions", "mss", "base_rtt", "data_dscp",
-                           "ack_dscp", "ttl", "tcp", "rdma", "dcqcn", "hpcc", "timely", "bfc_nic"}))
-      return;
-    if (auto f = r_.field(t, "kind", Need::kRequired)) {
-      set(r_.choice<TransportKind>(*f, {{"none", TransportKind::kNone},
-                                        {"tcp", TransportKind::kTcp},
-                                        {"dctcp", TransportKind::kDctcp},
-                                        {"dcqcn", TransportKind::kDcqcn},
-                                        {"hpcc", TransportKind::kHpcc},
-                                        {"timely", TransportKind::kTimely},
-                                        {"bfc-nic", TransportKind::kBfcNic}}),
-          &out->kind);
-    }
-    const Need need = out->kind == TransportKind::kNone ? Need::kOptional : Need::kRequired;
-    if (auto f = r_.field(t, "flows", need)) set(r_.string(*f), &out->flows_path);
-    if (auto f = r_.field(t, "completions", Need::kOptional))
-      set(r_.string(*f), &out->completions_path);
-    if (auto f = r_.field(t, "mss", Need::kOptional)) set(r_.size(*f, 64, 9000), &out->mss);
-    if (auto f = r_.field(t, "base_rtt", Need::kOptional))
-      set(r_.duration(*f, 1, 1'000'000'000), &out->base_rtt_ns);
-    if (auto f = r_.field(t, "data_dscp", Need::kOptional))
-      set(r_.integer(*f, 0, 63), &out->data_dscp);
-    if (auto f = r_.field(t, "ack_dscp", Need::kOptional))
-      set(r_.integer(*f, 0, 63), &out->ack_dscp);
-    if (auto f = r_.field(t, "ttl", Need::kOptional)) set(r_.integer(*f, 1, 255), &out->ttl);
-    if (auto f = r_.field(t, "tcp", Need::kOptional)) load_tcp(*f, &out->tcp);
-    if (auto f = r_.field(t, "rdma", Need::kOptional)) load_rdma(*f, &out->rdma);
-    if (auto f = r_.field(t, "dcqcn", Need::kOptional)) load_dcqcn(*f, &out->dcqcn);
-    if (auto f = r_.field(t, "hpcc", Need::kOptional)) load_hpcc(*f, &out->hpcc);
-    if (auto f = r_.field(t, "timely", Need::kOptional)) load_timely(*f, &out->timely);
-    if (auto f = r_.field(t, "bfc_nic", Need::kOptional)) {
-      if (r_.expect_map(*f, {"window"})) {
-        if (auto w = r_.field(*f, "window", Need::kOptional))
-          set(r_.size(*w, 0, UINT32_MAX), &out->bfc_window_bytes);
-      }
-    }
-  }
-
-  static constexpr uint64_t kMaxTimerNs = 100'000'000'000;  // 100 s
-
-  void load_tcp(const Field& t, TcpParams* out) {
-    if (!r_.expect_map(t,
-                       {"ecn", "init_cwnd", "min_rto", "initial_rto", "max_rto", "fast_retransmit",
-                        "dupack_threshold", "dctcp_g", "ack_every", "delayed_ack"}))
-      return;
-    if (auto f = r_.field(t, "ecn", Need::kOptional)) set(r_.boolean(*f), &out->ecn);
-    if (auto f = r_.field(t, "init_cwnd", Need::kOptional))
-      set(r_.integer(*f, 1, 1000), &out->init_cwnd_segments);
-    if (auto f = r_.field(t, "min_rto", Need::kOptional))
-      set(r_.duration(*f, 1000, kMaxTimerNs), &out->min_rto_ns);
-    if (auto f = r_.field(t, "initial_rto", Need::kOptional))
-      set(r_.duration(*f, 1000, kMaxTimerNs), &out->initial_rto_ns);
-    if (auto f = r_.field(t, "max_rto", Need::kOptional))
-      set(r_.duration(*f, 1000, kMaxTimerNs), &out->max_rto_ns);
-    if (auto f = r_.field(t, "fast_retransmit", Need::kOptional))
-      set(r_.boolean(*f), &out->fast_retransmit);
-    if (auto f = r_.field(t, "dupack_threshold", Need::kOptional))
-      set(r_.integer(*f, 1, 100), &out->dupack_threshold);
-    if (auto f = r_.field(t, "dctcp_g", Need::kOptional)) set(r_.real(*f, 0, 1), &out->dctcp_g);
-    if (auto f = r_.field(t, "ack_every", Need::kOptional))
-      set(r_.integer(*f, 1, 64), &out->ack_every);
-    if (auto f = r_.field(t, "delayed_ack", Need::kOptional))
-      set(r_.duration(*f, 1, kMaxTimerNs), &out->delayed_ack_ns);
-  }
-
-  void load_rdma(const Field& t, GbnParams* out) {
-    if (!r_.expect_map(t, {"ack_every", "cnp_interval", "timeout", "nack_once_per_gap", "window"}))
-      return;
-    if (auto f = r_.field(t, "window", Need::kOptional))
-      set(r_.size(*f, 0, uint64_t{1} << 30), &out->window_bytes);
-    if (auto f = r_.field(t, "ack_every", Need::kOptional))
-      set(r_.integer(*f, 1, 64), &out->ack_every);
-    if (auto f = r_.field(t, "cnp_interval", Need::kOptional))
-      set(r_.duration(*f, 0, kMaxTimerNs), &out->cnp_interval_ns);
-    if (auto f = r_.field(t, "timeout", Need::kOptional))
-      set(r_.duration(*f, 0, kMaxTimerNs), &out->rto_ns);
-    if (auto f = r_.field(t, "nack_once_per_gap", Need::kOptional))
-      set(r_.boolean(*f), &out->nack_once_per_gap);
-  }
-
-  void load_dcqcn(const Field& t, DcqcnParams* out) {
-    if (!r_.expect_map(t,
-                       {"g", "alpha_interval", "rate_timer", "byte_counter", "fast_recovery_stages",
-                        "rate_ai", "rate_hai", "min_rate", "clamp_target_rate", "ue_aware"}))
-      return;
-    if (auto f = r_.field(t, "g", Need::kOptional)) set(r_.real(*f, 0, 1), &out->g);
-    if (auto f = r_.field(t, "alpha_interval", Need::kOptional))
-      set(r_.duration(*f, 1, kMaxTimerNs), &out->alpha_interval_ns);
-    if (auto f = r_.field(t, "rate_timer", Need::kOptional))
-      set(r_.duration(*f, 1, kMaxTimerNs), &out->rate_timer_ns);
-    if (auto f = r_.field(t, "byte_counter", Need::kOptional))
-      set(r_.size(*f, 1, UINT64_MAX), &out->byte_counter_bytes);
-    if (auto f = r_.field(t, "fast_recovery_stages", Need::kOptional))
-      set(r_.integer(*f, 0, 1000), &out->fast_recovery_stages);
-    if (auto f = r_.field(t, "rate_ai", Need::kOptional)) set(r_.rate(*f), &out->rate_ai_bps);
-    if (auto f = r_.field(t, "rate_hai", Need::kOptional)) set(r_.rate(*f), &out->rate_hai_bps);
-    if (auto f = r_.field(t, "min_rate", Need::kOptional)) set(r_.rate(*f), &out->min_rate_bps);
-    if (auto f = r_.field(t, "clamp_target_rate", Need::kOptional))
-      set(r_.boolean(*f), &out->clamp_target_rate);
-    if (auto f = r_.field(t, "ue_aware", Need::kOptional)) set(r_.boolean(*f), &out->ue_aware);
-  }
-
-  void load_hpcc(const Field& t, HpccParams* out) {
-    if (!r_.expect_map(t, {"eta", "max_stage", "w_ai", "expected_flows", "min_rate"})) return;
-    if (auto f = r_.field(t, "eta", Need::kOptional)) set(r_.real(*f, 0, 1), &out->eta);
-    if (auto f = r_.field(t, "max_stage", Need::kOptional))
-      set(r_.integer(*f, 0, 1000), &out->max_stage);
-    if (auto f = r_.field(t, "w_ai", Need::kOptional))
-      set(r_.size(*f, 1, UINT32_MAX), &out->w_ai_bytes);
-    if (auto f = r_.field(t, "expected_flows", Need::kOptional))
-      set(r_.integer(*f, 1, 1u << 20), &out->expected_flows);
-    if (auto f = r_.field(t, "min_rate", Need::kOptional)) set(r_.rate(*f), &out->min_rate_bps);
-  }
-
-  void load_timely(const Field& t, TimelyParams* out) {
-    if (!r_.expect_map(t, {"alpha", "beta", "delta", "t_low", "t_high", "min_rtt", "hai_after",
-                           "hai_factor", "min_rate", "completion_bytes", "ue_aware"}))
-      return;
-    if (auto f = r_.field(t, "alpha", Need::kOptional)) set(r_.real(*f, 0, 1), &out->alpha);
-    if (auto f = r_.field(t, "beta", Need::kOptional)) set(r_.real(*f, 0, 2), &out->beta);
-    if (auto f = r_.field(t, "delta", Need::kOptional)) set(r_.rate(*f), &out->delta_bps);
-    if (auto f = r_.field(t, "t_low", Need::kOptional))
-      set(r_.duration(*f, 0, kMaxTimerNs), &out->t_low_ns);
-    if (auto f = r_.field(t, "t_high", Need::kOptional))
-      set(r_.duration(*f, 1, kMaxTimerNs), &out->t_high_ns);
-    if (auto f = r_.field(t, "min_rtt", Need::kOptional))
-      set(r_.duration(*f, 1, kMaxTimerNs), &out->min_rtt_ns);
-    if (auto f = r_.field(t, "hai_after", Need::kOptional))
-      set(r_.integer(*f, 1, 1000), &out->hai_after);
-    if (auto f = r_.field(t, "hai_factor", Need::kOptional))
-      set(r_.integer(*f, 1, 1000), &out->hai_factor);
-    if (auto f = r_.field(t, "min_rate", Need::kOptional)) set(r_.rate(*f), &out->min_rate_bps);
-    if (auto f = r_.field(t, "completion_bytes", Need::kOptional))
-      set(r_.size(*f, 0, UINT32_MAX), &out->completion_bytes);
-    if (auto f = r_.field(t, "ue_aware", Need::kOptional)) set(r_.boolean(*f), &out->ue_aware);
-  }
-
-  // An IPv4 address and UDP port, "A.B.C.D:PORT".
-  void load_allocator(const Field& f, FlowtuneConfig* out) {
-    const auto text = r_.string(f);
-    if (!text) return;
-    in_addr a{};
-    const size_t colon = text->rfind(':');
-    if (!valid_host_port(*text) || inet_pton(AF_INET, text->substr(0, colon).c_str(), &a) != 1) {
-      r_.error(f.node, f.path,
-               "expected an IPv4 address and UDP port such as 127.0.0.1:9750, got " +
-                   YamlReader::describe(f.node));
-      return;
-    }
-    out->allocator_ip = ntohl(a.s_addr);
-    out->allocator_port = static_cast<uint16_t>(std::stoul(text->substr(colon + 1)));
-    out->allocator_given = true;
-  }
-
-  // {from: [ports], to: [ports]}; a single name may stand for a list of one.
-  void load_elided(const Field& e, BfcElidedPairs* out) {
-    out->line = YamlReader::line_of(e.node);
-    if (!r_.expect_map(e, {"from", "to"})) return;
-    if (auto f = r_.field(e, "from", Need::kRequired)) out->from = names(*f);
-    if (auto f = r_.field(e, "to", Need::kRequired)) out->to = names(*f);
-  }
-
-  std::vector<std::string> names(const Field& f) {
-    std::vector<std::string> out;
-    if (f.node.IsScalar()) {
-      if (auto s = r_.string(f)) out.push_back(*s);
-      return out;
-    }
-    if (auto items = r_.list(f)) {
-      for (const Field& item : *items) {
-        if (auto s = r_.string(item)) out.push_back(*s);
-      }
-    }
-    return out;
-  }
-
   void load_port(const Field& p, PortConfig* out) {
     out->line = YamlReader::line_of(p.node);
-    if (!r_.expect_map(p, {"name", "device", "link", "pcap", "delay", "loss", "fifo", "role",
-                           "rate", "mtu", "wire_overhead", "shaper_burst", "mac", "peer_mac",
-                           "peer_ip", "ipv4", "hop_rtt", "pfc", "nic"})) {
+    if (!r_.expect_map(p, keys({"name", "device", "link", "pcap", "delay", "loss", "fifo", "role",
+                                "rate", "mtu", "wire_overhead", "shaper_burst", "mac", "peer_mac",
+                                "peer_ip", "ipv4", "hop_rtt"},
+                               &ConfigSections::in_port, {}))) {
       return;
     }
     if (auto f = r_.field(p, "name", Need::kRequired)) set(r_.string(*f), &out->name);
@@ -641,36 +253,11 @@ class Loader {
     if (auto f = r_.field(p, "hop_rtt", Need::kOptional)) {
       set(r_.duration(*f, 1, UINT64_MAX), &out->hop_rtt_ns);
     }
-    if (auto f = r_.field(p, "pfc", Need::kOptional)) set(r_.boolean(*f), &out->pfc);
-    if (auto f = r_.field(p, "nic", Need::kOptional)) load_nic(*f, &out->nic);
-  }
-
-  // nic: plain | bfc | floodgate, or a map with mode, queue_by, queues,
-  // frames, sticky.
-  void load_nic(const Field& f, NicConfig* out) {
-    out->given = true;
-    out->line = YamlReader::line_of(f.node);
-    if (f.node.IsScalar()) return set(nic_mode(f), &out->mode);
-    if (!r_.expect_map(f, {"mode", "queue_by", "queues", "frames", "sticky"})) return;
-    if (auto m = r_.field(f, "mode", Need::kOptional)) set(nic_mode(*m), &out->mode);
-    if (auto k = r_.field(f, "queue_by", Need::kOptional)) {
-      set(r_.choice<NicQueueKey>(
-              *k, {{"destination", NicQueueKey::kDestination}, {"flow", NicQueueKey::kFlow}}),
-          &out->queue_by);
+    for (const ConfigSections* sections : all_config_sections()) {
+      const PortSection& section = sections->in_port;
+      if (section.key.empty()) continue;
+      if (auto f = r_.field(p, section.key, Need::kOptional)) section.parse(r_, *f, out);
     }
-    if (auto q = r_.field(f, "queues", Need::kOptional)) set(r_.integer(*q, 1, 64), &out->queues);
-    if (auto n = r_.field(f, "frames", Need::kOptional)) {
-      set(r_.integer(*n, 1, 1u << 22), &out->frames);
-    }
-    if (auto t = r_.field(f, "sticky", Need::kOptional)) {
-      set(r_.duration(*t, 1, UINT64_MAX), &out->sticky_ns);
-    }
-  }
-
-  std::optional<NicMode> nic_mode(const Field& f) {
-    return r_.choice<NicMode>(
-        f,
-        {{"plain", NicMode::kPlain}, {"bfc", NicMode::kBfc}, {"floodgate", NicMode::kFloodgate}});
   }
 
   // Exactly one of device / link / pcap; delay and loss only with link.

@@ -5,17 +5,12 @@
 #include <set>
 #include <utility>
 
+#include "lib/config/config_check.h"
+#include "lib/config/config_section.h"
 #include "lib/net/mac_addr.h"
-#include "lib/mechanisms/pfc/pfc_classes.h"
-#include "lib/mechanisms/tcd/tcd_params.h"
-#include "lib/tm/class_map.h"
 
 namespace sluice {
 namespace {
-
-std::string at(const std::string& parent, const char* list, size_t i) {
-  return parent + (parent.empty() ? "" : ".") + list + "[" + std::to_string(i) + "]";
-}
 
 bool valid_name(const std::string& s) {
   if (s.empty()) return false;
@@ -30,85 +25,48 @@ class Validator {
  public:
   Validator(const Config& c, const KeyLines& lines, std::vector<ConfigError>* errors,
             std::vector<ConfigError>* notes)
-      : c_(c), lines_(lines), errors_(errors), notes_(notes) {}
+      : c_(c), k_(c, lines, errors, notes) {}
 
   void run() {
     index_names();
     for (size_t s = 0; s < c_.switches.size(); ++s) {
       for (size_t p = 0; p < c_.switches[s].ports.size(); ++p) {
         check_link(s, p);
-        check_nic(s, p);
+        check_capture_port(s, p);
+        for (const ConfigSections* sections : all_config_sections()) {
+          if (sections->in_port.validate) sections->in_port.validate(k_, s, p);
+        }
       }
       check_routes(s);
-      check_pfc(s);
-      check_bfc(s);
-      check_floodgate(s);
-      check_tcd(s);
-      check_dibs(s);
-      check_flowtune(s);
+      for (const ConfigSections* sections : all_config_sections()) {
+        if (sections->in_switch.validate) sections->in_switch.validate(k_, s);
+      }
     }
     check_workers();
     check_capture_files();
     check_clock();
-    check_flowtune_allocator();
-    check_transport();
+    for (const ConfigSections* sections : all_config_sections()) {
+      if (sections->top.validate) sections->top.validate(k_);
+    }
   }
 
  private:
-  bool has_error(const std::string& key) const {
-    for (const ConfigError& e : *errors_) {
-      if (e.file == c_.file && e.key == key) return true;
-    }
-    return false;
-  }
-
-  // An error at `key` or at a key in its map (key.something).
-  bool has_error_at_or_in(const std::string& key) const {
-    for (const ConfigError& e : *errors_) {
-      if (e.file == c_.file && e.key.compare(0, key.size(), key) == 0 &&
-          (e.key.size() == key.size() || e.key[key.size()] == '.'))
-        return true;
-    }
-    return false;
-  }
-
-  // An error at `key` or at one of its list items.
-  bool has_error_under(const std::string& key) const {
-    for (const ConfigError& e : *errors_) {
-      if (e.file == c_.file && e.key.compare(0, key.size(), key) == 0 &&
-          (e.key.size() == key.size() || e.key[key.size()] == '[')) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  void error(const std::string& key, std::string message) {
-    errors_->push_back(ConfigError{c_.file, line_for(lines_, key), key, std::move(message)});
-  }
-
-  void note(const std::string& key, std::string message) {
-    if (notes_ == nullptr) return;
-    notes_->push_back(ConfigError{c_.file, line_for(lines_, key), key, std::move(message)});
-  }
-
   // Names are unique and well formed; fills the switch/port lookup tables.
   void index_names() {
     for (size_t s = 0; s < c_.switches.size(); ++s) {
       const SwitchConfig& sw = c_.switches[s];
-      const std::string spath = at("", "switches", s);
+      const std::string spath = switch_key(s);
       check_name(spath + ".name", sw.name);
-      if (!sw.name.empty() && !switch_index_.emplace(sw.name, s).second) {
-        error(spath + ".name", "duplicate switch name \"" + sw.name + "\"");
+      if (!sw.name.empty() && !k_.add_switch(sw.name, s)) {
+        k_.error(spath + ".name", "duplicate switch name \"" + sw.name + "\"");
       }
-      std::map<std::string, size_t>& ports = port_index_[s];
       for (size_t p = 0; p < sw.ports.size(); ++p) {
         const std::string& name = sw.ports[p].name;
-        const std::string ppath = at(spath, "ports", p);
+        const std::string ppath = item_key(spath, "ports", p);
         check_name(ppath + ".name", name);
-        if (!name.empty() && !ports.emplace(name, p).second) {
-          error(ppath + ".name",
-                "duplicate port name \"" + name + "\" in switch \"" + sw.name + "\"");
+        if (!name.empty() && !k_.add_port(s, name, p)) {
+          k_.error(ppath + ".name",
+                   "duplicate port name \"" + name + "\" in switch \"" + sw.name + "\"");
         }
       }
     }
@@ -116,367 +74,92 @@ class Validator {
 
   void check_name(const std::string& key, const std::string& name) {
     if (!name.empty() && !valid_name(name)) {
-      error(key,
-            "expected a name of lower-case letters, digits, '_' and '-', got \"" + name + "\"");
+      k_.error(key,
+               "expected a name of lower-case letters, digits, '_' and '-', got \"" + name + "\"");
     }
-  }
-
-  // (switch, port) indices of "sw/port", if both exist.
-  std::optional<std::pair<size_t, size_t>> find_port(const std::string& sw,
-                                                     const std::string& port) const {
-    const auto s = switch_index_.find(sw);
-    if (s == switch_index_.end()) return std::nullopt;
-    const auto& ports = port_index_.at(s->second);
-    const auto p = ports.find(port);
-    if (p == ports.end()) return std::nullopt;
-    return std::make_pair(s->second, p->second);
   }
 
   void check_link(size_t s, size_t p) {
     const SwitchConfig& sw = c_.switches[s];
     const PortConfig& port = sw.ports[p];
     if (port.link_peer.empty()) return;
-    const std::string key = at(at("", "switches", s), "ports", p) + ".link";
+    const std::string key = port_key(s, p) + ".link";
     const size_t slash = port.link_peer.find('/');
     const std::string peer_sw = port.link_peer.substr(0, slash);
     const std::string peer_port = port.link_peer.substr(slash + 1);
-    const auto peer = find_port(peer_sw, peer_port);
+    const auto peer = k_.find_port(peer_sw, peer_port);
     if (!peer) {
-      const bool sw_known = switch_index_.count(peer_sw) != 0;
-      error(key, "link peer \"" + port.link_peer + "\" does not exist (no " +
-                     (sw_known ? "port \"" + peer_port + "\" in switch \"" + peer_sw + "\")"
-                               : "switch \"" + peer_sw + "\")"));
+      const bool sw_known = k_.knows_switch(peer_sw);
+      k_.error(key, "link peer \"" + port.link_peer + "\" does not exist (no " +
+                        (sw_known ? "port \"" + peer_port + "\" in switch \"" + peer_sw + "\")"
+                                  : "switch \"" + peer_sw + "\")"));
       return;
     }
     if (*peer == std::make_pair(s, p)) {
-      error(key, "a port cannot link to itself");
+      k_.error(key, "a port cannot link to itself");
       return;
     }
     const PortConfig& other = c_.switches[peer->first].ports[peer->second];
     const std::string self = sw.name + "/" + port.name;
     if (other.link_peer != self) {
-      error(key, "link peer \"" + port.link_peer + "\" does not link back: it should say link: " +
-                     self + (other.link_peer.empty() ? "" : ", but says " + other.link_peer));
+      k_.error(key, "link peer \"" + port.link_peer +
+                        "\" does not link back: it should say link: " + self +
+                        (other.link_peer.empty() ? "" : ", but says " + other.link_peer));
       return;
     }
     if (port.role != PortRole::kSwitch) {
-      error(at(at("", "switches", s), "ports", p) + ".role",
-            "an internal link joins two switches: expected role switch at " + self);
+      k_.error(port_key(s, p) + ".role",
+               "an internal link joins two switches: expected role switch at " + self);
     }
     // Report a mismatch once per link, from its first end.
     if (std::make_pair(s, p) > *peer) return;
     if (port.rate_bps != other.rate_bps) {
-      error(key, "rate mismatch across the link: " + self + " has " +
-                     std::to_string(port.rate_bps) + "bps, " + port.link_peer + " has " +
-                     std::to_string(other.rate_bps) + "bps");
+      k_.error(key, "rate mismatch across the link: " + self + " has " +
+                        std::to_string(port.rate_bps) + "bps, " + port.link_peer + " has " +
+                        std::to_string(other.rate_bps) + "bps");
     }
-    check_floodgate_link(key, sw, c_.switches[peer->first]);
+    for (const ConfigSections* sections : all_config_sections()) {
+      if (sections->in_switch.validate_link)
+        sections->in_switch.validate_link(k_, key, sw, c_.switches[peer->first]);
+    }
   }
 
-  // Floodgate windows are refilled only by the next switch's credit, so a
-  // link with Floodgate at one end only would stall the windows toward the
-  // other end after one window of data (or waste credit on a switch that
-  // ignores it): the whole fabric runs it or none of it does.
-  void check_floodgate_link(const std::string& key, const SwitchConfig& a, const SwitchConfig& b) {
-    if (a.floodgate.enabled == b.floodgate.enabled) return;
-    const SwitchConfig& on = a.floodgate.enabled ? a : b;
-    const SwitchConfig& off = a.floodgate.enabled ? b : a;
-    error(key, "floodgate on one end of an internal link only: switch \"" + on.name +
-                   "\" runs it and \"" + off.name + "\" does not, so \"" + on.name +
-                   "\"'s windows toward \"" + off.name +
-                   "\" would never be refilled by credit (give every switch of a Floodgate "
-                   "fabric a floodgate section)");
-  }
-
-  // The emulated NIC stands for a replaying host: a capture-file port with
-  // a rate to pace at, role host; BFC NICs need a BFC switch to pause them,
-  // Floodgate NICs a Floodgate switch that sends dstPause.
-  void check_nic(size_t s, size_t p) {
-    const SwitchConfig& sw = c_.switches[s];
-    const PortConfig& port = sw.ports[p];
-    // A capture-file port that neither replays nor writes is a transport
-    // host, or nothing.
-    const std::string pcap_key = at(at("", "switches", s), "ports", p) + ".pcap";
+  // A capture-file port that neither replays nor writes is a transport
+  // host, or nothing.
+  void check_capture_port(size_t s, size_t p) {
+    const PortConfig& port = c_.switches[s].ports[p];
+    const std::string pcap_key = port_key(s, p) + ".pcap";
     if (port.pcap && port.pcap->rx_path.empty() && port.pcap->tx_path.empty() &&
-        !is_transport_host_port(c_, port) && !has_error_at_or_in(pcap_key)) {
-      error(pcap_key,
-            "expected rx (a capture to replay), tx (a capture to write) or both (or, with a "
-            "transport section, a host port that runs it)");
-    }
-    if (!port.nic.given) return;
-    const std::string key = at(at("", "switches", s), "ports", p) + ".nic";
-    if (!port.pcap || (port.pcap->rx_path.empty() && !is_transport_host_port(c_, port))) {
-      error(key,
-            "nic: only a port that replays a capture (pcap.rx) or runs the transport has an "
-            "emulated host NIC");
-    } else if (port.role != PortRole::kHost) {
-      error(key, "nic: the emulated NIC is a host's: the port's role must be host");
-    } else if (port.rate_bps == 0) {
-      error(key, "nic: the host NIC sends at the port's rate: expected a rate above 0");
-    } else if (port.nic.mode == NicMode::kBfc && !sw.bfc.enabled) {
-      error(key, "nic: bfc needs BFC on switch \"" + sw.name +
-                     "\" (bfc: {enabled: true}) to pause its queues");
-    } else if (port.nic.mode == NicMode::kFloodgate &&
-               !(sw.floodgate.enabled && sw.floodgate.dst_pause)) {
-      error(key, "nic: floodgate needs dstPause on switch \"" + sw.name +
-                     "\" (floodgate: {enabled: true, dst_pause: true}) to pause its "
-                     "destinations");
+        !is_transport_host_port(c_, port) && !k_.has_error_at_or_in(pcap_key)) {
+      k_.error(pcap_key,
+               "expected rx (a capture to replay), tx (a capture to write) or both (or, with a "
+               "transport section, a host port that runs it)");
     }
   }
 
   void check_routes(size_t s) {
     const SwitchConfig& sw = c_.switches[s];
-    const std::string spath = at("", "switches", s);
+    const std::string spath = switch_key(s);
     std::map<std::pair<uint32_t, uint8_t>, size_t> seen;
     for (size_t r = 0; r < sw.routes.size(); ++r) {
       const RouteConfig& route = sw.routes[r];
-      const std::string rpath = at(spath, "routes", r);
+      const std::string rpath = item_key(spath, "routes", r);
       const auto prefix_key = std::make_pair(route.prefix.addr, route.prefix.len);
-      const bool prefix_ok = lines_.count(rpath + ".prefix") && !has_error(rpath + ".prefix");
+      const bool prefix_ok = k_.written(rpath + ".prefix") && !k_.has_error(rpath + ".prefix");
       if (prefix_ok && !seen.emplace(prefix_key, r).second) {
-        error(rpath + ".prefix", "duplicate route prefix " + format_ipv4(route.prefix.addr) + "/" +
-                                     std::to_string(route.prefix.len) + " (also " +
-                                     at(spath, "routes", seen[prefix_key]) + ")");
+        k_.error(rpath + ".prefix", "duplicate route prefix " + format_ipv4(route.prefix.addr) +
+                                        "/" + std::to_string(route.prefix.len) + " (also " +
+                                        item_key(spath, "routes", seen[prefix_key]) + ")");
       }
       std::set<std::string> named;
       for (size_t i = 0; i < route.ports.size(); ++i) {
         const std::string& name = route.ports[i];
         const std::string key =
-            lines_.count(rpath + ".port") ? rpath + ".port" : at(rpath, "ports", i);
-        if (!find_port(sw.name, name)) {
-          error(key, "unknown port \"" + name + "\" in switch \"" + sw.name + "\"");
+            k_.written(rpath + ".port") ? rpath + ".port" : item_key(rpath, "ports", i);
+        if (!k_.find_port(sw.name, name)) {
+          k_.error(key, "unknown port \"" + name + "\" in switch \"" + sw.name + "\"");
         } else if (!named.insert(name).second) {
-          error(key, "port \"" + name + "\" is listed twice");
-        }
-      }
-    }
-  }
-
-  // PFC pauses priorities, PAUSE the whole port: priorities must mean
-  // something to the mode, and a PFC switch must have a lossless priority
-  // that its class map puts data in.
-  void check_pfc(size_t s) {
-    const SwitchConfig& sw = c_.switches[s];
-    const std::string key = at("", "switches", s) + ".pfc.priorities";
-    if (!lines_.count(key) || has_error_under(key)) return;
-    if (sw.pfc.mode == PfcGenerationMode::kPause) {
-      error(key, "priorities apply to mode pfc: PAUSE (802.3x) stops the whole port");
-      return;
-    }
-    if (sw.pfc.mode != PfcGenerationMode::kPfc) return;
-    if ((sw.pfc.priorities & data_priorities(sw.tm)) != 0) return;
-    error(key, sw.tm.class_mapping == ClassMapping::kDscp
-                   ? "no listed priority carries data: with " +
-                         std::to_string(sw.tm.queues_per_port) +
-                         " queues class_map dscp uses only priorities " +
-                         priority_list(data_priorities(sw.tm)) + ", so nothing would be paused"
-                   : "no listed priority carries data: class_map fifo puts every packet in "
-                     "priority 0, so nothing would be paused");
-  }
-
-  // The PFC priorities data can have: those of the queues the class map uses.
-  static uint8_t data_priorities(const TrafficManagerConfig& tm) {
-    uint8_t carried = 0;
-    for (uint8_t dscp = 0; dscp < 64; ++dscp) {
-      const uint16_t q = queue_for_class(tm.class_mapping, dscp, tm.queues_per_port);
-      carried |= static_cast<uint8_t>(1u << priority_of_queue(q, tm.queues_per_port));
-    }
-    return carried;
-  }
-
-  static std::string priority_list(uint8_t mask) {
-    std::string out;
-    for (unsigned p = 0; p < kPfcClasses; ++p) {
-      if (!((mask >> p) & 1)) continue;
-      out += (out.empty() ? "" : ", ") + std::to_string(p);
-    }
-    return out;
-  }
-
-  // Floodgate sizes windows from port rates; BFC on the same links would be a
-  // second hop-by-hop backpressure with its own idea of what is in flight.
-  void check_floodgate(size_t s) {
-    const SwitchConfig& sw = c_.switches[s];
-    if (!sw.floodgate.enabled) return;
-    const std::string fpath = at("", "switches", s) + ".floodgate";
-    if (sw.bfc.enabled) {
-      error(fpath,
-            "floodgate and bfc on one switch are not supported: both pace the same "
-            "switch-facing links hop by hop, and their credits and pauses would not "
-            "agree on what is in flight");
-    }
-    for (size_t p = 0; p < sw.ports.size(); ++p) {
-      const PortConfig& port = sw.ports[p];
-      const bool needs_rate = port.role == PortRole::kSwitch || sw.floodgate.dst_pause;
-      if (needs_rate && port.rate_bps == 0) {
-        error(at(at("", "switches", s), "ports", p) + ".rate",
-              port.role == PortRole::kSwitch
-                  ? "floodgate needs a switch-facing port's rate (initial window = alpha x rate x "
-                    "hop_rtt + rate x credit_interval): expected a rate above 0"
-                  : "floodgate dst_pause needs a host port's rate (threshold = dst_pause_factor x "
-                    "rate x hop_rtt): expected a rate above 0");
-      }
-    }
-  }
-
-  // TCD replaces the enqueue ECN marker on its switch and takes q_th from
-  // its step threshold; it needs pauses to tell congestion from backpressure
-  // (docs/mechanisms/tcd.md, "Configuration").
-  void check_tcd(size_t s) {
-    const SwitchConfig& sw = c_.switches[s];
-    if (!sw.tcd.enabled) return;
-    const std::string tpath = at("", "switches", s) + ".tcd";
-    if (sw.tm.ecn.mode == EcnMode::kRed) {
-      error(tpath,
-            "tcd replaces ECN marking at enqueue on its switch, so ecn mode red would never "
-            "mark: use ecn mode step (its k is tcd's default q_th) or off with tcd.q_th");
-      return;
-    }
-    if (tcd_q_th_bytes(sw) == 0 && !has_error(tpath + ".q_th")) {
-      error(tpath,
-            "tcd needs q_th: its default is the ECN step threshold, and ecn gives no k (set "
-            "tcd.q_th, or ecn: {mode: step, k: ...})");
-    }
-    for (const PortConfig& port : sw.ports) {
-      if (tcd_pause_source(sw, port) != TcdPauseSource::kNone) return;
-    }
-    note(tpath,
-         "tcd without pfc or bfc: nothing pauses this switch's ports, so TCD marks CE like "
-         "DCTCP step marking at q_th (at dequeue) and never marks UE");
-  }
-
-  // DIBS turns drops into detours, so it needs a fabric that drops (paper
-  // section 3: lossy, with ECN-based congestion control) and somewhere to
-  // detour to. One switch-facing port is enough: packets toward hosts can
-  // bounce back up it (the paper's linear-topology remark, section 7).
-  void check_dibs(size_t s) {
-    const SwitchConfig& sw = c_.switches[s];
-    if (!sw.dibs.enabled) return;
-    const std::string dpath = at("", "switches", s) + ".dibs";
-    if (sw.pfc.mode != PfcGenerationMode::kOff) {
-      error(dpath, std::string("dibs is for lossy fabrics: with pfc mode ") +
-                       (sw.pfc.mode == PfcGenerationMode::kPfc ? "pfc" : "pause") +
-                       " the switch pauses its upstream instead of dropping, so there would be "
-                       "no drop to detour");
-    }
-    if (sw.bfc.enabled) {
-      error(dpath,
-            "dibs is for lossy fabrics: bfc pauses flows hop by hop instead of dropping, so "
-            "there would be no drop to detour");
-    }
-    if (sw.floodgate.enabled) {
-      error(dpath,
-            "dibs and floodgate on one switch are not supported: a detoured packet is debited "
-            "from its destination's window here and credited by the neighbour it was detoured "
-            "to, off its path, so the window would no longer bound the bytes in flight toward "
-            "that destination");
-    }
-    bool switch_facing = false;
-    for (const PortConfig& port : sw.ports) switch_facing |= port.role == PortRole::kSwitch;
-    if (!switch_facing && !sw.ports.empty()) {
-      error(dpath, "dibs detours only to switch-facing ports, and switch \"" + sw.name +
-                       "\" has none (role: switch)");
-    }
-  }
-
-  // Flowtune paces what hosts send into an edge, so the switch needs host
-  // ports; Floodgate charges its windows at forward, before the pacer could
-  // hold or drop the packet.
-  void check_flowtune(size_t s) {
-    const SwitchConfig& sw = c_.switches[s];
-    if (!sw.flowtune.enabled) return;
-    const std::string fpath = at("", "switches", s) + ".flowtune";
-    if (sw.floodgate.enabled) {
-      error(fpath,
-            "flowtune and floodgate on one switch are not supported: floodgate debits a "
-            "destination's window at forward, before the pacer holds or drops the packet");
-    }
-    bool host_port = false;
-    for (const PortConfig& port : sw.ports) host_port |= port.role == PortRole::kHost;
-    if (!host_port && !sw.ports.empty()) {
-      error(fpath, "flowtune paces what hosts send into an edge switch, and switch \"" + sw.name +
-                       "\" has no host-facing port (role: host)");
-    }
-    // Exact time runs the allocator inside the fabric, on its clock;
-    // sluice-allocator over UDP keeps the machine's.
-    if (c_.clock.mode == ClockMode::kExact && !c_.flowtune_allocator.enabled) {
-      error(fpath,
-            "flowtune in exact fabric time needs the allocator in the fabric: add a top-level "
-            "flowtune_allocator section (sluice-allocator over UDP keeps the machine's clock, "
-            "so it runs with clock.mode real only)");
-    }
-    if (c_.flowtune_allocator.enabled && sw.flowtune.allocator_given) {
-      error(fpath + ".allocator",
-            "names a sluice-allocator over UDP, but flowtune_allocator runs the allocator in the "
-            "fabric: remove one of them");
-    }
-    // Endpoint pacing: the paper's servers are TCP senders that pace at
-    // their allocation; sluice's TCP and DCTCP hosts do.
-    const TransportKind kind = c_.transport.kind;
-    if (sw.flowtune.pace_at_host && kind != TransportKind::kTcp && kind != TransportKind::kDctcp) {
-      error(fpath + ".pace_at",
-            "pace_at: host needs hosts that pace themselves: transport kind tcp or dctcp "
-            "(the edge paces otherwise: pace_at: edge)");
-    }
-  }
-
-  // The allocator in the fabric runs on exact fabric time. Its hosts' link
-  // capacity is the edges' host ports' rate unless it is given.
-  void check_flowtune_allocator() {
-    const FlowtuneAllocatorConfig& a = c_.flowtune_allocator;
-    if (!a.enabled) return;
-    if (c_.clock.mode != ClockMode::kExact) {
-      error("flowtune_allocator",
-            "the allocator in the fabric runs on exact fabric time (clock.mode exact); in real "
-            "time run sluice-allocator and give its address in switches[].flowtune.allocator");
-    }
-    if (a.host_rate_bps != 0) return;
-    std::set<uint64_t> rates;
-    for (const SwitchConfig& sw : c_.switches) {
-      if (!sw.flowtune.enabled) continue;
-      for (const PortConfig& port : sw.ports) {
-        if (port.role == PortRole::kHost && port.rate_bps != 0) rates.insert(port.rate_bps);
-      }
-    }
-    if (rates.size() > 1) {
-      std::string list;
-      for (uint64_t r : rates) list += (list.empty() ? "" : ", ") + std::to_string(r) + " bit/s";
-      error("flowtune_allocator",
-            "the flowtune edges' host ports have different rates (" + list +
-                "): give host_rate, the capacity the allocator gives every host link");
-    }
-  }
-
-  void check_bfc(size_t s) {
-    const SwitchConfig& sw = c_.switches[s];
-    if (!sw.bfc.enabled) return;
-    const std::string bpath = at("", "switches", s) + ".bfc";
-    if (sw.tm.class_mapping == ClassMapping::kDscp) {
-      error(bpath, "bfc assigns flows to queues itself: class_map must be fifo");
-    }
-    // Th = hop_rtt x rate / N_active assumes the active queues share the port
-    // fairly (paper 3.3.1-3.3.2); strict priority would rank flows by the
-    // queue number dynamic assignment happened to give them.
-    if (sw.tm.scheduler == SchedulerKind::kStrictPriority) {
-      error(at("", "switches", s) + ".scheduler",
-            "bfc needs a round-robin scheduler among its queues (Th = hop_rtt x rate / active "
-            "queues): scheduler must be drr");
-    }
-    for (size_t p = 0; p < sw.ports.size(); ++p) {
-      if (sw.ports[p].rate_bps == 0) {
-        error(at(at("", "switches", s), "ports", p) + ".rate",
-              "bfc needs the port's rate (Th = hop_rtt x rate / active queues): expected a rate "
-              "above 0");
-      }
-    }
-    for (size_t i = 0; i < sw.bfc.no_backpressure.size(); ++i) {
-      const BfcElidedPairs& pairs = sw.bfc.no_backpressure[i];
-      const std::string ipath = at(bpath, "no_backpressure", i);
-      for (const auto* side : {&pairs.from, &pairs.to}) {
-        const char* key = side == &pairs.from ? ".from" : ".to";
-        for (const std::string& name : *side) {
-          if (!find_port(sw.name, name))
-            error(ipath + key, "unknown port \"" + name + "\" in switch \"" + sw.name + "\"");
+          k_.error(key, "port \"" + name + "\" is listed twice");
         }
       }
     }
@@ -488,65 +171,66 @@ class Validator {
     std::map<std::pair<size_t, size_t>, size_t> owner;  // port -> worker index
     for (size_t w = 0; w < c_.workers.size(); ++w) {
       const WorkerConfig& worker = c_.workers[w];
-      const std::string wpath = at("", "workers", w);
-      if (lines_.count(wpath + ".lcore") && !has_error(wpath + ".lcore")) check_lcore(w, lcores);
+      const std::string wpath = item_key("", "workers", w);
+      if (k_.written(wpath + ".lcore") && !k_.has_error(wpath + ".lcore")) check_lcore(w, lcores);
       for (size_t i = 0; i < worker.ports.size(); ++i) {
         const PortRef& ref = worker.ports[i];
         if (ref.sw.empty()) continue;  // malformed, already reported
-        const std::string key = at(wpath, "ports", i);
+        const std::string key = item_key(wpath, "ports", i);
         const std::string name = ref.sw + "/" + ref.port;
-        const auto port = find_port(ref.sw, ref.port);
+        const auto port = k_.find_port(ref.sw, ref.port);
         if (!port) {
-          error(key, "unknown port \"" + name + "\"");
+          k_.error(key, "unknown port \"" + name + "\"");
           continue;
         }
         const auto [it, fresh] = owner.emplace(*port, w);
         if (!fresh) {
-          error(key, "overlapping lcores: port " + name + " is already assigned to " +
-                         (it->second == w ? "this worker" : at("", "workers", it->second)) +
-                         " (lcore " + std::to_string(c_.workers[it->second].lcore) + ")");
+          k_.error(key,
+                   "overlapping lcores: port " + name + " is already assigned to " +
+                       (it->second == w ? "this worker" : item_key("", "workers", it->second)) +
+                       " (lcore " + std::to_string(c_.workers[it->second].lcore) + ")");
         }
       }
     }
     check_every_port_owned(owner);
-    check_floodgate_owners(owner);
+    check_one_lcore(owner);
   }
 
-  // A Floodgate switch's windows are one table per switch, written where
-  // packets toward switch-facing ports are admitted and where credits come
-  // in: one lcore must own all its switch-facing ports (docs/mechanisms/
-  // floodgate.md, "One writer").
-  void check_floodgate_owners(const std::map<std::pair<size_t, size_t>, size_t>& owner) {
-    for (size_t s = 0; s < c_.switches.size(); ++s) {
-      const SwitchConfig& sw = c_.switches[s];
-      if (!sw.floodgate.enabled) continue;
-      std::optional<size_t> first;
-      for (size_t p = 0; p < sw.ports.size(); ++p) {
-        const auto it = owner.find({s, p});
-        if (sw.ports[p].role != PortRole::kSwitch || it == owner.end()) continue;
-        if (!first) first = it->second;
-        if (it->second == *first) continue;
-        const std::string others = at("", "workers", *first);
-        error(at("", "workers", it->second),
-              "floodgate: switch \"" + sw.name + "\" keeps one window table, so one worker must " +
-                  "own all its switch-facing ports; " + sw.ports[p].name +
-                  " is not with the others (" + others + ")");
-        break;
+  // Ports that a section says one lcore must own together (state with one
+  // writer; SwitchSection::one_lcore): the first of them that a worker
+  // splits off is reported, in the section's words.
+  void check_one_lcore(const std::map<std::pair<size_t, size_t>, size_t>& owner) {
+    for (const ConfigSections* sections : all_config_sections()) {
+      const SwitchSection& section = sections->in_switch;
+      if (!section.one_lcore) continue;
+      for (size_t s = 0; s < c_.switches.size(); ++s) {
+        const SwitchConfig& sw = c_.switches[s];
+        std::optional<size_t> first;
+        for (size_t p = 0; p < sw.ports.size(); ++p) {
+          const auto it = owner.find({s, p});
+          if (!section.one_lcore(sw, sw.ports[p]) || it == owner.end()) continue;
+          if (!first) first = it->second;
+          if (it->second == *first) continue;
+          k_.error(item_key("", "workers", it->second),
+                   section.one_lcore_error(sw, sw.ports[p], item_key("", "workers", *first)));
+          break;
+        }
       }
     }
   }
 
   void check_lcore(size_t w, std::map<unsigned, size_t>& lcores) {
     const unsigned lcore = c_.workers[w].lcore;
-    const std::string key = at("", "workers", w) + ".lcore";
+    const std::string key = item_key("", "workers", w) + ".lcore";
     if (lcore == 0) {
-      error(key, "lcore 0 is the main lcore (it runs the control loop); workers need other lcores");
+      k_.error(key,
+               "lcore 0 is the main lcore (it runs the control loop); workers need other lcores");
       return;
     }
     const auto [it, fresh] = lcores.emplace(lcore, w);
     if (!fresh) {
-      error(key, "lcore " + std::to_string(lcore) + " is listed twice (also " +
-                     at("", "workers", it->second) + ")");
+      k_.error(key, "lcore " + std::to_string(lcore) + " is listed twice (also " +
+                        item_key("", "workers", it->second) + ")");
     }
   }
 
@@ -555,9 +239,9 @@ class Validator {
       const SwitchConfig& sw = c_.switches[s];
       for (size_t p = 0; p < sw.ports.size(); ++p) {
         if (sw.ports[p].name.empty() || owner.count({s, p})) continue;
-        error(at(at("", "switches", s), "ports", p) + ".name",
-              "port " + sw.name + "/" + sw.ports[p].name +
-                  " is assigned to no worker (when workers are given, every port needs one)");
+        k_.error(port_key(s, p) + ".name",
+                 "port " + sw.name + "/" + sw.ports[p].name +
+                     " is assigned to no worker (when workers are given, every port needs one)");
       }
     }
   }
@@ -569,13 +253,13 @@ class Validator {
     std::map<std::string, std::string> writer;  // tx path -> key of its first writer
     for (const auto& [path, key] : capture_files(&PcapPortConfig::tx_path, ".pcap.tx")) {
       const auto [it, fresh] = writer.emplace(path, key);
-      if (!fresh) error(key, "\"" + path + "\" is already written by " + it->second);
+      if (!fresh) k_.error(key, "\"" + path + "\" is already written by " + it->second);
     }
     for (const auto& [path, key] : capture_files(&PcapPortConfig::rx_path, ".pcap.rx")) {
       const auto it = writer.find(path);
       if (it != writer.end()) {
-        error(key, "\"" + path + "\" is also written by " + it->second +
-                       ", which would truncate it before it is replayed");
+        k_.error(key, "\"" + path + "\" is also written by " + it->second +
+                          ", which would truncate it before it is replayed");
       }
     }
   }
@@ -590,75 +274,28 @@ class Validator {
       for (size_t p = 0; p < sw.ports.size(); ++p) {
         const PortConfig& port = sw.ports[p];
         const std::string name = sw.name + "/" + port.name;
-        const std::string path = at(at("", "switches", s), "ports", p);
+        const std::string path = port_key(s, p);
         if (c_.clock.mode != ClockMode::kExact) {
           if (port.pcap && port.link_delay_ns != 0)
-            error(path + ".delay",
-                  "a capture-file host's link delay is modelled in exact fabric time only "
-                  "(clock.mode exact)");
+            k_.error(path + ".delay",
+                     "a capture-file host's link delay is modelled in exact fabric time only "
+                     "(clock.mode exact)");
           continue;
         }
         if (!port.pcap && port.link_peer.empty()) {
-          error("clock.mode",
-                "exact fabric time needs every port to be a capture-file port or an internal "
-                "link, but " +
-                    name + " is device \"" + port.device + "\", which keeps the machine's time");
+          k_.error("clock.mode",
+                   "exact fabric time needs every port to be a capture-file port or an internal "
+                   "link, but " +
+                       name + " is device \"" + port.device + "\", which keeps the machine's time");
           return;
         }
         if (port.rate_bps == 0) {
-          error(path + ".rate",
-                "exact fabric time needs a rate on every port (" + name +
-                    " has none, so it would take any number of frames in one instant)");
+          k_.error(path + ".rate",
+                   "exact fabric time needs a rate on every port (" + name +
+                       " has none, so it would take any number of frames in one instant)");
         }
       }
     }
-  }
-
-  // Transport hosts (docs/configuration.md "Transport hosts"): every
-  // capture-file host port without rx runs the transport, in exact fabric
-  // time, at its peer_ip; its frames must fit every port's MTU; HPCC's
-  // senders need every switch to stamp INT.
-  void check_transport() {
-    const TransportConfig& t = c_.transport;
-    if (t.kind == TransportKind::kNone) return;
-    if (c_.clock.mode != ClockMode::kExact)
-      error("transport.kind", "transport hosts run in exact fabric time only (clock.mode exact)");
-    const bool int_room = t.kind == TransportKind::kHpcc;
-    const uint32_t ip_bytes = 20 + 8 + 28 + (int_room ? 80 : 0) + t.mss;
-    // A host builds each frame in one mbuf (and a BFC NIC adds its shim).
-    if (14 + ip_bytes + 6 > c_.mbuf_size)
-      error("transport.mss", "transport frames of mss " + std::to_string(t.mss) + " are " +
-                                 std::to_string(14 + ip_bytes) +
-                                 " bytes (with a BFC NIC's shim 6 more), more than mbuf_size " +
-                                 std::to_string(c_.mbuf_size) + ": raise mbuf_size");
-    std::map<uint32_t, std::string> owner;
-    size_t hosts = 0;
-    for (size_t s = 0; s < c_.switches.size(); ++s) {
-      const SwitchConfig& sw = c_.switches[s];
-      if (t.kind == TransportKind::kHpcc && !sw.int_telemetry)
-        error(at("", "switches", s), "transport kind hpcc needs INT on every switch, and switch " +
-                                         sw.name +
-                                         " does not stamp it (add `int: {enabled: true}`)");
-      for (size_t p = 0; p < sw.ports.size(); ++p) {
-        const PortConfig& port = sw.ports[p];
-        const std::string path = at(at("", "switches", s), "ports", p);
-        if (port.mtu < ip_bytes)
-          error(path + ".mtu", "transport segments of mss " + std::to_string(t.mss) + " are " +
-                                   std::to_string(ip_bytes) +
-                                   "-byte IP packets, more than this port's mtu " +
-                                   std::to_string(port.mtu));
-        if (!is_transport_host_port(c_, port)) continue;
-        ++hosts;
-        if (!port.peer_ipv4) {
-          error(path, "a transport host port needs peer_ip (the host's address)");
-          continue;
-        }
-        const auto [it, fresh] = owner.emplace(*port.peer_ipv4, sw.name + "/" + port.name);
-        if (!fresh) error(path + ".peer_ip", "the same host address as " + it->second);
-      }
-    }
-    if (hosts == 0)
-      error("transport", "no port runs the transport: give host ports a pcap section without rx");
   }
 
   // (path, key) of every non-empty rx_path or tx_path, in file order.
@@ -669,18 +306,14 @@ class Validator {
       for (size_t p = 0; p < c_.switches[s].ports.size(); ++p) {
         const auto& pcap = c_.switches[s].ports[p].pcap;
         if (!pcap || ((*pcap).*member).empty()) continue;
-        out.emplace_back((*pcap).*member, at(at("", "switches", s), "ports", p) + suffix);
+        out.emplace_back((*pcap).*member, port_key(s, p) + suffix);
       }
     }
     return out;
   }
 
   const Config& c_;
-  const KeyLines& lines_;
-  std::vector<ConfigError>* errors_;
-  std::vector<ConfigError>* notes_;
-  std::map<std::string, size_t> switch_index_;
-  std::map<size_t, std::map<std::string, size_t>> port_index_;
+  ConfigCheck k_;
 };
 
 }  // namespace

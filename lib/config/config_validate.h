@@ -1,7 +1,10 @@
 #pragma once
 // Checks that span several parts of a configuration: names unique, internal
 // links that match at both ends, routes and workers naming real ports, worker
-// lcores. Per-key checks (types, units, ranges) happen while loading.
+// lcores, capture files, the clock; and, each at its place among those, the
+// checks of every section outside the core (lib/config/config_section.h:
+// a mechanism's or the emulator's). Per-key checks (types, units, ranges)
+// happen while loading.
 
 #include <map>
 #include <string>

@@ -1,10 +1,11 @@
 #pragma once
 // Which worker owns each port when the configuration has no `workers:`
 // section: round-robin over the ports in configuration order (switch by
-// switch, port by port), except that all switch-facing ports of a
-// Floodgate switch go to the worker its first one gets, because that
-// switch's window table has one writer (docs/mechanisms/floodgate.md, "One
-// writer"). docs/configuration.md, "workers[]".
+// switch, port by port), except that ports a section says one lcore must
+// own together (SwitchSection::one_lcore, lib/config/config_section.h; a
+// Floodgate switch's switch-facing ports, whose window table has one
+// writer) all go to the worker the first of them gets.
+// docs/configuration.md, "workers[]".
 
 #include <vector>
 

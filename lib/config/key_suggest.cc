@@ -24,7 +24,7 @@ size_t edit_distance(std::string_view a, std::string_view b) {
   return prev[b.size()];
 }
 
-std::string closest_key(std::string_view key, std::initializer_list<std::string_view> allowed,
+std::string closest_key(std::string_view key, std::span<const std::string_view> allowed,
                         size_t max_distance) {
   std::string_view best;
   size_t best_distance = max_distance + 1;

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -14,7 +15,13 @@ size_t edit_distance(std::string_view a, std::string_view b);
 
 // The allowed key closest to `key` if its distance is at most `max_distance`
 // (ties: the first in `allowed`); empty if none is that close.
-std::string closest_key(std::string_view key, std::initializer_list<std::string_view> allowed,
+std::string closest_key(std::string_view key, std::span<const std::string_view> allowed,
                         size_t max_distance = 2);
+inline std::string closest_key(std::string_view key,
+                               std::initializer_list<std::string_view> allowed,
+                               size_t max_distance = 2) {
+  return closest_key(key, std::span<const std::string_view>(allowed.begin(), allowed.size()),
+                     max_distance);
+}
 
 }  // namespace sluice

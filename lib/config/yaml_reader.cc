@@ -36,6 +36,18 @@ std::string lower(std::string s) {
 
 }  // namespace
 
+bool valid_host_port(const std::string& text) {
+  const size_t colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size()) return false;
+  const std::string port = text.substr(colon + 1);
+  if (port.size() > 5) return false;
+  for (char c : port) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  }
+  const unsigned long n = std::stoul(port);
+  return n >= 1 && n <= 65535;
+}
+
 int YamlReader::line_of(const YAML::Node& n) {
   if (!n.IsDefined()) return 0;
   const YAML::Mark mark = n.Mark();
@@ -62,7 +74,7 @@ void YamlReader::record_line(const Field& f) {
   if (line > 0) (*lines_)[f.path] = line;
 }
 
-bool YamlReader::expect_map(const Field& f, std::initializer_list<std::string_view> allowed) {
+bool YamlReader::expect_map(const Field& f, std::span<const std::string_view> allowed) {
   if (is_empty(f.node)) return true;
   if (!f.node.IsMap()) {
     error(f.node, f.path, "expected a map, got " + describe(f.node));

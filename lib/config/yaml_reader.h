@@ -2,13 +2,16 @@
 // Typed reads from a yaml-cpp tree that never throw: every problem becomes a
 // ConfigError (file, 1-based line, dotted key, what was expected) appended to
 // a list, and the read returns nullopt so the loader can carry on and report
-// the rest of the file too. Internal to lib/config.
+// the rest of the file too. The loader reads the core sections with it, and
+// each mechanism's and the emulator's sections read theirs
+// (lib/config/config_section.h).
 
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -20,6 +23,15 @@
 namespace sluice {
 
 enum class Need { kOptional, kRequired };
+
+// Stores a read value if there is one: set(r.integer(f, 1, 64), &out->queues).
+template <typename T, typename U>
+void set(const std::optional<T>& value, U* out) {
+  if (value) *out = static_cast<U>(*value);
+}
+
+// "host:port" with a port in 1..65535 (the host is not checked).
+bool valid_host_port(const std::string& text);
 
 // A node together with its dotted key path, e.g. switches[0].ports[1].rate.
 struct Field {
@@ -36,7 +48,10 @@ class YamlReader {
 
   // True if `f` is a map (or empty, which counts as an empty map). Reports
   // keys not in `allowed` (with a suggestion) and keys given twice.
-  bool expect_map(const Field& f, std::initializer_list<std::string_view> allowed);
+  bool expect_map(const Field& f, std::span<const std::string_view> allowed);
+  bool expect_map(const Field& f, std::initializer_list<std::string_view> allowed) {
+    return expect_map(f, std::span<const std::string_view>(allowed.begin(), allowed.size()));
+  }
   // The elements of a list (an empty node is an empty list), paths "p[i]".
   std::optional<std::vector<Field>> list(const Field& f);
 

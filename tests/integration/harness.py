@@ -246,8 +246,9 @@ class Sluice:
         check_exact_clock(summary, self.name)
         return summary
 
-    def metrics_text(self, timeout=10):
-        """Scrapes /metrics, retrying until the exporter answers."""
+    def metrics_text(self, timeout=60):
+        """Scrapes /metrics, retrying until the exporter answers (beside a CPU
+        hog on every core sluice took 12-14 s to start it)."""
         url = f"http://127.0.0.1:{self.metrics_port}/metrics"
         deadline = time.monotonic() + timeout
         last = None

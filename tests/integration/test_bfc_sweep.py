@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""tools/bfc-sweep, cheaply: two points of each of the paper's §6.1 sweeps on
+"""tools/reproduce bfc-sweep, cheaply: two points of each of the paper's §6.1 sweeps on
 the testbed of conf/bfc-testbed.yaml as the paper ran it (every port at the
 host rate, 16 queues per port, open-loop senders).
 
@@ -30,7 +30,6 @@ import csv
 import json
 import os
 import subprocess
-import sys
 
 import yaml
 
@@ -59,12 +58,12 @@ def port(conf, sw_name, name):
 
 
 def run_sweep(srcdir, binary, args):
-    cmd = ["/usr/bin/python3", os.path.join(srcdir, "tools", "bfc-sweep")] + args + [
+    cmd = ["/usr/bin/python3", os.path.join(srcdir, "tools", "reproduce"), "bfc-sweep"] + args + [
         "--sluice", binary, "--floor-seconds", "0"]
     done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                           timeout=400)
     check(done.returncode == 0,
-          f"tools/bfc-sweep {args[0]} failed (status {done.returncode}; 3 = fidelity gate):\n"
+          f"tools/reproduce bfc-sweep {args[0]} failed (status {done.returncode}; 3 = fidelity gate):\n"
           f"{done.stdout[-3000:]}")
     print(done.stdout[-1500:])
 

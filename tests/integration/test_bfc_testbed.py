@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """The BFC paper's testbed (its Fig. 6) on conf/bfc-testbed.yaml, run by
-tools/bfc-testbed under dynamic, stochastic and single queue assignment on
+tools/reproduce bfc-testbed under dynamic, stochastic and single queue assignment on
 one workload (conf/workloads/bfc-testbed.matrix.yaml): group 1 (g1 -> r1)
 and group 2 (g2 -> r2) cross s1 -> s2, group 3 (g3 -> r2) crosses s3 -> s2,
 all open loop; s2 -> r2 is the bottleneck of the four long flows of groups 2
@@ -20,7 +20,7 @@ and 3.
 (b) Group-1 flows are never bottlenecked at s2. With dynamic assignment they
     get queues of their own at s1 (no queue collision: flows <= queues) and
     are not slowed by group 2's backpressure, against the same group-1 flows
-    run alone (tools/bfc-testbed runs them once more without groups 2 and 3):
+    run alone (the experiment runs them once more without groups 2 and 3):
     the median of each flow's FCT ratio (with / alone) is at most 1.1 and the
     mean FCT at most 1.25 x alone (one ~1 ms stall of the worker loop, which
     the fidelity figures show, adds ~10% to the mean of ~100 short flows;
@@ -82,11 +82,11 @@ def port(conf, sw_name, name):
 def run_testbed(srcdir, binary, out):
     # The test judges the bottleneck's lost time itself (bottleneck_lost_share)
     # and says so; the tool's own gate would only refuse a slow machine.
-    cmd = ["/usr/bin/python3", os.path.join(srcdir, "tools", "bfc-testbed"), "--out", out,
-           "--sluice", binary, "--allow-unfaithful", "--floor-seconds", "0"]
+    cmd = ["/usr/bin/python3", os.path.join(srcdir, "tools", "reproduce"), "bfc-testbed",
+           "--out", out, "--sluice", binary, "--allow-unfaithful", "--floor-seconds", "0"]
     done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                           timeout=300)
-    check(done.returncode == 0, f"tools/bfc-testbed failed:\n{done.stdout[-3000:]}")
+    check(done.returncode == 0, f"tools/reproduce bfc-testbed failed:\n{done.stdout[-3000:]}")
     for scheme in SCHEMES:
         check(os.path.exists(os.path.join(out, scheme, "queue_trace.csv")),
               f"{scheme}: no queue trace")

@@ -18,7 +18,7 @@ from harness import check, check_eq
 
 def parsed_options(srcdir):
     """Every option string parse_cli() compares an argument with."""
-    with open(os.path.join(srcdir, "switch", "cli_options.cc")) as f:
+    with open(os.path.join(srcdir, "switch", "ops", "cli_options.cc")) as f:
         text = f.read()
     body = text[text.index("bool parse_cli("):]
     return sorted(set(re.findall(r'a == "(-[-\w]+)"', body)))

@@ -3,7 +3,7 @@
 time"). The leaf-spine replays 20 ms of web-search traffic at load 0.3 with
 a 4-to-1 incast, under four fabrics that each combine mechanisms and
 random choices (tools/sluicepy/exact_fabrics.py, shared with
-tools/fingerprint):
+tools/bench fingerprint):
 
 - bfc+tcd: BFC between the switches with BFC NICs at the hosts, TCD marking,
   one lossy uplink (1 % loss);
@@ -26,12 +26,12 @@ and alone with another seed. Asserted for each:
   the fabric's random choices: ECMP salt, link loss, RED, detours);
 - every lateness sample is 0, the calendar was never missed (checked after
   every element: SLUICE_EXACT_AUDIT=1) and the run covered its duration;
-- the seed-1 run's digests (tools/fingerprint: its captures, and its summary
+- the seed-1 run's digests (tools/bench fingerprint: its captures, and its summary
   without the fields that report the machine) are those recorded in
   tests/fingerprints/small.txt: exact time repeats byte for byte, so any
   difference is a change of what the fabric does. Such a change is either a
   bug to fix, or a modelling change that is documented and updates
-  small.txt (tools/fingerprint --set small --out tests/fingerprints/small.txt)
+  small.txt (tools/bench fingerprint --set small --out tests/fingerprints/small.txt)
   in the same commit.
 """
 
@@ -160,8 +160,8 @@ def check_fingerprint(recorded, kind, d):
     check(not changed,
           "%s: the seed-1 run's digests (%s) differ from %s: exact-time behaviour changed.\n"
           "A change of what the fabric does must either be fixed, or be a documented modelling "
-          "change that updates %s (tools/fingerprint --set small --out %s) in the same commit.\n"
-          "tools/fingerprint --set small --compare %s lists every differing run.\n"
+          "change that updates %s (tools/bench fingerprint --set small --out %s) in the same commit.\n"
+          "tools/bench fingerprint --set small --compare %s lists every differing run.\n"
           "recorded: %s\nnow:      %s"
           % (kind, ", ".join(changed), FINGERPRINTS, FINGERPRINTS, FINGERPRINTS, FINGERPRINTS,
              fingerprint.format_line(name, want), fingerprint.format_line(name, got)))

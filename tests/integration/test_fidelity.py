@@ -26,7 +26,13 @@ before and after each attempt:
   floor of a 2-vCPU virtual machine moves a lot (hypervisor steal, and the
   two vCPUs slow each other), so this must hold in one attempt of three.
   Passes that moved packets are not held to the floor: during the traffic's
-  bursts a pass can be 50 us of work (docs/testbed.md, "Stalls")."""
+  bursts a pass can be 50 us of work (docs/testbed.md, "Stalls").
+The stall rate needs idle passes to count: each real-time run drains for
+1 s (was 0.3 s) and the worker must have been idle at least 0.2 s of it.
+It used to have to be idle half the run, which real time does not promise:
+beside a CPU hog on every core the worker's busy passes (preempted in the
+middle) took 0.37 s of a 0.44 s run, and 0.55 s of 1.14 s with the longer
+drain."""
 
 import json
 import os
@@ -40,6 +46,8 @@ QUIET_GAPS_PER_S = 40.0  # a floor this quiet is reported as such
 QUIET_STEAL_FRACTION = 0.01
 CATCH_UP_NS = 200_000  # the link and shaper catch-up window (switch/path/worker.cc)
 ATTEMPTS = 3
+DRAIN = "1.0"  # s after the workload: the idle passes whose stalls are counted
+MIN_IDLE_S = 0.2
 
 
 def floor(srcdir, builddir, cpu, seconds=2.0):
@@ -57,7 +65,7 @@ def run(srcdir, binary, tmp, workload, attempt, clock="real"):
     out = os.path.join(tmp, "%s%d" % (clock, attempt))
     cmd = ["/usr/bin/python3", os.path.join(srcdir, "tools", "experiment"),
            "--config", os.path.join(srcdir, "conf", "leafspine.yaml"), "--schemes", "droptail",
-           "--workload", workload, "--drain", "0.3", "--sluice", binary, "--out", out,
+           "--workload", workload, "--drain", DRAIN, "--sluice", binary, "--out", out,
            "--allow-unfaithful", "--floor-seconds", "0", "--clock", clock]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     with open(os.path.join(out, "droptail", "summary.json")) as f:
@@ -91,9 +99,9 @@ def check_own_stalls(summary, fl):
         check(p["shaper_lost_ns"] <= excess,
               "%s lost %.3f ms but the loop's gaps beyond the catch-up allow %.3f ms"
               % (name, p["shaper_lost_ns"] / 1e6, excess / 1e6))
-    check(w["idle_loop_seconds"] > 0.5 * summary["duration_seconds"],
-          "the worker was idle only %.3f s of %.3f s" % (w["idle_loop_seconds"],
-                                                         summary["duration_seconds"]))
+    check(w["idle_loop_seconds"] >= MIN_IDLE_S,
+          "the worker was idle only %.3f s of %.3f s: too little to count its idle passes' "
+          "stalls" % (w["idle_loop_seconds"], summary["duration_seconds"]))
     return w["idle_loop_gaps_over_50us"] / w["idle_loop_seconds"]
 
 

@@ -4,11 +4,24 @@ with the real sluice-allocator on loopback. Two replay hosts each send one
 UDP flow at their full 200 Mb/s link rate to a third host (its port at
 400 Mb/s, so that the two fit when unpaced): the edge reports
 two flowlets, the allocator answers with rates, and the pacer holds each flow
-to about (1 - 0.01) x 200 / 2 Mb/s, dropping the excess of these open-loop
+to (1 - 0.01) x 200 / 2 Mb/s, dropping the excess of these open-loop
 senders under `pacer_full` and leaving the receiver's port with (almost) no
 drops of its own. Then the allocator is stopped mid-run: once the lease has
 run out the flows go on unpaced, both keep arriving to the end, and no
 packet stays held.
+
+This runs in real time, and real time cannot promise the rate itself: on a
+busy machine (a CPU hog on every core) the replay hosts fall behind, the
+worker loses time, and the flows arrived at 30-65 Mb/s where the allocator
+gave 99. What it can promise, and what is asserted: neither flow arrives
+faster than its rate (+5 %), the two arrive at the same rate (within 5 %
+of their mean), and the receiver's port drops no more than the edge let
+through unpaced (before the first rates, or while a lease had run out
+because the allocator was descheduled). The rate itself is judged in exact
+time below. Checked on 2026-11-28 beside a CPU hog on every core, with
+Flowtune off in the paced run (no flowtune section): the test fails with
+"flow from 0a000102: 33.9 Mb/s, not within 5% of the two flows' mean 41.4
+Mb/s" (on an idle machine both would arrive at 200 Mb/s, above the bound).
 
 The same two flows in exact fabric time with the allocator in the fabric
 (flowtune_allocator, 8.5 us control delay, 10 us iterations): the first
@@ -111,6 +124,23 @@ def flowtune_of(summary):
     return summary["switches"][0]["flowtune"]
 
 
+def check_paced_rates(rates, summary):
+    """What real time promises of the paced flows at the receiver: none
+    faster than its rate, both at the same rate. Returns the rate."""
+    want = RATE_BPS * (1 - THRESHOLD) / 2
+    check_eq(len(rates), 2, "senders seen at the receiver")
+    mean = sum(rates.values()) / 2
+    for src, r in rates.items():
+        check(r <= 1.05 * want,
+              f"flow from {src.hex()}: {r / 1e6:.1f} Mb/s, faster than its rate "
+              f"{want / 1e6:.1f} Mb/s + 5%")
+        check(abs(r - mean) <= 0.05 * mean,
+              f"flow from {src.hex()}: {r / 1e6:.1f} Mb/s, not within 5% of the two flows' mean "
+              f"{mean / 1e6:.1f} Mb/s (fidelity misses of the run: "
+              f"{harness.fidelity_misses(summary)})")
+    return want
+
+
 def paced_run(binary, alloc_binary, tmp):
     proc, port = start_allocator(alloc_binary)
     try:
@@ -134,26 +164,27 @@ def paced_run(binary, alloc_binary, tmp):
         check(p["drops"].get("pacer_full", 0) > 0, f"{name}: no pacer_full drops: {p['drops']}")
     # Steady state: 100 ms after the start to 50 ms before the end of the replay.
     rates, recs = per_flow_l1_bps(os.path.join(tmp, "h3.out"), 100e6, 350e6)
-    want = RATE_BPS * (1 - THRESHOLD) / 2
-    check_eq(len(rates), 2, "senders seen at the receiver")
-    for src, r in rates.items():
-        check(abs(r - want) <= 0.05 * want,
-              f"flow from {src.hex()}: {r / 1e6:.1f} Mb/s, want {want / 1e6:.1f} Mb/s +- 5% "
-              f"(fidelity misses of the run: {harness.fidelity_misses(summary)})")
+    want = check_paced_rates(rates, summary)
     h3 = harness.find_port(summary, "s1", "h3")
     print(f"paced: per flow {[round(r / 1e6, 1) for r in rates.values()]} Mb/s "
           f"(want {want / 1e6:.1f}), pacer {ft}, receiver port drops {h3['drops']}, "
           f"all drops {drops}")
-    # The receiver's port is not overrun: all of it is what arrived before
-    # the first rates (a few ms unpaced at twice the link rate).
-    check(harness.total_drops(h3) < 0.05 * len(recs),
-          f"h3 dropped {harness.total_drops(h3)} with {len(recs)} delivered")
+    # The receiver's port is not overrun by paced traffic (198 Mb/s into
+    # 400, and a pacer's burst after a stall is at most its 64 held packets):
+    # all it drops is what crossed the edge unpaced, before the first rates
+    # (a few ms at twice the link rate) or while a lease had run out (on a
+    # busy machine, the allocator descheduled), or flushed when one ran out.
+    unpaced = ft["unpaced"] + ft["flushed"]
+    check(harness.total_drops(h3) <= unpaced,
+          f"h3 dropped {harness.total_drops(h3)} with {len(recs)} delivered, more than the "
+          f"{unpaced} packets the edge forwarded unpaced or flushed")
 
 
 def failure_run(binary, alloc_binary, tmp):
     proc, port = start_allocator(alloc_binary)
     conf = config(tmp, port, 1.5)
     with harness.Sluice(binary, tmp, conf, "failure", duration=4) as s:
+        s.metrics_text()  # the exporter answers: sluice has started (seconds on a busy machine)
         deadline = time.monotonic() + 20
         while True:
             samples = harness.metric_samples(s.metrics_text())

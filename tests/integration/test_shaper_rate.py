@@ -19,9 +19,17 @@ within ±1% of 1e10 over the time the shaper was not starved: a gap of the
 machine longer than the bucket costs transmit time the shaper cannot make
 up, and it reports that time (`shaper_lost_ns`), so the rate is judged over
 the transmit interval less the lost time (and must never exceed 10 Gbps
-over the whole interval). The expected L1 rate is also recomputed here from
-the summary's counters and duration, and the feed is checked to have
-exceeded the port rate (else the test would prove nothing)."""
+over the whole interval). The bucket accounts for every nanosecond (sent
+or lost), so this holds however much a busy machine takes from the worker:
+beside a CPU hog on every core the shaper lost up to 3.3 s of a 4 s run and
+still kept 10 Gbps within 0.02 % over the rest (the test used to refuse a
+run that lost half its time). The expected L1 rate is also recomputed here
+from the summary's counters and duration, and the feed is checked to have
+exceeded the port rate over the same time (else the test would prove
+nothing).
+
+Checked on 2026-11-28 with the mechanism off (p1 unshaped, rate "0"): the
+test fails with "p1 transmitted at 29.2047 Gbps (L1), above 10 Gbps"."""
 
 import os
 import sys
@@ -109,10 +117,6 @@ def test(binary, srcdir):
         p0 = harness.find_port(summary, "s1", "p0")
         p1 = harness.find_port(summary, "s1", "p1")
         seconds = summary["duration_seconds"]
-        fed = p0["rx_packets"] * (FRAME + 24) * 8 / seconds
-        check(fed > 1.2 * RATE, f"feed only {fed / 1e9:.2f} Gbps (L1) over {seconds:.2f} s;"
-                                f" cannot test a 10 Gbps shaper with it")
-        check(sum(p1["drops"].values()) > 0, f"p1 never overflowed: {p1['drops']}")
         l1 = p1["tx_l1_bits_per_second"]
         # The counters bound it independently: the transmit interval is at most
         # the run, so the rate over the run is a lower bound.
@@ -122,10 +126,17 @@ def test(binary, srcdir):
         bits = (p1["tx_bytes"] + 24 * p1["tx_packets"]) * 8
         interval = bits / l1
         lost = p1["shaper_lost_ns"] * 1e-9
-        check(lost < 0.5 * interval, f"the shaper lost {lost:.2f} s of {interval:.2f} s: the"
-                                     f" machine is too busy to judge it")
+        # The worker polls the feed only while it runs: judged over the same
+        # time as the shaper (the run less the time the shaper lost).
+        fed = p0["rx_packets"] * (FRAME + 24) * 8 / (seconds - lost)
+        check(fed > 1.2 * RATE, f"feed only {fed / 1e9:.2f} Gbps (L1) over the {seconds - lost:.2f}"
+                                f" s of {seconds:.2f} s the shaper did not lose; cannot test a"
+                                f" 10 Gbps shaper with it")
+        check(interval - lost > 0.2, f"the shaper lost {lost:.2f} s of {interval:.2f} s: too"
+                                     f" little transmit time left to judge its rate")
         kept = bits / (interval - lost)
         check(l1 <= RATE * 1.01, f"p1 transmitted at {l1 / 1e9:.4f} Gbps (L1), above 10 Gbps")
+        check(sum(p1["drops"].values()) > 0, f"p1 never overflowed: {p1['drops']}")
         if abs(kept - RATE) > 0.01 * RATE:
             raise harness.TestFailure(
                 f"p1 transmitted at {kept / 1e9:.4f} Gbps (L1) over the time it was not starved"
@@ -136,7 +147,7 @@ def test(binary, srcdir):
         check(p1["tx_bytes"] == p1["tx_packets"] * FRAME,
               f"p1 tx_bytes {p1['tx_bytes']} != {p1['tx_packets']} frames x {FRAME}")
         print(f"p1 at {l1 / 1e9:.4f} Gbps L1, {kept / 1e9:.4f} Gbps less {lost * 1e3:.1f} ms"
-              f" lost (fed {fed / 1e9:.1f} Gbps)")
+              f" lost of {interval:.2f} s (fed {fed / 1e9:.1f} Gbps)")
 
 
 if __name__ == "__main__":

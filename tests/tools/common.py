@@ -1,8 +1,6 @@
 """Shared bits of the tools/ tests: paths, a host list, an independent pcap
 reader and IPv4 checksum (written here, not imported from tools/sluicepy)."""
 
-import importlib.machinery
-import importlib.util
 import os
 import struct
 import subprocess
@@ -53,15 +51,6 @@ def run_tool_serialised(name, *args, timeout=600):
         raise AssertionError("tools/%s failed (%d):\n%s%s" % (name, proc.returncode,
                                                              proc.stdout[-4000:], proc.stderr))
     return proc.stdout
-
-
-def load_tool(name):
-    """A tools/ script (no .py suffix) as a module, for its functions."""
-    loader = importlib.machinery.SourceFileLoader(name.replace("-", "_") + "_tool",
-                                                  os.path.join(TOOLS, name))
-    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(loader.name, loader))
-    loader.exec_module(module)
-    return module
 
 
 def run_tool(name, *args):

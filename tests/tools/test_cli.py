@@ -123,28 +123,33 @@ class OneLine(unittest.TestCase):
         proc = common.run_tool_status("fct", "compare", self.dir, "--out", self.dir)
         self.assert_one_line(proc, "tools/fct", "summary.json: No such file or directory")
 
-    def test_bfc_incast_reports_the_failing_seed(self):
+    def test_experiment_seeds_reports_the_failing_seed(self):
         out = os.path.join(self.dir, "incast")
         proc = common.run_tool_status(
-            "bfc-incast", "--out", out, "--seeds", "1", "--schemes", "droptail",
-            "--duration", "0.002", "--lock", "", "--floor-seconds", "0",
-            "--sluice", self.sluice, env=self.failing_sluice_env())
-        log = os.path.join(out, "seed1", "experiment.log")
-        self.assert_one_line(proc, "bfc-incast",
-                             "tools/experiment for seed 1 failed (exit 1); see " + log)
-        with open(log) as f:
-            self.assertIn("experiment: sluice failed (exit 1)", f.read())
-
-    def test_bfc_testbed_reports_the_failing_step(self):
-        proc = common.run_tool_status(
-            "bfc-testbed", "--out", os.path.join(self.dir, "tb"), "--duration", "5ms",
+            "experiment", "--config", LEAFSPINE, "--out", out, "--seeds", "1,2",
+            "--schemes", "droptail", "--cdf", WEBSEARCH, "--load", "0.3", "--duration", "0.003",
             "--floor-seconds", "0", "--sluice", self.sluice, env=self.failing_sluice_env())
-        self.assert_one_line(proc, "bfc-testbed", "tools/experiment failed (exit 1); see above")
+        log = os.path.join(out, "seed1", "droptail", "sluice.log")
+        self.assert_one_line(proc, "experiment", "sluice failed (exit 1); see " + log)
 
-    def test_bfc_testbed_without_results(self):
-        proc = common.run_tool_status("bfc-testbed", "--no-run", "--out",
+    def test_reproduce_bfc_testbed_reports_the_failing_step(self):
+        proc = common.run_tool_status(
+            "reproduce", "bfc-testbed", "--out", os.path.join(self.dir, "tb"), "--duration",
+            "5ms", "--floor-seconds", "0", "--sluice", self.sluice,
+            env=self.failing_sluice_env())
+        self.assert_one_line(proc, "reproduce", "tools/experiment failed (exit 1); see above")
+
+    def test_reproduce_bfc_testbed_without_results(self):
+        proc = common.run_tool_status("reproduce", "bfc-testbed", "--no-run", "--out",
                                       os.path.join(self.dir, "none"))
-        self.assert_one_line(proc, "bfc-testbed", "summary.json: No such file or directory")
+        self.assert_one_line(proc, "reproduce", "summary.json: No such file or directory")
+
+    def test_unknown_entries(self):
+        for tool in ("reproduce", "bench"):
+            proc = common.run_tool_status(tool, "nope")
+            self.assert_one_line(proc, tool, "unknown", status=2)
+            proc = common.run_tool_status(tool, "--help")
+            self.assertEqual(proc.returncode, 0, proc.stderr)
 
     def test_netns_bad_argument(self):
         # Refused before anything is made (and as a non-root user: "must run as root").
@@ -152,10 +157,10 @@ class OneLine(unittest.TestCase):
         self.assert_one_line(proc, "tools/netns",
                              "N must be 1..256" if os.geteuid() == 0 else "must run as root")
 
-    def test_pcap_writers_unwritable_output(self):
-        for tool in ("bench-pcap", "gen-default-pcap"):
-            proc = common.run_tool_status(tool, "--out-dir", "/proc/sluice-test/no")
-            self.assert_one_line(proc, tool, "/proc/sluice-test")
+    def test_pcap_writer_unwritable_output(self):
+        proc = common.run_tool_status("workload", "default-pcaps", "--out-dir",
+                                      "/proc/sluice-test/no")
+        self.assert_one_line(proc, "tools/workload", "/proc/sluice-test")
 
     def test_ctrl_c(self):
         started = os.path.join(self.dir, "started")

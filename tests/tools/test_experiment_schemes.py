@@ -26,7 +26,8 @@ SLUICE = os.environ.get("SLUICE_BINARY", os.path.join(common.ROOT, "build", "swi
 class Schemes(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.exp = common.load_tool("experiment")
+        from sluicepy import experiment
+        cls.exp = experiment
         with open(os.path.join(common.ROOT, "conf", "leafspine.yaml")) as f:
             cls.conf = yaml.safe_load(f)
 

@@ -3,7 +3,8 @@
 times: FCTs and slowdowns against hand-computed values, loss, duplicates,
 clock offsets, unfinished flows counted at the end of the run (never to a
 run's advantage), plots and the compare mode; the same figures in
-tools/bfc-incast and tools/bfc-testbed; and on a generated workload."""
+tools/experiment --seeds and tools/reproduce bfc-testbed; and on a
+generated workload."""
 
 import csv
 import json
@@ -13,6 +14,7 @@ import tempfile
 import unittest
 
 import common
+from sluicepy import experiment_report
 
 APP = 1448  # application bytes of a full packet (1500 - 20 - 8 - 24)
 
@@ -302,13 +304,14 @@ class SyntheticCaptures(CaptureFixture):
 
 
 class SameFiguresElsewhere(CaptureFixture):
-    """tools/bfc-incast and tools/bfc-testbed re-read fct.csv; they count the
-    unfinished flows as tools/fct does and refuse a file without them."""
+    """tools/experiment --seeds and tools/reproduce bfc-testbed re-read
+    fct.csv; they count the unfinished flows as tools/fct does and refuse a
+    file without them."""
 
-    def test_bfc_incast_buckets_match_tools_fct(self):
+    def test_seeds_report_buckets_match_tools_fct(self):
         out = os.path.join(self.dir, "run")
         _, summary = self.run_fct(out)
-        stats = common.load_tool("bfc-incast").flow_stats(os.path.join(out, "fct.csv"))
+        stats = experiment_report.flow_stats(os.path.join(out, "fct.csv"))
         for b in summary["buckets"]:
             got = stats[b["bucket"]]
             self.assertEqual((got["flows"], got["unfinished"], got["lower_bound"]),
@@ -322,9 +325,13 @@ class SameFiguresElsewhere(CaptureFixture):
     def test_bfc_testbed_group_figures_count_unfinished_flows(self):
         out = os.path.join(self.dir, "run")
         rows, _ = self.run_fct(out)
-        testbed = common.load_tool("bfc-testbed")
-        testbed.GROUP1 = "h3"  # flows 3 (unfinished) and 6
-        g = testbed.group1_fct(os.path.join(out, "fct.csv"))
+        from sluicepy.reproduce import bfc_testbed
+        group1 = bfc_testbed.GROUP1
+        bfc_testbed.GROUP1 = "h3"  # flows 3 (unfinished) and 6
+        try:
+            g = bfc_testbed.group1_fct(os.path.join(out, "fct.csv"))
+        finally:
+            bfc_testbed.GROUP1 = group1
         fcts = sorted([CENSORED_FCT_NS[3] * 1e-9, FCT_NS[6] * 1e-9])
         self.assertEqual((g["flows"], g["unfinished"], g["lower_bound"]), (2, 1, True))
         self.assertAlmostEqual(g["mean_fct_seconds"], sum(fcts) / 2, delta=1e-12)
@@ -342,7 +349,7 @@ class SameFiguresElsewhere(CaptureFixture):
             w.writeheader()
             w.writerows(rows)
         with self.assertRaisesRegex(ValueError, "left unfinished flows out"):
-            common.load_tool("bfc-incast").flow_stats(path)
+            experiment_report.flow_stats(path)
 
 
 class GeneratedWorkload(unittest.TestCase):

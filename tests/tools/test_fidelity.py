@@ -2,10 +2,10 @@
 """Tests of the fidelity gate (tools/sluicepy/fidelity.py): violations found
 in summary JSON fixtures (each kind, the limits' edges, missing fields,
 other limits), the worker-cpu and machine-floor helpers with a fake
-sluice-floor, the verdict's exit codes, and tools/experiment, bfc-incast,
-bfc-testbed and bfc-sweep end to end with a fake sluice: exit 3 and marked results when a
-run is over the limits, exit 0 with --allow-unfaithful or when every run
-held."""
+sluice-floor, the verdict's exit codes, and tools/experiment (also over
+seeds), reproduce bfc-testbed and bfc-sweep end to end with a fake sluice:
+exit 3 and marked results when a run is over the limits, exit 0 with
+--allow-unfaithful or when every run held."""
 
 import argparse
 import contextlib
@@ -380,8 +380,8 @@ class ClockFigures(unittest.TestCase):
 
 
 class ParentToolsGate(unittest.TestCase):
-    """tools/bfc-incast and tools/bfc-testbed run tools/experiment and judge
-    every run themselves (fake sluice and floor program)."""
+    """tools/experiment --seeds, tools/reproduce bfc-testbed and bfc-sweep
+    judge every run (fake sluice and floor program)."""
 
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -393,47 +393,52 @@ class ParentToolsGate(unittest.TestCase):
         self.tmp.cleanup()
 
     def run_tool(self, tool, *args, unfaithful):
-        proc = common.run_tool_status(tool, "--sluice", self.sluice, "--sluice-floor", self.floor,
-                                      "--floor-seconds", "0.1", *args,
+        tool = tool.split()
+        proc = common.run_tool_status(*tool, "--sluice", self.sluice, "--sluice-floor",
+                                      self.floor, "--floor-seconds", "0.1", *args,
                                       env=dict(os.environ, FAKE_UNFAITHFUL=unfaithful))
         self.assertNotIn("Traceback", proc.stdout + proc.stderr)
         return proc
 
-    def test_bfc_incast_refuses_an_unfaithful_seed(self):
-        out = os.path.join(self.tmp.name, "incast")
-        proc = self.run_tool("bfc-incast", "--out", out, "--seeds", "1", "--schemes",
-                             "droptail,pfc", "--duration", "0.002", "--lock", "",
-                             "--clock", "real", unfaithful="pfc")
-        self.assertEqual(proc.returncode, fidelity.EXIT_UNFAITHFUL, proc.stderr)
-        self.assertIn("bfc-incast: seed 1 pfc: leaf0/u0: lost 3.62 ms of transmit time exceeds "
-                      "1.00 ms", proc.stdout)
-        self.assertIn("bfc-incast: NOT VALID: fidelity limits exceeded in seed 1 pfc",
-                      proc.stderr)
-        with open(os.path.join(out, "report", "table.md")) as f:
-            self.assertTrue(f.read().startswith("NOT VALID: fidelity limits exceeded\n"))
-        with open(os.path.join(out, "report", "results.json")) as f:
-            self.assertFalse(json.load(f)["fidelity"]["valid"])
-        with open(os.path.join(out, "floor.json")) as f:
-            self.assertEqual(json.load(f)["floor"]["cpu"], 1)
+    SEEDS_ARGS = ("--config", os.path.join(common.ROOT, "conf", "leafspine.yaml"), "--cdf",
+                  os.path.join(common.CONF, "websearch.cdf"), "--load", "0.3",
+                  "--duration", "0.003")
 
-    def test_bfc_incast_passes_the_clock_on(self):
+    def test_experiment_seeds_refuses_an_unfaithful_seed(self):
+        out = os.path.join(self.tmp.name, "incast")
+        proc = self.run_tool("experiment", "--out", out, "--seeds", "1,2", "--schemes",
+                             "droptail,pfc", *self.SEEDS_ARGS, "--clock", "real",
+                             unfaithful="pfc")
+        self.assertEqual(proc.returncode, fidelity.EXIT_UNFAITHFUL, proc.stderr)
+        self.assertIn("experiment: pfc: leaf0/u0: lost 3.62 ms of transmit time exceeds "
+                      "1.00 ms", proc.stdout)
+        self.assertIn("experiment: NOT VALID: fidelity limits exceeded in pfc", proc.stderr)
+        with open(os.path.join(out, "report", "table.md")) as f:
+            self.assertTrue(f.read().startswith(
+                "NOT VALID: fidelity limits exceeded (seed 1, seed 2)\n"))
+        for seed in (1, 2):
+            with open(os.path.join(out, "seed%d" % seed, "fidelity.json")) as f:
+                self.assertFalse(json.load(f)["valid"])
+            with open(os.path.join(out, "seed%d" % seed, "floor.json")) as f:
+                self.assertEqual(json.load(f)["floor"]["cpu"], 1)
+
+    def test_experiment_seeds_pass_the_clock_on(self):
         out = os.path.join(self.tmp.name, "incast-real")
-        proc = self.run_tool("bfc-incast", "--out", out, "--seeds", "1", "--schemes", "droptail",
-                             "--duration", "0.002", "--lock", "", "--clock", "real",
-                             unfaithful="")
+        proc = self.run_tool("experiment", "--out", out, "--seeds", "1", "--schemes", "droptail",
+                             *self.SEEDS_ARGS, "--clock", "real", unfaithful="")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         with open(os.path.join(out, "seed1", "droptail", "sluice.yaml")) as f:
             self.assertIn("clock:\n  mode: real\n", f.read())
 
     def test_bfc_testbed_override(self):
         out = os.path.join(self.tmp.name, "tb")
-        proc = self.run_tool("bfc-testbed", "--out", out, "--duration", "5ms",
+        proc = self.run_tool("reproduce bfc-testbed", "--out", out, "--duration", "5ms",
                              "--allow-unfaithful", unfaithful="bfc-single")
         self.assertEqual(proc.returncode, 0, proc.stderr)
-        self.assertIn("bfc-testbed: bfc-single: s1/u: link lateness p99 <= 51.2 us exceeds "
-                      "25.6 us", proc.stdout)
-        self.assertNotIn("bfc-testbed: alone: ", proc.stdout)
-        self.assertIn("bfc-testbed: WARNING: fidelity limits exceeded in bfc-single",
+        self.assertIn("reproduce bfc-testbed: bfc-single: s1/u: link lateness p99 <= 51.2 us "
+                      "exceeds 25.6 us", proc.stdout)
+        self.assertNotIn("reproduce bfc-testbed: alone: ", proc.stdout)
+        self.assertIn("reproduce bfc-testbed: WARNING: fidelity limits exceeded in bfc-single",
                       proc.stderr)
         with open(os.path.join(out, "bfc_testbed.json")) as f:
             res = json.load(f)
@@ -445,16 +450,16 @@ class ParentToolsGate(unittest.TestCase):
         out = os.path.join(self.tmp.name, "sweep")
         # (The sweep's options follow its subcommand.)
         proc = common.run_tool_status(
-            "bfc-sweep", "flows", "--sluice", self.sluice, "--sluice-floor", self.floor,
+            "reproduce", "bfc-sweep", "flows", "--sluice", self.sluice, "--sluice-floor", self.floor,
             "--floor-seconds", "0.1", "--out", out, "--flows", "4", "--seeds", "1", "--schemes",
             "bfc-single,bfc", "--size", "20KB", "--lock", "",
             env=dict(os.environ, FAKE_UNFAITHFUL="bfc-single"))
         self.assertNotIn("Traceback", proc.stdout + proc.stderr)
         self.assertEqual(proc.returncode, fidelity.EXIT_UNFAITHFUL, proc.stderr)
-        self.assertIn("bfc-sweep: n04-s1/bfc-single: s1/u: link lateness p99 <= 51.2 us exceeds "
-                      "25.6 us", proc.stdout)
-        self.assertIn("bfc-sweep: NOT VALID: fidelity limits exceeded in n04-s1/bfc-single",
-                      proc.stderr)
+        self.assertIn("reproduce bfc-sweep: n04-s1/bfc-single: s1/u: link lateness p99 <= 51.2 us "
+                      "exceeds 25.6 us", proc.stdout)
+        self.assertIn("reproduce bfc-sweep: NOT VALID: fidelity limits exceeded in "
+                      "n04-s1/bfc-single", proc.stderr)
         with open(os.path.join(out, "bfc_sweep_flows.json")) as f:
             res = json.load(f)
         self.assertEqual(res["note"], "NOT VALID: fidelity limits exceeded")

@@ -3,7 +3,6 @@
 first line says where it listens; stopped with SIGTERM, its last line is the
 summary the fidelity gate judges and the update-traffic figures read."""
 
-import os
 import re
 import select
 import signal

@@ -52,18 +52,6 @@ def run_step(cmd, what=None, see="above", **kw):
     return done
 
 
-def load_tool(name):
-    """A tools/ script (no .py suffix), e.g. "experiment", as a module, for
-    its functions."""
-    import importlib.machinery
-    import importlib.util
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), name)
-    loader = importlib.machinery.SourceFileLoader(name.replace("-", "_") + "_tool", path)
-    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(loader.name, loader))
-    loader.exec_module(module)
-    return module
-
-
 def load_json(path, what="JSON"):
     """A JSON file, or a ToolError that names it (json's own message does not)."""
     try:

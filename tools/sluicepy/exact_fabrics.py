@@ -1,5 +1,5 @@
 """The exact-fabric-time scenarios of tests/integration/test_exact_time.py,
-shared with tools/fingerprint (--set small) so that the two cannot drift:
+shared with tools/bench fingerprint (--set small) so that the two cannot drift:
 the leaf-spine of conf/leafspine.yaml replays DURATION seconds of
 web-search traffic at load 0.3 with a 4-to-1 incast, under one of KINDS:
 
@@ -23,6 +23,8 @@ import os
 import subprocess
 
 import yaml
+
+from . import sluice
 
 KINDS = ("bfc+tcd", "floodgate", "dibs", "pfc")
 DURATION = "0.02"  # seconds of workload arrivals
@@ -104,13 +106,19 @@ def lcores(workers):
                                            for i in range(1, workers + 1)])]
 
 
+def eal(workers=1):
+    """EAL's arguments for a run on `workers` worker lcores."""
+    return ["--no-huge", "-m", "1024", "--no-pci"] + lcores(workers)
+
+
+EAL = eal(1)
+
+
 def command(binary, file_prefix, workers=1):
-    """sluice's command line, run in a prepare_run directory: RUN_SECONDS
-    of fabric time, the summary in summary.json; on `workers` worker lcores."""
-    return [binary, "--no-huge", "-m", "1024", "--no-pci"] + lcores(workers) + ["--file-prefix",
-            file_prefix, "--log-level", "lib.eal:warning", "--", "--config", "sluice.yaml",
-            "--duration", str(RUN_SECONDS), "--stats-interval", "0", "--summary-json",
-            "summary.json"]
+    """sluice's command line (sluicepy.sluice's), run in a prepare_run
+    directory: RUN_SECONDS of fabric time, the summary in summary.json; on
+    `workers` worker lcores."""
+    return sluice.command(binary, eal(workers), file_prefix, seconds=RUN_SECONDS)
 
 
 def run_env():

@@ -25,6 +25,7 @@ import sys
 from dataclasses import asdict, dataclass
 
 from .cli import ToolError, exit_text
+from .counters import ports
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT_MAX_LOST_MS = 1.0
@@ -114,12 +115,6 @@ def fmt_time(ns):
 def fmt_bound(ns):
     """A p99 given as a histogram bucket's upper bound."""
     return "> %s" % fmt_time(104_857_600) if ns >= ABOVE_HISTOGRAM else "<= " + fmt_time(ns)
-
-
-def ports(summary):
-    for sw in summary.get("switches", []):
-        for p in sw.get("ports", []):
-            yield sw.get("name", "?"), p
 
 
 def lateness_p99(port, kind):

@@ -1,9 +1,9 @@
-"""tools/fingerprint: digests of exact-fabric-time runs, to show that a change
-of the code did not change what the fabric does (exact fabric time repeats
-byte for byte for a given configuration and seed, docs/testbed.md).
+"""tools/bench fingerprint: digests of exact-fabric-time runs, to show that a
+change of the code did not change what the fabric does (exact fabric time
+repeats byte for byte for a given configuration and seed, docs/testbed.md).
 
-    tools/fingerprint --set small|papers [--sluice PATH] [--out FILE]
-                      [--compare FILE] [--scenarios A,B] [--work DIR]
+    tools/bench fingerprint --set small|papers [--sluice PATH] [--out FILE]
+                            [--compare FILE] [--scenarios A,B] [--work DIR]
 
 Runs a fixed set of scenarios with the sluice binary (--sluice, default
 build/switch/sluice of this tree) and prints one line per run directory:
@@ -70,7 +70,7 @@ import sys
 import tempfile
 import time
 
-from . import cli, dpdk_runtime, exact_fabrics
+from . import cli, exact_fabrics, sluice
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PY = "/usr/bin/python3"
@@ -263,11 +263,8 @@ def run_small(a, work):
         d = exact_fabrics.prepare_run(work, workload, exact_fabrics.fabric(ROOT, kind), label,
                                       seed=1)
         prefix = "sluice-fingerprint-%d-%s" % (os.getpid(), kind.replace("+", "-"))
-        log = os.path.join(d, "sluice.log")
-        with open(log, "w") as f:
-            rc = subprocess.call(exact_fabrics.command(a.sluice, prefix, a.workers), cwd=d, stdout=f,
-                                 stderr=subprocess.STDOUT, env=exact_fabrics.run_env())
-        dpdk_runtime.check_run(prefix, rc, log)
+        sluice.run(a.sluice, d, exact_fabrics.RUN_SECONDS, eal=exact_fabrics.eal(a.workers), prefix=prefix,
+                   env=exact_fabrics.run_env(), memory=False, echo=False)
         check_exact(d)
         wall, cpu = meter.read()
         print("fingerprint: exact-time/%s: wall %.1f s, CPU %.1f s" % (kind, wall, cpu),
@@ -341,14 +338,15 @@ def tree_version():
 
 
 def header(a, argv):
-    return ["# tools/fingerprint --set %s: digests of exact-fabric-time runs "
+    return ["# tools/bench fingerprint --set %s: digests of exact-fabric-time runs "
             "(tools/sluicepy/fingerprint.py)" % a.set,
             "# made with %s; tools of tree %s" % (sluice_version(a.sluice), tree_version()),
-            "# command: tools/fingerprint " + " ".join(argv)]
+            "# command: tools/bench fingerprint " + " ".join(argv)]
 
 
 def main(argv):
-    p = argparse.ArgumentParser(prog="tools/fingerprint", description=__doc__.split("\n\n")[0],
+    p = argparse.ArgumentParser(prog="tools/bench fingerprint",
+                                description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog="\n".join(__doc__.split("\n")[2:]))
     p.add_argument("--set", choices=SETS, required=True, help="which scenarios")

@@ -40,6 +40,7 @@ def app_per_packet(mtu=DEFAULT_MTU):
 
 
 def frame_len(app):
+    """The length of a workload frame carrying `app` bytes of payload."""
     return max(MIN_FRAME, HEADERS_LEN + app)
 
 
@@ -125,11 +126,6 @@ class FrameBuilder:
         pad = max(0, MIN_FRAME - HEADERS_LEN - app)
         tail = app + pad if keep is None else max(0, min(app + pad, keep - HEADERS_LEN))
         return b"".join((self.eth, hdr, self._ZEROS[:tail]))
-
-
-def frame_len(app):
-    """The length of a workload frame carrying `app` bytes of payload."""
-    return HEADERS_LEN + max(app, MIN_FRAME - HEADERS_LEN)
 
 
 class Record:

@@ -218,7 +218,6 @@ def write_host_pcap(path, host, hosts, packets, params):
 def describe(entries, hosts, streams, params):
     """The matrix part of workload.json: each entry and what it offered."""
     out = []
-    window_s = params.duration_ns / 1e9
     for e in entries:
         flows = [f for s in streams if s.entry is e for f in s.flows]
         d = {"src": hosts[e["src"]].name, "dst": [hosts[i].name for i in e["dst"]],

@@ -46,6 +46,7 @@ class Params:
     incast_period_ns: int = 0
     incast_receiver: str = ""
     incast_start_ns: int = 0
+    incast_senders: tuple = ()  # names the senders are drawn from (default: every other host)
     snaplen: int = 0  # > 0: records keep that many bytes, their wire length stated
 
 
@@ -115,7 +116,17 @@ def incast_flows(hosts, params):
     random_receiver = params.incast_receiver == "random"
     if not random_receiver and params.incast_receiver not in by_name:
         raise ValueError("incast receiver %r is not in the host list" % params.incast_receiver)
-    if params.incast_degree > len(hosts) - 1:
+    if params.incast_senders:
+        unknown = [n for n in params.incast_senders if n not in by_name]
+        if unknown:
+            raise ValueError("incast senders not in the host list: %s" % ", ".join(unknown))
+        pool = [by_name[n].index for n in params.incast_senders]
+        if not random_receiver and by_name[params.incast_receiver].index in pool:
+            raise ValueError("the incast senders must not include the receiver")
+        if params.incast_degree > len(pool) - (1 if random_receiver else 0):
+            raise ValueError("incast degree %d > %d possible senders"
+                             % (params.incast_degree, len(pool)))
+    elif params.incast_degree > len(hosts) - 1:
         raise ValueError("incast degree %d > %d possible senders"
                          % (params.incast_degree, len(hosts) - 1))
     if params.incast_period_ns <= 0 or params.incast_size < params.incast_degree:
@@ -129,7 +140,10 @@ def incast_flows(hosts, params):
         # incasts, several targets at once).
         recv = (rng.choice(hosts).index if random_receiver
                 else by_name[params.incast_receiver].index)
-        others = [h.index for h in hosts if h.index != recv]
+        if params.incast_senders:
+            others = [i for i in pool if i != recv]
+        else:
+            others = [h.index for h in hosts if h.index != recv]
         senders = sorted(rng.sample(others, params.incast_degree))
         for k, src in enumerate(senders):
             flows.append((src, recv, base + (1 if k < extra else 0), params.time_offset_ns + t, True))
@@ -245,7 +259,8 @@ def summary(cdf, hosts, params, flows):
             "degree": params.incast_degree, "size": params.incast_size,
             "period_seconds": params.incast_period_ns / 1e9,
             "start_seconds": params.incast_start_ns / 1e9,
-            "receiver": params.incast_receiver},
+            "receiver": params.incast_receiver,
+            **({"senders": list(params.incast_senders)} if params.incast_senders else {})},
         "hosts": [{"name": h.name, "ip": h.ip, "mac": h.mac, "gateway_mac": h.gateway_mac}
                   for h in hosts],
         "derived": {

@@ -40,4 +40,9 @@ struct TransportConfig {
   int line = 0;
 };
 
+struct ConfigSections;
+// The top-level transport: section (parsed and validated in
+// transport_config.cc).
+extern const ConfigSections kTransportSections;
+
 }  // namespace sluice

@@ -1,0 +1,110 @@
+// The top-level transport: section (lib/emulator/transport/transport_config.cc).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "lib/config/config_loader.h"
+
+namespace sluice {
+namespace {
+
+constexpr const char* kFile = "test.yaml";
+
+// The transport section (docs/configuration.md "Transport hosts"), INT and
+// Flowtune's endpoint pacing.
+constexpr const char* kTransport = R"(clock: {mode: exact}
+flowtune_allocator: {}
+transport:
+  kind: dctcp
+  flows: w/flows.csv
+  completions: c.csv
+  mss: 1400
+  base_rtt: 12us
+  ack_dscp: 46
+  tcp: {min_rto: 10ms, fast_retransmit: false, init_cwnd: 4, ack_every: 2, delayed_ack: 20us}
+  rdma: {ack_every: 2, cnp_interval: 60us, timeout: 1ms, nack_once_per_gap: false}
+  dcqcn: {g: 0.5, rate_ai: 5Mbps, ue_aware: true}
+  hpcc: {eta: 0.9, max_stage: 0, expected_flows: 64}
+  timely: {t_low: 40us, t_high: 400us, ue_aware: true}
+  bfc_nic: {window: 64KB}
+switches:
+  - name: s1
+    int: {}
+    flowtune: {pace_at: host}
+    ports:
+      - {name: h0, role: host, rate: 10Gbps, mtu: 1600, peer_ip: 10.0.0.2, pcap: {tx: a.pcap}}
+      - {name: h1, role: host, rate: 10Gbps, mtu: 1600, peer_ip: 10.0.1.2, pcap: {}}
+)";
+
+TEST(TransportConfig, Section) {
+  const ConfigResult r = load_config_string(kTransport, kFile);
+  for (const ConfigError& e : r.errors) ADD_FAILURE() << e.to_string();
+  ASSERT_TRUE(r.ok());
+  const TransportConfig& t = r.config.transport;
+  EXPECT_EQ(t.kind, TransportKind::kDctcp);
+  EXPECT_EQ(t.flows_path, "w/flows.csv");
+  EXPECT_EQ(t.completions_path, "c.csv");
+  EXPECT_EQ(t.mss, 1400u);
+  EXPECT_EQ(t.base_rtt_ns, 12'000u);
+  EXPECT_EQ(t.ack_dscp, 46);
+  EXPECT_EQ(t.tcp.min_rto_ns, 10'000'000u);
+  EXPECT_FALSE(t.tcp.fast_retransmit);
+  EXPECT_EQ(t.tcp.init_cwnd_segments, 4u);
+  EXPECT_EQ(t.tcp.ack_every, 2u);
+  EXPECT_EQ(t.tcp.delayed_ack_ns, 20'000u);
+  EXPECT_EQ(t.rdma.ack_every, 2u);
+  EXPECT_EQ(t.rdma.cnp_interval_ns, 60'000u);
+  EXPECT_EQ(t.rdma.rto_ns, 1'000'000u);
+  EXPECT_FALSE(t.rdma.nack_once_per_gap);
+  EXPECT_DOUBLE_EQ(t.dcqcn.g, 0.5);
+  EXPECT_EQ(t.dcqcn.rate_ai_bps, 5'000'000u);
+  EXPECT_TRUE(t.dcqcn.ue_aware);
+  EXPECT_DOUBLE_EQ(t.hpcc.eta, 0.9);
+  EXPECT_EQ(t.hpcc.max_stage, 0u);
+  EXPECT_EQ(t.hpcc.expected_flows, 64u);
+  EXPECT_EQ(t.timely.t_low_ns, 40'000u);
+  EXPECT_EQ(t.timely.t_high_ns, 400'000u);
+  EXPECT_TRUE(t.timely.ue_aware);
+  EXPECT_EQ(t.bfc_window_bytes, 64'000u);
+  EXPECT_TRUE(r.config.switches[0].int_telemetry);
+  EXPECT_TRUE(r.config.switches[0].flowtune.pace_at_host);
+}
+
+TEST(TransportConfig, Refusals) {
+  auto errors_of = [](std::string text) {
+    const ConfigResult r = load_config_string(text, kFile);
+    std::string all;
+    for (const ConfigError& e : r.errors) all += e.to_string() + "\n";
+    return all;
+  };
+  auto replace = [](std::string s, const std::string& from, const std::string& to) {
+    const size_t at = s.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) s.replace(at, from.size(), to);
+    return s;
+  };
+  const std::string ok = kTransport;
+  EXPECT_NE(errors_of(replace(ok, "clock: {mode: exact}", "clock: {mode: real}"))
+                .find("transport hosts run in exact fabric time only"),
+            std::string::npos);
+  EXPECT_NE(errors_of(replace(ok, "kind: dctcp", "kind: hpcc"))
+                .find("pace_at: host needs hosts that pace themselves"),
+            std::string::npos);
+  EXPECT_NE(errors_of(replace(replace(ok, "    int: {}\n", ""), "kind: dctcp", "kind: hpcc"))
+                .find("transport kind hpcc needs INT on every switch"),
+            std::string::npos);
+  EXPECT_NE(errors_of(replace(ok, "mtu: 1600, peer_ip: 10.0.0.2", "mtu: 1400, peer_ip: 10.0.0.2"))
+                .find("more than this port's mtu 1400"),
+            std::string::npos);
+  EXPECT_NE(errors_of(replace(ok, "peer_ip: 10.0.1.2", "peer_ip: 10.0.0.2"))
+                .find("the same host address as s1/h0"),
+            std::string::npos);
+  EXPECT_NE(errors_of(replace(ok, "mss: 1400", "mss: 2000"))
+                .find("more than mbuf_size 2048: raise mbuf_size"),
+            std::string::npos);
+  EXPECT_NE(errors_of(replace(ok, "kind: dctcp", "kind: quic")).find("quic"), std::string::npos);
+  EXPECT_NE(errors_of(replace(ok, "  flows: w/flows.csv\n", "")).find("flows"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sluice

@@ -1,0 +1,406 @@
+"""tools/reproduce floodgate: Floodgate's incast-mix simulation (Liu et al.,
+"Floodgate: Taming Incast in Datacenter Networks", sections 5.1-5.2) in
+exact fabric time, with the transports at the hosts.
+
+    tools/reproduce floodgate [--cdf websearch|hadoop] [--seeds 1]
+        [--poisson-ms 2] [--drain-ms 20] [--schemes dcqcn,dcqcn+fg,...]
+        [--out runs/reproduce/floodgate]
+
+The scenario is the one the authors' public ns-3 code builds (mix/README.md
+"Incastmix" and scratch/third.cc of NASA-NJU/Floodgate-NS3, read for the
+facts): conf/fabrics/floodgate-10tor-4core.yaml (160 hosts, 10 ToRs, 4
+cores, 100 Gb/s hosts, 400 Gb/s ToR-core links, 600 ns links, 20 MiB per
+switch); Poisson flows at --load 0.8 of each host's link (payload bytes,
+their lambda), each to a host under another ToR chosen uniformly, sizes from
+--cdf, arriving from 30 us on; one incast of --incast-flows 720 flows from
+hosts under other ToRs to the first host of the first ToR at 100-200 ns,
+each 30-40 packets of 1460 bytes (their INCAST_CDF 9: 3-4 x the host's
+bytes per second / 1.25e9, at 100 Gb/s), incast i at i x the period that
+gives --incast-load 0.5 of the receiver's link (5.9 ms) to the first host
+of ToR i, as many as the Poisson arrivals span (at least one); Poisson flows from or to an incast receiver
+are dropped, as theirs are. Schemes: DCQCN, DCTCP and HPCC, each over PFC
+(dynamic threshold, alpha 0.25: theirs on 100 Gb/s ports) without and with
+Floodgate; every queue pair with their one-BDP window and no timeout (their
+HAS_WIN 1 and RTO_us 0); DCTCP is sluice's TCP DCTCP (theirs is a
+rate-based RDMA DCTCP) with an initial window of one BDP. Floodgate is
+sluice's defaults, the authors' mix/floodgate-config (a window of 1.5
+BDP + 10 us, a credit per 10 KiB or 10 us). RED marking between 400 KB
+and 1,600 KB, pmax 0.2 (theirs at 100 Gb/s) for DCQCN and DCTCP.
+
+Reports, beside the paper's direction (its copy holds no numbers): mean and
+p99 FCT (and slowdown) of the Poisson flows, every one counted (unfinished
+ones to the end of the run: figures with any are lower bounds); the incast
+flows' completion; the maximum buffer per tier, sampled every
+--trace-interval: ToR-up (a ToR's shared buffer less its host ports' queues:
+its uplink queues and Floodgate's VOQs), core (a core switch's shared
+buffer) and ToR-down (a ToR's host ports' queues), and the incast
+receiver's port alone; and the share of time
+ports were paused by PFC. Scaled: --poisson-ms of arrivals (theirs: 50,000
+flows).
+"""
+
+import argparse
+import csv
+import json
+import os
+import random
+import shutil
+
+import yaml
+
+from .. import cli, counters, experiment as exp, fct_analysis, provenance, queue_trace, sluice
+from .. import spread, workload_gen
+from ..cdf import FlowSizeCdf
+from ..fct_analysis import nearest_rank as percentile
+from ..hosts import hosts_from_config
+from ..units import format_ns, parse_time, seconds_to_ns
+
+ROOT = sluice.ROOT
+FABRIC = os.path.join(ROOT, "conf", "fabrics", "floodgate-10tor-4core.yaml")
+CDFS = {"websearch": "websearch.cdf", "hadoop": "fb_hadoop.cdf"}
+HOSTS_PER_TOR = 16
+HOST_RATE_BPS = 100e9
+PAYLOAD = 1460  # their PACKET_PAYLOAD_SIZE; sluice's mss
+# host - ToR - core - ToR - host: 8 x 600 ns of propagation and a data frame's
+# serialisation on two 100 and two 400 Gb/s links (about 0.33 us).
+BASE_RTT = "5.2us"
+BDP_SEGMENTS = 45  # 100 Gb/s x 5.2 us / 1460 B (DCTCP's initial window)
+# Their hosts never time out (RTO_us 0): PFC loses nothing, and a 500 us
+# timer would fire behind the incast's milliseconds of paused queues and
+# resend whole windows. TCP keeps a timer, far above any queueing here.
+NO_TIMEOUT = ["rdma.timeout=0"]
+# Their queue pairs' window (HAS_WIN 1, GLOBAL_T 1): the largest BDP, here
+# 100 Gb/s x 5.2 us (HPCC keeps its own window, which starts there).
+BDP_BYTES = 65_000
+# DCQCN: theirs (mix/config-dcqcn.ini) where sluice has the knob.
+DCQCN_PARAMS = NO_TIMEOUT + [
+    f"rdma.window={BDP_BYTES}B", "dcqcn.rate_ai=50Mbps", "dcqcn.rate_hai=100Mbps", "dcqcn.min_rate=100Mbps",
+    "dcqcn.fast_recovery_stages=1", "dcqcn.clamp_target_rate=false"]
+DCTCP_PARAMS = [f"tcp.init_cwnd={BDP_SEGMENTS}", "tcp.min_rto=100ms"]
+SCHEMES = (
+    # label, tools/experiment scheme, transport, transport params
+    ("DCQCN", "pfc", "dcqcn", DCQCN_PARAMS),
+    ("DCQCN+FG", "floodgate+pfc", "dcqcn", DCQCN_PARAMS),
+    ("DCTCP", "pfc", "dctcp", DCTCP_PARAMS),
+    ("DCTCP+FG", "floodgate+pfc", "dctcp", DCTCP_PARAMS),
+    ("HPCC", "pfc", "hpcc", NO_TIMEOUT),
+    ("HPCC+FG", "floodgate+pfc", "hpcc", NO_TIMEOUT),
+)
+PAPER = ("Floodgate section 5.1: the Poisson flows' mean and p99 FCT fall with Floodgate; "
+         "5.2.1: the core and ToR-down maximum buffers fall, ToR-up rises slightly")
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="tools/reproduce floodgate", description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog="\n".join(__doc__.split("\n")[2:]))
+    p.add_argument("--cdf", choices=tuple(CDFS), default="websearch",
+                   help="flow sizes of the Poisson flows (websearch: their FLOW_CDF 8)")
+    p.add_argument("--load", type=float, default=0.8, help="Poisson load per host (0.8)")
+    p.add_argument("--incast-flows", type=int, default=720, help="flows per incast (720)")
+    p.add_argument("--incast-load", type=float, default=0.5,
+                   help="incast load on the receiver's link, sets the period (0.5)")
+    p.add_argument("--poisson-ms", type=float, default=2.0, help="ms of Poisson arrivals (2)")
+    p.add_argument("--drain-ms", type=float, default=20.0,
+                   help="ms the run goes on after the last arrival (20)")
+    p.add_argument("--seeds", default="1", help="comma-separated seeds (1)")
+    p.add_argument("--schemes", default="",
+                   help="some of " + ",".join(s[0].lower() for s in SCHEMES) + " (all)")
+    p.add_argument("--trace-interval", default="20us", help="buffer sampling period (20us)")
+    p.add_argument("--report-only", action="store_true",
+                   help="run nothing: print the table of the runs already in --out")
+    p.add_argument("--out", default=os.path.join(ROOT, "runs", "reproduce", "floodgate"))
+    p.add_argument("--sluice", default=os.path.join(ROOT, "build", "switch", "sluice"))
+    a = p.parse_args(argv)
+    a.seeds = [int(s) for s in a.seeds.split(",") if s.strip()]
+    a.schemes = [s.strip().lower() for s in a.schemes.split(",") if s.strip()]
+    known = {s[0].lower() for s in SCHEMES}
+    for s in a.schemes:
+        if s not in known:
+            p.error(f"unknown scheme {s!r}; known: {', '.join(sorted(known))}")
+    if not 0 < a.load < 1 or a.incast_flows < 0 or not 0 < a.incast_load <= 1:
+        p.error("--load in (0, 1), --incast-flows >= 0, --incast-load in (0, 1]")
+    a.sluice = os.path.abspath(a.sluice)
+    a.out = os.path.abspath(a.out)
+    return a
+
+
+def make_flows(path, a, seed):
+    """The authors' incast-mix flow list (see the module's docstring);
+    returns (Poisson flows, incast flows, incast period ns)."""
+    hosts = hosts_from_config(FABRIC)
+    cdf = FlowSizeCdf.from_file(os.path.join(ROOT, "conf", "workloads", CDFS[a.cdf]))
+    rng = random.Random(f"{seed}/floodgate-mix")
+    tors = len(hosts) // HOSTS_PER_TOR
+    incast_size_mean = 35 * PAYLOAD
+    period_ns = round(incast_size_mean * a.incast_flows * 8 / (HOST_RATE_BPS * a.incast_load) * 1e9)
+    incasts = max(1, int(seconds_to_ns(a.poisson_ms / 1e3) // period_ns)) if a.incast_flows else 0
+    receivers = {(i % tors) * HOSTS_PER_TOR for i in range(incasts)}
+    rows = []
+    for i in range(incasts):
+        dst = (i % tors) * HOSTS_PER_TOR
+        for _ in range(a.incast_flows):
+            src = rng.choice([h for h in range(len(hosts))
+                              if h // HOSTS_PER_TOR != dst // HOSTS_PER_TOR])
+            t = 100 + rng.randrange(100) + i * period_ns
+            rows.append((t, src, dst, rng.randint(30, 40) * PAYLOAD, 1))
+    rate = a.load * HOST_RATE_BPS / 8 / cdf.expectation(lambda s: s)  # flows/s per host
+    end_ns = 30_000 + seconds_to_ns(a.poisson_ms / 1e3)
+    for h in range(len(hosts)):
+        if h in receivers:
+            continue
+        hr = random.Random(f"{seed}/floodgate-mix/{h}")
+        t = 30_000 + hr.expovariate(rate) * 1e9
+        while t < end_ns:
+            dst = hr.choice([d for d in range(len(hosts))
+                             if d // HOSTS_PER_TOR != h // HOSTS_PER_TOR and d not in receivers])
+            rows.append((round(t), h, dst, cdf.size_at(hr.random()), 0))
+            t += hr.expovariate(rate) * 1e9
+    rows.sort()
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(workload_gen.FLOW_FIELDS)
+        for i, (t, s, d, size, inc) in enumerate(rows):
+            hs, hd = hosts[s], hosts[d]
+            w.writerow([i + 1, hs.name, hd.name, hs.ip, hd.ip, size, -(-size // PAYLOAD),
+                        format_ns(t), format_ns(t), format_ns(t), inc])
+    return (sum(1 for r in rows if not r[4]), sum(1 for r in rows if r[4]), period_ns)
+
+
+def configure(fabric, exp, scheme, transport, params, seed, flows):
+    argv = ["--config", "x", "--schemes", scheme, "--workload", "w", "--out", "o",
+            "--clock", "exact", "--seed", str(seed), "--transport", transport,
+            "--base-rtt", BASE_RTT, "--transport-param", f"mss={PAYLOAD}"]
+    for p_ in params:
+        argv += ["--transport-param", p_]
+    args = exp.parse_args(argv)
+    conf = exp.apply_scheme(fabric, scheme, args)
+    conf["transport"]["flows"] = flows
+    for sw in conf["switches"]:
+        # Their PFC: dynamic, a quarter of the free buffer on 100 Gb/s ports
+        # (sluice has one alpha per switch; theirs is 1 on 400 Gb/s ports).
+        sw["pfc"] = {"mode": "pfc", "xoff": "dynamic", "alpha": 0.25}
+        if transport in ("dcqcn", "dctcp"):
+            sw["ecn"] = {"mode": "red", "min": "400KB", "max": "1600KB", "pmax": 0.2}
+        # Lossless as theirs: their egress has no dynamic threshold (alpha
+        # 1000 stands for none), and one deep queue per port so a queue of
+        # ACKs, many frames in few bytes, never fills a ring first.
+        sw["queues_per_port"] = 1
+        sw["queue_capacity"] = 1 << 17
+        sw["buffer"] = dict(sw.get("buffer") or {}, alpha=1000.0)
+        for port in sw["ports"]:
+            # 1460-byte payload + SLT1, UDP and IP headers + HPCC's INT room.
+            port["mtu"] = 1600
+            if port.get("role") == "host":
+                port["pcap"] = {}
+    return conf
+
+
+def tiers(fabric):
+    """{switch: "tor"|"core"} and {tor: [host port names]}."""
+    kind, host_ports = {}, {}
+    for sw in fabric["switches"]:
+        hp = [p["name"] for p in sw["ports"] if p.get("role") == "host"]
+        kind[sw["name"]] = "tor" if hp else "core"
+        if hp:
+            host_ports[sw["name"]] = set(hp)
+    return kind, host_ports
+
+
+def tier_buffers(trace_path, fabric):
+    """Maximum over time and switches of each tier's bytes (see the
+    docstring), and the time of each maximum."""
+    kind, host_ports = tiers(fabric)
+    buffer, _, ports = queue_trace.read_queue_trace(trace_path)
+    down = {}  # (tor, t) -> bytes in host-port queues
+    for (sw, port), samples in ports.items():
+        if sw in host_ports and port in host_ports[sw]:
+            for t, b, _, _ in samples:
+                down[(sw, t)] = down.get((sw, t), 0) + b
+    best = {"tor_up": (0, 0.0), "core": (0, 0.0), "tor_down": (0, 0.0), "receiver": (0, 0.0)}
+    # The first incast's receiver: the first host port of the first ToR.
+    first_tor = next(sw for sw in fabric["switches"] if sw["name"] in host_ports)
+    receiver = (first_tor["name"],
+                next(p["name"] for p in first_tor["ports"] if p.get("role") == "host"))
+    for t, b, _, _ in ports.get(receiver, []):
+        if b > best["receiver"][0]:
+            best["receiver"] = (b, t)
+
+    def keep(tier, b, t):
+        if b > best[tier][0]:
+            best[tier] = (b, t)
+    for sw, samples in buffer.items():
+        for t, b in samples:
+            if kind.get(sw) == "core":
+                keep("core", b, t)
+            else:
+                d = down.get((sw, t), 0)
+                keep("tor_down", d, t)
+                keep("tor_up", max(0, b - d), t)
+    return best
+
+
+def run(a):
+    with open(FABRIC) as f:
+        fabric = yaml.safe_load(f)
+    interval_s = parse_time(a.trace_interval)
+    for seed in a.seeds:
+        wl = os.path.join(a.out, f"seed{seed}", "workload")
+        os.makedirs(wl, exist_ok=True)
+        flows = os.path.join(wl, "flows.csv")
+        n_poisson, n_incast, period = make_flows(flows, a, seed)
+        print(f"reproduce: seed {seed}: {n_poisson} Poisson flows ({a.cdf}, load {a.load}), "
+              f"{n_incast} incast flows; incast period {period / 1e6:.1f} ms", flush=True)
+        for label, scheme, transport, params in SCHEMES:
+            if a.schemes and label.lower() not in a.schemes:
+                continue
+            d = os.path.join(a.out, f"seed{seed}", label.lower())
+            shutil.rmtree(d, ignore_errors=True)
+            os.makedirs(d)
+            conf = configure(fabric, exp, scheme, transport, params, seed, flows)
+            with open(os.path.join(d, "sluice.yaml"), "w") as f:
+                yaml.safe_dump(conf, f, sort_keys=False)
+            seconds = sluice.REPLAY_LEAD_S + (a.poisson_ms + a.drain_ms) / 1e3
+            trace = ["--queue-trace", "qt.csv", "--queue-trace-interval", "%.9f" % interval_s,
+                     "--queue-trace-max-rows", "20000000"]
+            run = sluice.run(a.sluice, d, seconds,
+                             prefix=f"reproduce-{os.getpid()}-{label.replace('+', '')}", extra=trace)
+            row = measure(a, seed, label, d, run.summary, fabric, run.wall_s, run.rss_mb)
+            row["cpu_s"] = run.cpu_s
+            with open(os.path.join(d, "row.json"), "w") as f:
+                json.dump(row, f, indent=2)
+            os.remove(os.path.join(d, "qt.csv"))
+    write_results(a, collect(a))
+    provenance.write(a.out, seeds=a.seeds, configs=[FABRIC],
+                     inputs=[os.path.join(ROOT, "conf", "workloads", CDFS[a.cdf])],
+                     binaries=[a.sluice])
+    return 0
+
+
+def collect(a):
+    """The rows of every run in --out for the seeds asked (each run keeps
+    its own row.json, so schemes run apart make one table)."""
+    rows = []
+    for seed in a.seeds:
+        for label, _, _, _ in SCHEMES:
+            path = os.path.join(a.out, f"seed{seed}", label.lower(), "row.json")
+            if os.path.exists(path) and (not a.schemes or label.lower() in a.schemes):
+                rows.append(cli.load_json(path, "a floodgate run's row"))
+    return rows
+
+
+def measure(a, seed, label, d, summary, fabric, wall, rss):
+    results, _ = fct_analysis.results_from_completions(os.path.join(d, "completions.csv"))
+    poisson = [r for r in results if not r.spec.is_incast]
+    incast = [r for r in results if r.spec.is_incast]
+    fct_us = [r.fct_ns / 1e3 for r in poisson]
+    slow = [r.slowdown for r in poisson]
+    best = tier_buffers(os.path.join(d, "qt.csv"), fabric)
+    drops = counters.drop_reasons(summary)
+    inc_done = [r for r in incast if r.finished]
+    row = {"seed": seed, "scheme": label, "cdf": a.cdf,
+           "poisson_flows": len(poisson), "poisson_unfinished": sum(1 for r in poisson if not r.finished),
+           "incast_flows": len(incast), "incast_unfinished": len(incast) - len(inc_done),
+           "fct_mean_us": sum(fct_us) / len(fct_us) if fct_us else 0,
+           "fct_p99_us": percentile(fct_us, 99) if fct_us else 0,
+           "slowdown_mean": sum(slow) / len(slow) if slow else 0,
+           "slowdown_p99": percentile(slow, 99) if slow else 0,
+           "incast_last_finish_ms": (max(r.finish_ns for r in inc_done) / 1e6 if inc_done else 0),
+           "max_tor_up_kb": best["tor_up"][0] / 1e3, "max_core_kb": best["core"][0] / 1e3,
+           "max_tor_down_kb": best["tor_down"][0] / 1e3,
+           "max_receiver_port_kb": best["receiver"][0] / 1e3,
+           "paused_pct": counters.paused_pct(summary),
+           "drops": drops, "transmissions": summary["clock"]["transmissions"],
+           "wall_s": wall, "rss_mb": rss}
+    print(f"reproduce: seed {seed} {label}: Poisson FCT mean {row['fct_mean_us']:.1f} us, "
+          f"p99 {row['fct_p99_us']:.1f} us ({row['poisson_unfinished']} unfinished); max buffer "
+          f"ToR-up/core/ToR-down {row['max_tor_up_kb']:.0f}/{row['max_core_kb']:.0f}/"
+          f"{row['max_tor_down_kb']:.0f} KB; paused {row['paused_pct']:.3f} %; drops {drops}; "
+          f"wall {wall:.0f} s, {rss:.0f} MB", flush=True)
+    return row
+
+
+def write_results(a, rows):
+    print()
+    print("| seed | scheme | Poisson flows (unfinished) | FCT mean / p99 us | slowdown mean / p99 "
+          "| incast flows (unfinished), last done ms | max KB ToR-up / core / ToR-down "
+          "| ports paused | drops | wall s (CPU s) | RSS MB |")
+    print("|---|---|---|---|---|---|---|---:|---:|---:|---:|")
+    for r in rows:
+        lb = "≥ " if r["poisson_unfinished"] else ""
+        print(f"| {r['seed']} | {r['scheme']} | {r['poisson_flows']} ({r['poisson_unfinished']}) | "
+              f"{lb}{r['fct_mean_us']:.1f} / {lb}{r['fct_p99_us']:.1f} | "
+              f"{lb}{r['slowdown_mean']:.2f} / {lb}{r['slowdown_p99']:.2f} | "
+              f"{r['incast_flows']} ({r['incast_unfinished']}), {r['incast_last_finish_ms']:.2f} | "
+              f"{r['max_tor_up_kb']:.0f} / {r['max_core_kb']:.0f} / {r['max_tor_down_kb']:.0f} | "
+              f"{r['paused_pct']:.3f} % | {sum(r['drops'].values())} | {r['wall_s']:.0f} "
+              f"({r.get('cpu_s', float('nan')):.0f}) | "
+              f"{r['rss_mb']:.0f} |")
+    by = {(r["seed"], r["scheme"]): r for r in rows}
+    over_seeds = {}
+    for (seed, label), r in sorted(by.items()):
+        if label.endswith("+FG") or (seed, label + "+FG") not in by:
+            continue
+        f = by[(seed, label + "+FG")]
+        print(f"seed {seed} {label} -> {label}+FG: FCT mean x{f['fct_mean_us'] / r['fct_mean_us']:.2f}, "
+              f"p99 x{f['fct_p99_us'] / r['fct_p99_us']:.2f}; max buffer ToR-up "
+              f"{r['max_tor_up_kb']:.0f} -> {f['max_tor_up_kb']:.0f}, core {r['max_core_kb']:.0f} -> "
+              f"{f['max_core_kb']:.0f}, ToR-down {r['max_tor_down_kb']:.0f} -> "
+              f"{f['max_tor_down_kb']:.0f} KB")
+        o = over_seeds.setdefault(label, {"seeds": [], "mean": [], "p99": []})
+        o["seeds"].append(seed)
+        o["mean"].append(f["fct_mean_us"] / r["fct_mean_us"])
+        o["p99"].append(f["fct_p99_us"] / r["fct_p99_us"])
+    for label, o in over_seeds.items():
+        if len(o["seeds"]) > 1:
+            print(f"seeds {','.join(map(str, o['seeds']))} {label} -> {label}+FG, mean (min-max): "
+                  f"FCT mean x{spread.text(o['mean'], '%.2f')}, p99 x{spread.text(o['p99'], '%.2f')}")
+    print("(" + PAPER + ")")
+    if rows:
+        plot(a, rows)
+    with open(os.path.join(a.out, "results.json"), "w") as f:
+        json.dump({"rows": rows, "args": vars(a), "paper": PAPER}, f, indent=2, default=str)
+
+
+def plot(a, rows):
+    """floodgate_mix.png: per scheme, the Poisson flows' mean and p99 FCT
+    (the paper's section 5.1 figure) and each tier's maximum buffer
+    (section 5.2.1)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    seed = rows[0]["seed"]
+    rs = [r for r in rows if r["seed"] == seed]
+    names = [r["scheme"] for r in rs]
+    x = range(len(rs))
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    w = 0.4
+    ax1.bar([i - w / 2 for i in x], [r["fct_mean_us"] / 1e3 for r in rs], w, label="mean")
+    ax1.bar([i + w / 2 for i in x], [r["fct_p99_us"] / 1e3 for r in rs], w, label="p99")
+    ax1.set_ylabel("Poisson flows' FCT (ms)")
+    ax1.set_title(f"FCT, {a.cdf}, seed {seed} (unfinished flows to the end: lower bounds)",
+                  fontsize=9)
+    w = 0.27
+    for k, (key, label) in enumerate((("max_tor_up_kb", "ToR-up"), ("max_core_kb", "core"),
+                                      ("max_tor_down_kb", "ToR-down"))):
+        ax2.bar([i + (k - 1) * w for i in x], [r[key] / 1e3 for r in rs], w, label=label)
+    ax2.set_ylabel("maximum buffer (MB)")
+    ax2.set_title("maximum buffer per tier", fontsize=9)
+    for ax in (ax1, ax2):
+        ax.set_xticks(list(x))
+        ax.set_xticklabels(names, rotation=20)
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(os.path.join(a.out, "floodgate_mix.png"), dpi=110)
+    plt.close(fig)
+
+
+def main(argv):
+    a = parse_args(argv)
+    os.makedirs(a.out, exist_ok=True)
+    if not os.access(a.sluice, os.X_OK):
+        raise cli.ToolError(f"{a.sluice}: not built (ninja -C build)")
+    if a.report_only:
+        write_results(a, collect(a))
+        return 0
+    return run(a)
