@@ -14,6 +14,10 @@ BENCHMARKS = {
     "emulator": (".emulator",
                  "the one-server fabric's speed in exact time: port transmissions per wall "
                  "and CPU second, wall per fabric second, peak memory, per named scenario"),
+    "permutation": (".permutation",
+                    "a fat-tree of DCTCP hosts in a permutation, in sluice on 1 or more "
+                    "worker lcores and (given its binary) in htsim: CPU s, transmissions, "
+                    "goodput, peak RSS"),
     "soak": (".soak",
              "a BFC fabric at full rate for minutes: memory flat, counters conserved, no port "
              "stalls"),

@@ -1,0 +1,211 @@
+"""The emulator beside htsim on one scenario (docs/benchmarks.md, "The
+emulator beside htsim"): a k-ary fat-tree (k^3/4 hosts, 5k^2/4 switches),
+every link 100 Gb/s with 1 us of delay, 1500-byte MTU, 1000-packet drop-tail
+queues marking ECN at K = 65 packets, DCTCP hosts, one long flow from each
+host to another (a random permutation without fixed points), 10 ms of
+fabric time.
+
+    tools/bench permutation [--k 8] [--ms 10] [--workers 1,2] [--htsim BINARY]
+                            [--repeat 1] [--out runs/bench/permutation]
+
+For sluice and (with --htsim, the path to htsim's permutation driver, built
+outside this repository) for htsim, on the same flows, it prints from one
+invocation: CPU seconds (user + sys of the whole process, start-up
+included), transmissions (a frame entering a link, host uplinks included, as
+htsim counts them), transmissions per CPU second, aggregate goodput, the
+per-flow goodput's spread and peak RSS. sluice's runs on several --workers
+must give the same captures, completions and summary (the machine's fields
+aside): the tool compares their digests and fails if they differ.
+
+sluice's goodput per flow is the unique payload its sender put on the wire,
+(data segments - retransmissions) x MSS, from the completions file: at most
+one window above what the receiver got. htsim's is the bytes its receivers
+acknowledged. Both count payload only.
+"""
+
+import argparse
+import csv
+import json
+import os
+import statistics
+import time
+
+import yaml
+
+from .. import cli, exact_fabrics, experiment as exp, fingerprint, provenance, sluice
+from .. import htsim as htsim_run
+from ..hosts import hosts_from_config
+
+ROOT = sluice.ROOT
+PY = "/usr/bin/python3"
+MTU = 1500
+MSS = 1444                 # MTU less sluice's IPv4, UDP and transport headers (20 + 8 + 28)
+FLOW_BYTES = 1_000_000_000  # more than 10 ms at 100 Gb/s carries: every flow stays open
+K_PACKETS = 65
+QUEUE_PACKETS = 1000
+
+
+def base_rtt_ns(hops, rate_bps=100e9, delay_ns=1000, data=1538, ack=94):
+    """An inter-pod round trip: `hops` links each way, one data frame and
+    one ACK serialised per link."""
+    return int(2 * hops * delay_ns + hops * (data + ack) * 8e9 / rate_bps + 0.999)
+
+
+def prepare(d, k, pairs, seed):
+    """d/sluice.yaml (tools/fabric fattree with tools/experiment's ecn
+    scheme and DCTCP hosts) and d/flows.csv for the permutation."""
+    os.makedirs(d, exist_ok=True)
+    fabric = os.path.join(d, "fabric.yaml")
+    cli.run_step([PY, os.path.join(ROOT, "tools", "fabric"), "fattree", "--k", str(k), "--rate",
+                  "100Gbps", "--delay", "1us", "--host-delay", "1us", "--port-buffer-packets",
+                  str(QUEUE_PACKETS), "--queues-per-port", "1", "--mtu", str(MTU), "-o", fabric],
+                 "tools/fabric")
+    hosts = hosts_from_config(fabric)
+    with open(os.path.join(d, "flows.csv"), "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["flow_id", "src", "dst", "src_ip", "dst_ip", "size", "packets",
+                    "arrival_time", "start_time", "end_time", "is_incast"])
+        for fid, (s, t) in enumerate(pairs, 1):
+            w.writerow([fid, hosts[s].name, hosts[t].name, hosts[s].ip, hosts[t].ip, FLOW_BYTES,
+                        -(-FLOW_BYTES // MSS), "0.000000000", "0.000000000", "0.000000000", 0])
+    args = exp.parse_args([
+        "--config", "x", "--schemes", "ecn", "--workload", "w", "--out", "o", "--clock", "exact",
+        "--seed", str(seed), "--transport", "dctcp", "--ecn-k", "%dB" % (K_PACKETS * (MTU + 14)),
+        "--base-rtt", "%dns" % base_rtt_ns(6), "--transport-param", "mss=%d" % MSS,
+        # htsim's TCP floors its RTO at 250 ms and starts at 10 packets.
+        "--transport-param", "tcp.min_rto=250ms", "--transport-param", "tcp.init_cwnd=10"])
+    conf = exp.apply_scheme(cli.load_yaml(fabric), "ecn", args)
+    conf["transport"]["flows"] = "flows.csv"
+    conf["transport"]["completions"] = "completions.csv"
+    for sw in conf["switches"]:
+        for port in sw["ports"]:
+            if port.get("role") == "host":
+                port["pcap"] = {}  # captures off, as htsim writes none
+    with open(os.path.join(d, "sluice.yaml"), "w") as f:
+        yaml.safe_dump(conf, f, sort_keys=False)
+
+
+def run_sluice(a, d, workers):
+    eal = ["--no-huge", "--no-pci"] + exact_fabrics.lcores(workers)
+    r = sluice.run(a.sluice, d, sluice.REPLAY_LEAD_S + a.ms / 1e3, eal=eal, echo=False,
+                   timeout=sluice.exact_timeout(a.ms / 1e3 + 0.05))
+    s = r.summary
+    host_tx = sum(p.get("rx_packets", 0) for sw in s["switches"] for p in sw["ports"]
+                  if p.get("role") == "host")
+    with open(os.path.join(d, "completions.csv"), newline="") as f:
+        per_flow = [(int(row["data_segments"]) - int(row["retransmitted"])) * MSS
+                    for row in csv.DictReader(f)]
+    return {"who": "sluice, %d worker%s" % (workers, "s" if workers > 1 else ""),
+            "cpu_s": r.cpu_s, "wall_s": r.wall_s, "rss_mb": r.rss_mb,
+            "transmissions": s["clock"]["transmissions"] + host_tx,
+            "goodput_bytes": sum(per_flow), "per_flow_bytes": per_flow,
+            "digests": fingerprint.run_digests(d)}
+
+
+def spread(values):
+    v = sorted(values)
+    if not v:
+        return "-"
+
+    def rank(p):
+        return v[max(0, -(-len(v) * p // 100) - 1)]
+
+    return " / ".join("%.1f" % (x / 1e6) for x in (v[0], rank(10), rank(50), rank(90), v[-1]))
+
+
+def main(argv):
+    p = argparse.ArgumentParser(prog="tools/bench permutation",
+                                description=" ".join(__doc__.split("\n\n")[0].split()),
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--k", type=int, default=8, help="fat-tree arity (even, 4 or more)")
+    p.add_argument("--ms", type=float, default=10.0, help="fabric time of traffic")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--workers", default="1",
+                   help="comma-separated worker lcore counts to run sluice on")
+    p.add_argument("--repeat", type=int, default=1, help="runs of each; figures are medians")
+    p.add_argument("--htsim", metavar="BINARY",
+                   help="htsim's permutation driver (docs/benchmarks.md says how it is built)")
+    p.add_argument("--htsim-ssthresh", type=int, default=1000000,
+                   help="htsim's initial ssthresh in packets (sluice's DCTCP has none: the "
+                        "default matches it)")
+    p.add_argument("--out", default=os.path.join(ROOT, "runs", "bench", "permutation"))
+    p.add_argument("--sluice", default=sluice.BINARY)
+    a = p.parse_args(argv)
+    if a.k < 4 or a.k % 2:
+        p.error("--k must be even and at least 4")
+    try:
+        workers = [int(w) for w in a.workers.split(",") if w.strip()]
+    except ValueError:
+        p.error("--workers takes comma-separated counts, e.g. 1,2")
+    if not workers or min(workers) < 1:
+        p.error("--workers takes counts of 1 or more")
+    if a.htsim and not os.access(a.htsim, os.X_OK):
+        p.error("--htsim %s is not an executable" % a.htsim)
+    a.out = os.path.abspath(a.out)
+    os.makedirs(a.out, exist_ok=True)
+    hosts = a.k ** 3 // 4
+    perm = os.path.join(a.out, "perm-k%d-seed%d.txt" % (a.k, a.seed))
+    pairs = htsim_run.write_permutation(perm, hosts, a.seed)
+    rows = []
+
+    def median_row(runs):
+        row = dict(runs[0])
+        for key in ("cpu_s", "wall_s"):
+            row[key] = statistics.median(r[key] for r in runs)
+        row["rss_mb"] = max(r["rss_mb"] for r in runs)
+        row["cpus"] = [round(r["cpu_s"], 2) for r in runs]
+        return row
+
+    for w in workers:
+        runs = []
+        for i in range(a.repeat):
+            d = os.path.join(a.out, "sluice-k%d-w%d-%d" % (a.k, w, i))
+            prepare(d, a.k, pairs, a.seed)
+            runs.append(run_sluice(a, d, w))
+            print("bench permutation: sluice on %d worker(s), run %d of %d: %.1f CPU s"
+                  % (w, i + 1, a.repeat, runs[-1]["cpu_s"]), flush=True)
+        rows.append(median_row(runs))
+    first = rows[0]
+    for r in rows[1:]:
+        if r["digests"] != first["digests"]:
+            raise cli.ToolError("sluice on %s and on %s differ: %s vs %s"
+                                % (first["who"], r["who"], first["digests"], r["digests"]))
+    if a.htsim:
+        runs = []
+        for i in range(a.repeat):
+            runs.append(htsim_run.run(
+                a.htsim, perm, os.path.join(a.out, "htsim-k%d-%d" % (a.k, i)),
+                timeout=3600, k=a.k, speed_gbps=100.0, delay_us=1.0, mtu=MTU,
+                queue_packets=QUEUE_PACKETS, ecn_k_packets=K_PACKETS,
+                ssthresh_packets=a.htsim_ssthresh, end_ms=a.ms, seed=a.seed))
+            runs[-1]["who"] = "htsim"
+            print("bench permutation: htsim, run %d of %d: %.1f CPU s"
+                  % (i + 1, a.repeat, runs[-1]["cpu_s"]), flush=True)
+        rows.append(median_row(runs))
+    ref = rows[-1] if a.htsim else None
+    lines = ["k = %d, %d hosts, %g ms of fabric time, seed %d" % (a.k, hosts, a.ms, a.seed), "",
+             "| run | CPU s | vs htsim | transmissions | M per CPU s | goodput GB | "
+             "vs htsim | per-flow MB min / p10 / median / p90 / max | peak RSS MB |",
+             "|---|---:|---:|---:|---:|---:|---:|---|---:|"]
+    for r in rows:
+        lines.append("| %s | %.2f | %s | %.2f M | %.2f | %.3f | %s | %s | %.0f |" % (
+            r["who"], r["cpu_s"],
+            "%.2fx" % (r["cpu_s"] / ref["cpu_s"]) if ref and r is not ref else "-",
+            r["transmissions"] / 1e6, r["transmissions"] / r["cpu_s"] / 1e6,
+            r["goodput_bytes"] / 1e9,
+            "%+.1f %%" % (100 * (r["goodput_bytes"] / ref["goodput_bytes"] - 1))
+            if ref and r is not ref else "-",
+            spread(r["per_flow_bytes"]), r["rss_mb"]))
+    if len(workers) > 1:
+        lines.append("")
+        lines.append("sluice's runs on %s workers: identical captures, completions and summary"
+                     % ", ".join(map(str, workers)))
+    print("\n".join(lines))
+    with open(os.path.join(a.out, "table.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    with open(os.path.join(a.out, "permutation.json"), "w") as f:
+        json.dump({"time": time.strftime("%Y-%m-%d %H:%M:%S"), "k": a.k, "ms": a.ms,
+                   "rows": [{k: v for k, v in r.items() if k != "cmd"} for r in rows]}, f,
+                  indent=1)
+    provenance.write(a.out, seeds=[a.seed], binaries=[a.sluice] + ([a.htsim] if a.htsim else []))
+    return 0
