@@ -488,7 +488,7 @@ std::string create_control_rings(Runtime& rt) {
 }  // namespace
 
 // Exact fabric time runs on one worker lcore: several would each need the
-// others' instants (docs/testbed.md, "Several lcores", is the plan).
+// others' instants (docs/emulator.md, "Several lcores (a plan)").
 std::string check_exact_clock(const Runtime& rt) {
   if (rt.config.clock.mode != ClockMode::kExact || rt.workers.size() <= 1) return "";
   return "clock.mode exact runs on one worker lcore, but " + std::to_string(rt.workers.size()) +
