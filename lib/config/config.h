@@ -140,7 +140,7 @@ struct MetricsConfig {
 
 enum class ClockMode { kReal, kExact };
 
-// The data path's clock (docs/testbed.md, "Exact fabric time"): the
+// The data path's clock (docs/emulator.md, "Fabric time"): the
 // machine's (real), or the fabric's own, which jumps from one due instant
 // to the next and never reads the machine's (exact).
 struct ClockConfig {

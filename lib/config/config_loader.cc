@@ -106,7 +106,7 @@ class Loader {
       if (f->node.IsScalar() && f->node.Scalar() == "virtual") {
         r_.error(f->node, f->path,
                  "virtual time was replaced by exact fabric time: give \"exact\" "
-                 "(docs/testbed.md, \"Exact fabric time\")");
+                 "(docs/emulator.md, \"Fabric time\")");
       } else {
         set(r_.choice<ClockMode>(*f, {{"real", ClockMode::kReal}, {"exact", ClockMode::kExact}}),
             &out->mode);

@@ -1,5 +1,5 @@
 #pragma once
-// The exact fabric clock's calendar (docs/testbed.md, "Exact fabric time"):
+// The exact fabric clock's calendar (docs/emulator.md, "Fabric time"):
 // every element of the fabric (a port, a mechanism's timer) has at most one
 // entry, the next instant it is due. The loop takes the earliest entry,
 // handles that element at that instant, and asks it (and whatever it

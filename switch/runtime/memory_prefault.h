@@ -4,7 +4,7 @@
 // so a worker that reaches an mbuf (or a queue) nobody used yet stalls on a
 // page fault; under memory pressure pages may also be reclaimed and faulted
 // back later. Before the workers start, every page of the mbuf pool is
-// touched and the process's memory is locked (docs/testbed.md, "Stalls").
+// touched and the process's memory is locked (docs/testbed.md, "Stalls the worker avoids").
 
 #include <string>
 

@@ -288,7 +288,7 @@ class Sluice:
 
 def check_exact_clock(summary, name):
     """In exact time the calendar was never missed and no element stopped
-    the run (docs/testbed.md, "Exact fabric time")."""
+    the run (docs/emulator.md, "Fabric time")."""
     clock = summary.get("clock") or {}
     if clock.get("mode") != "exact":
         return

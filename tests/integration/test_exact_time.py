@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Exact fabric time repeats byte for byte (docs/testbed.md, "Exact fabric
+"""Exact fabric time repeats byte for byte (docs/emulator.md, "Fabric
 time"). The leaf-spine replays 20 ms of web-search traffic at load 0.3 with
 a 4-to-1 incast, under four fabrics that each combine mechanisms and
 random choices (tools/sluicepy/exact_fabrics.py, shared with

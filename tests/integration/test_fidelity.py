@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The one-server fabric keeps time (docs/testbed.md, "Exact fabric time",
+"""The one-server fabric keeps time (docs/emulator.md, "Fabric time"; docs/testbed.md,
 "Stalls" and "Fidelity gate"). The leaf-spine runs the web-search workload
 at load 0.1 for 50 ms (seed 5: 34,678 host packets, 63,652 port
 transmissions).
@@ -26,7 +26,7 @@ before and after each attempt:
   floor of a 2-vCPU virtual machine moves a lot (hypervisor steal, and the
   two vCPUs slow each other), so this must hold in one attempt of three.
   Passes that moved packets are not held to the floor: during the traffic's
-  bursts a pass can be 50 us of work (docs/testbed.md, "Stalls").
+  bursts a pass can be 50 us of work (docs/testbed.md, "Stalls the worker avoids").
 The stall rate needs idle passes to count: each real-time run drains for
 1 s (was 0.3 s) and the worker must have been idle at least 0.2 s of it.
 It used to have to be idle half the run, which real time does not promise:

@@ -30,7 +30,7 @@ then run each flow of the workload's flows.csv from its arrival, sluice
 writes each flow's completion (the ACK of its last byte) to
 <scheme>/completions.csv, and tools/fct reads that instead of captures.
 --transport-param KEY=VALUE sets any key of the configuration's transport
-section (docs/configuration.md "Transport hosts"), e.g. tcp.min_rto=10ms,
+section (docs/configuration.md "Emulated hosts running transports"), e.g. tcp.min_rto=10ms,
 dcqcn.ue_aware=true, base_rtt=8us; hpcc turns on INT in every switch.
 Transport hosts run in exact fabric time only.
 

@@ -53,7 +53,7 @@ def add_arguments(parser, floor=True):
     g.add_argument("--clock", choices=CLOCKS, default="exact",
                    help="the fabric's clock: exact never reads the machine's clock (every "
                         "frame on time, idle time free, the same bytes for the same seed); "
-                        "real is the machine's time (docs/testbed.md, \"Exact fabric time\"; "
+                        "real is the machine's time (docs/emulator.md, \"Fabric time\"; "
                         "default %(default)s)")
     g.add_argument("--max-lost-ms", type=float, default=DEFAULT_MAX_LOST_MS,
                    help="most transmit time any port may lose in a run (default %(default)s)")

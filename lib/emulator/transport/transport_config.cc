@@ -106,7 +106,7 @@ void parse_timely(YamlReader& r, const Field& t, TimelyParams* out) {
   if (auto f = r.field(t, "ue_aware", Need::kOptional)) set(r.boolean(*f), &out->ue_aware);
 }
 
-// Emulated transport hosts (docs/configuration.md "Transport hosts").
+// Emulated transport hosts (docs/configuration.md "Emulated hosts running transports").
 void parse_transport(YamlReader& r, const Field& t, Config* c) {
   TransportConfig* out = &c->transport;
   out->line = YamlReader::line_of(t.node);
@@ -146,7 +146,7 @@ void parse_transport(YamlReader& r, const Field& t, Config* c) {
   }
 }
 
-// Transport hosts (docs/configuration.md "Transport hosts"): every
+// Transport hosts (docs/configuration.md "Emulated hosts running transports"): every
 // capture-file host port without rx runs the transport, in exact fabric
 // time, at its peer_ip; its frames must fit every port's MTU; HPCC's
 // senders need every switch to stamp INT.

@@ -1,6 +1,6 @@
 #pragma once
 // The `transport:` section of a configuration (docs/configuration.md
-// "Transport hosts", docs/transports.md): which transport the emulated hosts
+// "Emulated hosts running transports", docs/transports.md): which transport the emulated hosts
 // run, the flow list they run it on, where the flows' outcomes go, and every
 // transport's parameters (each with its paper's defaults).
 

@@ -110,7 +110,7 @@ TEST(ClockConfig, VirtualTimeSaysWhatReplacedIt) {
   EXPECT_EQ(errors_of(r),
             (std::vector<std::string>{
                 "t.yaml:1: clock.mode: virtual time was replaced by exact fabric time: give "
-                "\"exact\" (docs/testbed.md, \"Exact fabric time\")",
+                "\"exact\" (docs/emulator.md, \"Fabric time\")",
                 "t.yaml:1: clock.max_step: no longer used: exact fabric time has no step (remove "
                 "it)"}));
 }

@@ -10,7 +10,7 @@ namespace {
 
 constexpr const char* kFile = "test.yaml";
 
-// The transport section (docs/configuration.md "Transport hosts"), INT and
+// The transport section (docs/configuration.md "Emulated hosts running transports"), INT and
 // Flowtune's endpoint pacing.
 constexpr const char* kTransport = R"(clock: {mode: exact}
 flowtune_allocator: {}
