@@ -31,6 +31,7 @@
 #include "lib/config/config_loader.h"
 #include "lib/config/memory_estimate.h"
 #include "lib/emulator/hosts/transport_check.h"
+#include "lib/emulator/partition.h"
 #include "lib/capture/capture_check.h"
 #include "switch/ops/capture_writer.h"
 #include "switch/ops/cli_options.h"
@@ -309,9 +310,22 @@ int run(int argc, char** argv) {
     std::vector<FlowListEntry> flows;
     check_transport_flows(rt->config, &flows, &flow_errors);
     for (const ConfigError& e : flow_errors) std::fprintf(stderr, "%s\n", e.to_string().c_str());
-    if (!captures.errors.empty() || !flow_errors.empty()) {
-      std::fprintf(stderr, "%zu error(s) in %s\n", captures.errors.size() + flow_errors.size(),
-                   opt.config_file.c_str());
+    // The emulator on the lcores `workers:` names: whole switches, and no
+    // link between lcores shorter than the minimum lookahead.
+    std::string partition_error;
+    if (rt->config.clock.mode == ClockMode::kExact && rt->config.workers.size() > 1) {
+      const std::vector<unsigned> slots = partition_of_workers(rt->config, &partition_error);
+      if (partition_error.empty()) {
+        const PartitionCheck c = check_partition(rt->config, slots);
+        if (!c.error.empty()) partition_error = "workers: " + c.error;
+      }
+      if (!partition_error.empty())
+        std::fprintf(stderr, "%s: %s\n", opt.config_file.c_str(), partition_error.c_str());
+    }
+    const size_t errors =
+        captures.errors.size() + flow_errors.size() + (partition_error.empty() ? 0 : 1);
+    if (errors != 0) {
+      std::fprintf(stderr, "%zu error(s) in %s\n", errors, opt.config_file.c_str());
       return 1;
     }
     size_t ports = 0;

@@ -26,6 +26,38 @@ std::vector<unsigned> emulator_partition(const Config& config, unsigned workers)
   return out;
 }
 
+std::vector<unsigned> partition_of_workers(const Config& config, std::string* error) {
+  std::map<std::pair<std::string, std::string>, size_t> index;
+  for (const SwitchConfig& sw : config.switches) {
+    for (const PortConfig& p : sw.ports) index.emplace(std::make_pair(sw.name, p.name), index.size());
+  }
+  constexpr unsigned kUnplaced = ~0u;
+  std::vector<unsigned> slots(index.size(), kUnplaced);
+  for (size_t w = 0; w < config.workers.size(); ++w) {
+    for (const PortRef& ref : config.workers[w].ports) {
+      const auto it = index.find({ref.sw, ref.port});
+      if (it == index.end()) {
+        *error = "workers: unknown port " + ref.sw + "/" + ref.port;
+        return {};
+      }
+      if (slots[it->second] != kUnplaced) {
+        *error = "workers: port " + ref.sw + "/" + ref.port + " is placed twice";
+        return {};
+      }
+      slots[it->second] = static_cast<unsigned>(w);
+    }
+  }
+  for (const SwitchConfig& sw : config.switches) {
+    for (const PortConfig& p : sw.ports) {
+      if (slots[index[{sw.name, p.name}]] == kUnplaced) {
+        *error = "workers: port " + sw.name + "/" + p.name + " is on no worker lcore";
+        return {};
+      }
+    }
+  }
+  return slots;
+}
+
 PartitionCheck check_partition(const Config& config, const std::vector<unsigned>& slots) {
   PartitionCheck r;
   std::map<std::pair<std::string, std::string>, size_t> index;  // (switch, port) -> port

@@ -28,6 +28,11 @@ inline constexpr uint64_t kMinLookaheadNs = 100;
 // allocator in the fabric talks to every edge with no link between them).
 std::vector<unsigned> emulator_partition(const Config& config, unsigned workers);
 
+// The worker slot of every port as the `workers:` section places them (the
+// n-th entry is slot n); empty with *error naming a port placed twice or
+// never, or one that does not exist.
+std::vector<unsigned> partition_of_workers(const Config& config, std::string* error);
+
 struct PartitionCheck {
   std::string error;  // empty: the partition is sound
   uint64_t lookahead_ns = UINT64_MAX;  // UINT64_MAX: no link crosses lcores

@@ -92,5 +92,45 @@ TEST(EmulatorPartition, FlowtuneEdgesStayWithTheAllocator) {
   EXPECT_NE(check_partition(c, split).error.find("Flowtune edge"), std::string::npos);
 }
 
+// The `workers:` section's placement, as --check reads it: the n-th entry
+// is slot n; a port placed twice, never, or unknown is named.
+WorkerConfig worker(std::vector<PortRef> ports) {
+  WorkerConfig w;
+  w.ports = std::move(ports);
+  return w;
+}
+
+std::vector<PortRef> ports_of(const Config& c, unsigned s) {
+  std::vector<PortRef> out;
+  for (const PortConfig& p : c.switches[s].ports) out.push_back({c.switches[s].name, p.name});
+  return out;
+}
+
+TEST(EmulatorPartition, WorkersSectionPlacesPorts) {
+  Config c = line(2, 1, 1000);
+  c.workers = {worker(ports_of(c, 1)), worker(ports_of(c, 0))};
+  std::string error;
+  const std::vector<unsigned> slots = partition_of_workers(c, &error);
+  ASSERT_TRUE(error.empty()) << error;
+  EXPECT_EQ(slots, (std::vector<unsigned>{1, 1, 0, 0}));
+  EXPECT_TRUE(check_partition(c, slots).error.empty());
+}
+
+TEST(EmulatorPartition, WorkersSectionNamesBadPorts) {
+  Config c = line(2, 1, 1000);
+  std::string error;
+  c.workers = {worker(ports_of(c, 0))};
+  EXPECT_TRUE(partition_of_workers(c, &error).empty());
+  EXPECT_EQ(error, "workers: port s1/h0 is on no worker lcore");
+  c.workers = {worker(ports_of(c, 0)), worker(ports_of(c, 1)), worker({{"s0", "h0"}})};
+  error.clear();
+  EXPECT_TRUE(partition_of_workers(c, &error).empty());
+  EXPECT_EQ(error, "workers: port s0/h0 is placed twice");
+  c.workers = {worker({{"s9", "h0"}})};
+  error.clear();
+  EXPECT_TRUE(partition_of_workers(c, &error).empty());
+  EXPECT_EQ(error, "workers: unknown port s9/h0");
+}
+
 }  // namespace
 }  // namespace sluice

@@ -86,7 +86,7 @@ def prepare(d, k, pairs, seed):
 
 
 def run_sluice(a, d, workers):
-    eal = ["--no-huge", "--no-pci"] + exact_fabrics.lcores(workers)
+    eal = ["--no-huge", "-m", "64", "--no-pci"] + exact_fabrics.lcores(workers)
     r = sluice.run(a.sluice, d, sluice.REPLAY_LEAD_S + a.ms / 1e3, eal=eal, echo=False,
                    timeout=sluice.exact_timeout(a.ms / 1e3 + 0.05))
     s = r.summary
