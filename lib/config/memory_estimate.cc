@@ -17,6 +17,11 @@ constexpr uint64_t kLpmRuleBytes = 8;
 constexpr uint64_t kMbufOverheadBytes = 128 + 128 + 64;
 constexpr uint64_t kSmallPageBytes = 4096;
 constexpr uint64_t kRingSlotBytes = 8;
+// In fabric time a pool's frames are in process memory; EAL holds its ring
+// (16,384 mbufs: 32,768 slots) and its header with a cache per possible
+// lcore (RTE_MAX_LCORE of 8 KiB and more): about 1.3 MiB, taken as 1.5.
+constexpr uint64_t kFabricPoolMbufs = 16'384;  // MbufSupply::kEmulatorChunk
+constexpr uint64_t kFabricPoolBytes = uint64_t{3} << 19;
 // EAL's memzones (the memseg lists, telemetry, pdump), the pool's per-lcore
 // caches, and slack for the heap's fragmentation (measured: under 60 MiB
 // with --no-huge on Debian's DPDK 22.11).
@@ -32,10 +37,15 @@ uint32_t lpm_max_rules(const SwitchConfig& sw) {
 
 MemoryEstimate estimate_dpdk_memory(const Config& c, uint32_t workers) {
   MemoryEstimate e;
-  e.mbuf_pool = uint64_t{c.mbufs} * round_up(c.mbuf_size + kMbufOverheadBytes, kSmallPageBytes);
   // The emulator's switches route with a PrefixTable, in the process's own
-  // memory (a few KiB each), not DPDK's.
+  // memory (a few KiB each), not DPDK's; its frames are in process memory
+  // too (switch/runtime/mbuf_supply.h).
   const bool lpm = c.clock.mode != ClockMode::kExact;
+  e.frames_in_process = !lpm;
+  e.mbuf_pool = lpm ? uint64_t{c.mbufs} *
+                          round_up(c.mbuf_size + kMbufOverheadBytes, kSmallPageBytes)
+                    : (uint64_t{c.mbufs} + kFabricPoolMbufs - 1) / kFabricPoolMbufs *
+                          kFabricPoolBytes;
   for (const SwitchConfig& sw : c.switches) {
     ++e.switches;
     if (lpm)
@@ -57,7 +67,11 @@ std::string MemoryEstimate::parts() const {
       routing == 0 ? "routing tables in process memory"
                    : "routing tables " + std::to_string(mib_up(routing)) + " MiB (" +
                          std::to_string(switches) + " switches x 64 MiB)";
-  return "mbuf pool " + std::to_string(mib_up(mbuf_pool)) + " MiB, " + tables + ", rings " +
+  const std::string pools =
+      frames_in_process ? "mbuf pools " + std::to_string(mib_up(mbuf_pool)) +
+                              " MiB (their frames in process memory, as the fabric holds them)"
+                        : "mbuf pool " + std::to_string(mib_up(mbuf_pool)) + " MiB";
+  return pools + ", " + tables + ", rings " +
          std::to_string(mib_up(rings)) + " MiB, EAL " + std::to_string(mib_up(eal)) + " MiB";
 }
 

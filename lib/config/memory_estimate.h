@@ -25,11 +25,12 @@ constexpr uint32_t kWorkerRingSlots = 4096;
 constexpr uint32_t kControlRingSlots = 1024;
 
 struct MemoryEstimate {
-  uint64_t mbuf_pool = 0;  // mbufs x (mbuf_size + headroom + headers)
+  uint64_t mbuf_pool = 0;  // mbufs x (mbuf_size + headroom + headers); see frames_in_process
   uint64_t routing = 0;    // one rte_lpm per switch
   uint64_t rings = 0;      // internal links, lcore-to-lcore, control
   uint64_t eal = 0;        // EAL's own memzones, telemetry, slack
   uint32_t switches = 0;
+  bool frames_in_process = false;  // fabric time: mbuf_pool is the pools' EAL part only
   uint64_t total() const { return mbuf_pool + routing + rings + eal; }
   // "mbuf pool 257 MiB, routing tables 257 MiB (4 switches x 64 MiB), rings
   // 1 MiB, EAL 64 MiB", for --check's "DPDK memory: about N MiB (...)".

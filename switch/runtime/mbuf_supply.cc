@@ -1,6 +1,8 @@
 #include "switch/runtime/mbuf_supply.h"
 
 #include <rte_errno.h>
+#include <rte_mbuf_pool_ops.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -10,6 +12,50 @@ namespace {
 
 constexpr unsigned kMbufCache = 256;
 
+// A fabric-time pool's frames live in memory mapped for it alone (its
+// length in `opaque`), given back when the pool is freed.
+void unmap_frames(rte_mempool_memhdr* memhdr, void* opaque) {
+  munmap(memhdr->addr, reinterpret_cast<size_t>(opaque));
+}
+
+// A pool of `n` mbufs of `room` bytes whose frames are in the process's
+// memory, not EAL's: no device reads them, so they need no IO address and
+// may cross page boundaries (packed at about 2.3 KiB each, not one per 4 KiB
+// page), and no page is resident before its frame is first written.
+rte_mempool* process_pool(const std::string& name, uint32_t n, uint16_t room, int socket) {
+  rte_mempool* mp =
+      rte_mempool_create_empty(name.c_str(), n, sizeof(rte_mbuf) + room, kMbufCache,
+                               sizeof(rte_pktmbuf_pool_private), socket,
+                               RTE_MEMPOOL_F_NO_IOVA_CONTIG);
+  if (mp == nullptr) return nullptr;
+  if (rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(), nullptr) != 0) {
+    rte_mempool_free(mp);
+    return nullptr;
+  }
+  rte_pktmbuf_pool_private priv{};
+  priv.mbuf_data_room_size = room;
+  rte_pktmbuf_pool_init(mp, &priv);
+  const size_t bytes =
+      size_t{n} * (mp->header_size + mp->elt_size + mp->trailer_size) + RTE_CACHE_LINE_SIZE;
+  void* mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (mem == MAP_FAILED) {
+    rte_mempool_free(mp);
+    rte_errno = ENOMEM;
+    return nullptr;
+  }
+  const int got = rte_mempool_populate_iova(mp, static_cast<char*>(mem), RTE_BAD_IOVA, bytes,
+                                            unmap_frames, reinterpret_cast<void*>(bytes));
+  if (got < 0 || static_cast<uint32_t>(got) != n) {
+    if (got < 0) munmap(mem, bytes);
+    rte_mempool_free(mp);
+    rte_errno = ENOMEM;
+    return nullptr;
+  }
+  rte_mempool_obj_iter(mp, rte_pktmbuf_init, nullptr);
+  return mp;
+}
+
 }  // namespace
 
 std::string MbufSupply::start(uint32_t mbufs, uint16_t room, int socket, bool grows) {
@@ -17,6 +63,7 @@ std::string MbufSupply::start(uint32_t mbufs, uint16_t room, int socket, bool gr
   socket_ = socket;
   grows_ = grows;
   chunk_ = grows ? std::min(mbufs, kEmulatorChunk) : mbufs;
+  limit_ = mbufs;
   rte_mempool* p = make_pool();
   if (p == nullptr)
     return "cannot create the mbuf pool on NUMA socket " + std::to_string(socket) + ": " +
@@ -35,9 +82,14 @@ void MbufSupply::adopt(rte_mempool* pool) {
 }
 
 rte_mempool* MbufSupply::make_pool() {
-  const std::string name = "sluice_mbufs_s" + std::to_string(socket_) +
-                           (pools_.empty() ? "" : "_" + std::to_string(pools_.size()));
-  rte_mempool* p = rte_pktmbuf_pool_create(name.c_str(), chunk_, kMbufCache, 0, room_, socket_);
+  // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on
+  // "literal" + std::string at -O3.
+  std::string name = "sluice_mbufs_s";
+  name.append(std::to_string(socket_));
+  if (!pools_.empty()) name.append("_").append(std::to_string(pools_.size()));
+  rte_mempool* p = grows_ ? process_pool(name, chunk_, room_, socket_)
+                          : rte_pktmbuf_pool_create(name.c_str(), chunk_, kMbufCache, 0, room_,
+                                                    socket_);
   if (p != nullptr) pools_.push_back(p);
   return p;
 }
@@ -55,12 +107,14 @@ rte_mbuf* MbufSupply::alloc_slow() {
     }
   }
   if (!grows_ || failed_.load(std::memory_order_relaxed)) return nullptr;
+  // 'mbufs' is the most a fabric-time run may hold at once.
+  if (uint64_t{pools_.size() + 1} * chunk_ > std::max<uint64_t>(limit_, chunk_)) return nullptr;
   rte_mempool* p = make_pool();
   if (p == nullptr) {
-    failure_ = "the fabric held more frames than EAL's memory holds mbufs for (" +
-               std::to_string(uint64_t{pools_.size()} * chunk_) + " in " +
+    failure_ = "the fabric held more frames than memory was found for (" +
+               std::to_string(uint64_t{pools_.size()} * chunk_) + " mbufs in " +
                std::to_string(pools_.size()) + " pools; " + rte_strerror(rte_errno) +
-               "): give EAL more memory with -m";
+               "): give EAL more memory with -m, or free the machine's memory";
     std::fprintf(stderr, "sluice: %s\n", failure_.c_str());
     failed_.store(true, std::memory_order_relaxed);
     return nullptr;

@@ -4,10 +4,11 @@
 //
 // In real time: the one pool of `mbufs` configured, made at start-up and
 // never grown, so that no worker waits on the allocator. In the emulator's
-// fabric time: pools of `mbufs` each (at most kEmulatorChunk), one made
-// whenever all the others are empty, so memory follows what the fabric
-// holds at once rather than what its queues could hold (docs/emulator.md,
-// "Memory"). Which pool a frame came from changes nothing a run does: a
+// fabric time: pools of kEmulatorChunk mbufs (or `mbufs`, if fewer), one
+// made whenever all the others are empty, up to `mbufs` in all, their frames
+// in the process's memory (EAL keeps only each pool's ring and caches), so
+// memory follows what the fabric holds at once rather than what its queues
+// could hold (docs/emulator.md, "Memory"). Which pool a frame came from changes nothing a run does: a
 // fabric whose frames never run out runs the same on any chunk size.
 
 #include <rte_mbuf.h>
@@ -63,6 +64,7 @@ class MbufSupply {
   std::atomic<rte_mempool*> current_{nullptr};
   size_t next_try_ = 0;
   uint32_t chunk_ = 0;
+  uint32_t limit_ = 0;  // fabric time: the most mbufs, all pools together
   uint16_t room_ = 0;
   int socket_ = 0;
   bool grows_ = false;

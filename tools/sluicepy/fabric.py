@@ -551,6 +551,19 @@ PRESETS = {
             "--link-rate 100Gbps.",
         ],
     },
+    "fattree-k16": {
+        "argv": ["fattree", "--k", "16", "--rate", "100Gbps", "--delay", "1us", "--host-delay",
+                 "1us", "--port-buffer-packets", "1000", "--queues-per-port", "1", "--mtu",
+                 "1500"],
+        "header": [
+            "A k = 16 fat-tree for the emulator at scale (docs/benchmarks.md, \"The "
+            "emulator's memory\"): 1,024 hosts, 320 switches (128 edge, 128 aggregation, 64 "
+            "core), every link 100 Gb/s with 1 us of propagation delay, host links included, "
+            "1,000 packets of buffer per port and one queue per port, 1500-byte MTU: the "
+            "setting of the k = 8 permutation that tools/bench permutation runs beside htsim, "
+            "at 8x the hosts. No paper's preset: the papers' fat-trees are k = 8.",
+        ],
+    },
     "floodgate-10tor-4core": {
         "argv": ["leafspine", "--leaves", "10", "--hosts-per-leaf", "16", "--spines", "4",
                  "--rate", "400Gbps", "--host-rate", "100Gbps", "--delay", "600ns",

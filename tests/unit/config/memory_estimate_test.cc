@@ -48,5 +48,20 @@ TEST(MemoryEstimate, PartsScaleWithWhatTheConfigurationHas) {
   EXPECT_NE(three.parts().find("3 switches x 64 MiB"), std::string::npos) << three.parts();
 }
 
+// In fabric time the switches route in process memory and the frames are in
+// process memory as the fabric holds them: EAL keeps only each possible
+// pool's ring and caches (1.5 MiB per 16,384 mbufs).
+TEST(MemoryEstimate, FabricTimeKeepsFramesAndRoutesOutOfEal) {
+  Config c = fabric(3, 40000);
+  c.clock.mode = ClockMode::kExact;
+  const MemoryEstimate e = estimate_dpdk_memory(c);
+  EXPECT_EQ(e.routing, 0u);
+  EXPECT_TRUE(e.frames_in_process);
+  EXPECT_EQ(e.mbuf_pool, 3 * (uint64_t{3} << 19));  // 40,000 mbufs: three pools
+  EXPECT_NE(e.parts().find("routing tables in process memory"), std::string::npos) << e.parts();
+  EXPECT_NE(e.parts().find("frames in process memory"), std::string::npos) << e.parts();
+  EXPECT_EQ(e.total(), e.mbuf_pool + e.rings + e.eal);
+}
+
 }  // namespace
 }  // namespace sluice

@@ -90,8 +90,12 @@ def run_sluice(a, d, workers):
     r = sluice.run(a.sluice, d, sluice.REPLAY_LEAD_S + a.ms / 1e3, eal=eal, echo=False,
                    timeout=sluice.exact_timeout(a.ms / 1e3 + 0.05))
     s = r.summary
+    # The hosts' NICs put on their links what the switches' host ports take in.
+    conf = cli.load_yaml(os.path.join(d, "sluice.yaml"))
+    host_ports = {(sw["name"], p["name"]) for sw in conf["switches"] for p in sw["ports"]
+                  if p.get("role") == "host"}
     host_tx = sum(p.get("rx_packets", 0) for sw in s["switches"] for p in sw["ports"]
-                  if p.get("role") == "host")
+                  if (sw["name"], p["name"]) in host_ports)
     with open(os.path.join(d, "completions.csv"), newline="") as f:
         per_flow = [(int(row["data_segments"]) - int(row["retransmitted"])) * MSS
                     for row in csv.DictReader(f)]
