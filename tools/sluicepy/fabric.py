@@ -438,11 +438,13 @@ def summary_lines(switches, p, mbufs, terms, mbuf_size):
     out.append("mbufs %d = %d (switch buffers in %d-byte frames, or what their rings hold if "
                "less) + %d (in flight on internal "
                "links) + %d (in flight from hosts) + %d (host receive bursts) + %d (slack), "
-               "rounded up to 1024; the pool takes about %d MB of EAL memory."
+               "rounded up to 1024: the most frames the run may hold at once. The pools "
+               "grow as the fabric holds frames, to about %d MB at most (docs/emulator.md, "
+               "\"Memory\")."
                % (mbufs, terms[0], p.avg_frame, terms[1], terms[2], terms[3], terms[4],
                   round(mbufs * (mbuf_size + MBUF_OVERHEAD) / 1e6)))
-    out.append("Queue rings: %s of process memory (ports x queues_per_port x "
-               "queue_capacity x 24 B)." % ("%d MB" % round(rings / 1e6) if rings >= 10**6
+    out.append("Queue rings: %s of process memory reserved (ports x queues_per_port x "
+               "queue_capacity x 24 B), resident as the queues fill." % ("%d MB" % round(rings / 1e6) if rings >= 10**6
                                            else "%d KB" % math.ceil(rings / 1e3)))
     return out
 
@@ -549,19 +551,6 @@ PRESETS = {
             "(6.2.1, 6.2.2): Google or FB_Hadoop sizes, lognormal arrivals with sigma 2 "
             "(tools/workload --arrivals lognormal), 100-to-1 incasts of 20 MB every 500 us, "
             "--link-rate 100Gbps.",
-        ],
-    },
-    "fattree-k16": {
-        "argv": ["fattree", "--k", "16", "--rate", "100Gbps", "--delay", "1us", "--host-delay",
-                 "1us", "--port-buffer-packets", "1000", "--queues-per-port", "1", "--mtu",
-                 "1500"],
-        "header": [
-            "A k = 16 fat-tree for the emulator at scale (docs/benchmarks.md, \"The "
-            "emulator's memory\"): 1,024 hosts, 320 switches (128 edge, 128 aggregation, 64 "
-            "core), every link 100 Gb/s with 1 us of propagation delay, host links included, "
-            "1,000 packets of buffer per port and one queue per port, 1500-byte MTU: the "
-            "setting of the k = 8 permutation that tools/bench permutation runs beside htsim, "
-            "at 8x the hosts. No paper's preset: the papers' fat-trees are k = 8.",
         ],
     },
     "floodgate-10tor-4core": {
