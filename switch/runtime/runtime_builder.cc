@@ -4,6 +4,8 @@
 #include <rte_dev.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_ring.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -352,9 +354,24 @@ std::string create_links(Runtime& rt) {
     d->fifo_ns = pc.link_fifo_ns;
     d->rx_port = q.index;
     const std::string name = "sluice_l" + std::to_string(p->index) + "_" + std::to_string(peer);
-    d->ring = rte_ring_create(name.c_str(), link_ring_size(pc.rate_bps, pc.link_delay_ns),
-                              static_cast<int>(rte_socket_id()), RING_F_SP_ENQ | RING_F_SC_DEQ);
-    if (d->ring == nullptr) return "cannot create ring " + name + ": " + rte_strerror(rte_errno);
+    // From EAL's heap, not a memzone of its own: DPDK has at most
+    // RTE_MAX_MEMZONE (2,560) memzones, and a k = 16 fat-tree has 4,096
+    // link directions.
+    const unsigned slots = link_ring_size(pc.rate_bps, pc.link_delay_ns);
+    const ssize_t bytes = rte_ring_get_memsize(slots);
+    void* mem = bytes > 0 ? rte_malloc_socket(name.c_str(), static_cast<size_t>(bytes),
+                                              RTE_CACHE_LINE_SIZE,
+                                              static_cast<int>(rte_socket_id()))
+                          : nullptr;
+    if (mem == nullptr)
+      return "cannot create ring " + name + ": no memory for " + std::to_string(slots) +
+             " slots";
+    d->ring = static_cast<rte_ring*>(mem);
+    if (rte_ring_init(d->ring, name.c_str(), slots, RING_F_SP_ENQ | RING_F_SC_DEQ) != 0) {
+      rte_free(mem);
+      d->ring = nullptr;
+      return "cannot create ring " + name + ": " + rte_strerror(rte_errno);
+    }
     p->link_out = d.get();
     rt.links.push_back(std::move(d));
   }
@@ -576,7 +593,7 @@ void release_runtime(Runtime& rt) {
   Modules::each_type([&]<class M>() {
     if constexpr (requires { M::release(rt); }) M::release(rt);
   });
-  for (auto& l : rt.links) rte_ring_free(l->ring);
+  for (auto& l : rt.links) rte_free(l->ring);  // rte_ring_init'd in EAL's heap
 }
 
 }  // namespace sluice
