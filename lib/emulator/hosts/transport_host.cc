@@ -14,7 +14,7 @@ TransportHost::TransportHost(uint32_t ip, const std::vector<FlowListEntry>& flow
         for (const FlowListEntry& f : flows) n += (f.src_ip == ip) + (f.dst_ip == ip);
         return n;
       }()),
-      replies_(kReplyRing) {
+      replies_(kFirstReplyRing) {
   for (const FlowListEntry& f : flows) {
     if (f.src_ip == ip) {
       send_of_[f.id] = static_cast<uint32_t>(send_.size());
@@ -48,11 +48,21 @@ uint64_t TransportHost::next_due_ns() const {
 }
 
 void TransportHost::push_reply(const Segment& s, uint32_t dst_ip) {
-  if (reply_count_ == kReplyRing) {
-    ++counters_.reply_overflow;
-    return;
+  if (reply_count_ == replies_.size()) {
+    if (replies_.size() == kReplyRing) {
+      ++counters_.reply_overflow;
+      return;
+    }
+    // Twice as large, in order from the head: rare (a host holds as many
+    // replies at once as its NIC has refused), and memory then follows
+    // what a host holds, not the ring's limit.
+    std::vector<Reply> grown(replies_.size() * 2);
+    for (uint32_t i = 0; i < reply_count_; ++i)
+      grown[i] = replies_[(reply_head_ + i) & (replies_.size() - 1)];
+    replies_.swap(grown);
+    reply_head_ = 0;
   }
-  replies_[(reply_head_ + reply_count_++) % kReplyRing] = Reply{s, dst_ip};
+  replies_[(reply_head_ + reply_count_++) & (replies_.size() - 1)] = Reply{s, dst_ip};
 }
 
 void TransportHost::poll(uint64_t now_ns, SegmentSink& sink) {
@@ -63,7 +73,7 @@ void TransportHost::poll(uint64_t now_ns, SegmentSink& sink) {
       nic_blocked_ = true;
       return;
     }
-    reply_head_ = (reply_head_ + 1) % kReplyRing;
+    reply_head_ = (reply_head_ + 1) & (replies_.size() - 1);
     --reply_count_;
     ++counters_.replies_sent;
   }

@@ -73,7 +73,8 @@ struct HostCounters {
 class TransportHost {
  public:
   static constexpr uint32_t kReplyTag = UINT32_MAX;
-  static constexpr uint32_t kReplyRing = 4096;
+  static constexpr uint32_t kReplyRing = 4096;      // replies held at most (powers of two)
+  static constexpr uint32_t kFirstReplyRing = 16;  // the ring's first size, doubled as needed
 
   // The host at `ip` (host order) takes its flows from `flows`; `maker`
   // builds their ends at start() and must live until then.
@@ -148,7 +149,7 @@ class TransportHost {
   std::unordered_map<uint32_t, uint32_t> send_of_;  // flow id -> send_ index
   std::unordered_map<uint32_t, uint32_t> recv_of_;  // flow id -> recv_ index
   EventCalendar cal_;                               // senders, then receivers (delayed-ACK timers)
-  std::vector<Reply> replies_;                      // ring of kReplyRing
+  std::vector<Reply> replies_;                      // ring, kFirstReplyRing..kReplyRing
   uint32_t reply_head_ = 0, reply_count_ = 0;
   bool nic_blocked_ = false;
   size_t done_ = 0;

@@ -8,8 +8,9 @@ NicQueues::NicQueues(uint32_t queues, uint32_t capacity, uint64_t sticky_ns)
     : num_queues_(std::clamp<uint32_t>(queues, 1, kMaxQueues)),
       capacity_(std::max<uint32_t>(capacity, 1)),
       sticky_ns_(sticky_ns),
-      nodes_(capacity_) {
-  for (uint32_t i = 0; i < capacity_; ++i) nodes_[i].next = i + 1 < capacity_ ? i + 1 : kNone;
+      // Left uninitialised: a node is written when first used, so a host's
+      // memory follows the frames it holds, not its capacity.
+      nodes_(new Node[capacity_]) {
   std::fill(std::begin(heads_), std::end(heads_), kNone);
   std::fill(std::begin(tails_), std::end(tails_), kNone);
 }
@@ -44,8 +45,11 @@ uint32_t NicQueues::assign(uint64_t key, uint64_t now_ns, uint64_t held_mask) {
 }
 
 void NicQueues::push(uint32_t q, const NicFrame& f, uint64_t now_ns) {
-  const uint32_t n = free_;
-  free_ = nodes_[n].next;
+  uint32_t n = free_;
+  if (n != kNone)
+    free_ = nodes_[n].next;
+  else
+    n = fresh_++;  // not full(): fresh_ < capacity_
   nodes_[n] = {f, kNone};
   if (tails_[q] == kNone)
     heads_[q] = n;

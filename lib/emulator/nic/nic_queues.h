@@ -11,6 +11,7 @@
 // Capacity is fixed at construction: no allocation afterwards.
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "lib/common/relaxed_counter.h"
@@ -61,8 +62,9 @@ class NicQueues {
   uint32_t num_queues_;
   uint32_t capacity_;
   uint64_t sticky_ns_;
-  std::vector<Node> nodes_;
-  uint32_t free_ = 0;  // free node list
+  std::unique_ptr<Node[]> nodes_;  // capacity_ of them
+  uint32_t free_ = kNone;  // nodes used and given back, a list
+  uint32_t fresh_ = 0;     // nodes_[fresh_..] never used yet
   uint32_t held_ = 0;
   uint64_t nonempty_ = 0;
   uint32_t heads_[kMaxQueues];
