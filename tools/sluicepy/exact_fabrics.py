@@ -95,20 +95,9 @@ def prepare_run(tmp, workload, conf, label, seed=1):
     return d
 
 
-def lcores(workers):
-    """EAL's lcore list for `workers` worker lcores on the machine's cores:
-    the main lcore on cpu 0 (it sleeps while the fabric runs), worker i on
-    cpu i modulo the cores."""
-    if workers <= 1:
-        return ["-l", "0,1"]
-    cpus = os.cpu_count() or 1
-    return ["--lcores", ",".join(["0@0"] + ["%d@%d" % (i, (i - 1) % cpus)
-                                           for i in range(1, workers + 1)])]
-
-
 def eal(workers=1):
     """EAL's arguments for a run on `workers` worker lcores."""
-    return ["--no-huge", "-m", "1024", "--no-pci"] + lcores(workers)
+    return ["--no-huge", "-m", "1024", "--no-pci"] + sluice.lcores(workers)
 
 
 EAL = eal(1)

@@ -196,6 +196,10 @@ def parse_args(argv):
                         "allocator in the fabric (default %(default)s, docs/configuration.md)")
     p.add_argument("--eal", default=fidelity.DEFAULT_EAL,
                    help="EAL options for sluice (a --file-prefix is added)")
+    p.add_argument("--workers", type=int, default=1,
+                   help="worker lcores in fabric time: the switches partitioned over them, "
+                        "the same bytes as on one (docs/emulator.md, \"Several lcores\"); "
+                        "replaces the -l of --eal (default %(default)s)")
     fidelity.add_arguments(p)
     p.add_argument("workload_args", nargs=argparse.REMAINDER,
                    help="after --: more tools/workload options (e.g. --incast-degree 6 ...)")
@@ -214,6 +218,17 @@ def parse_args(argv):
         p.error("--seeds: expected comma-separated integers")
     if a.seeds and a.workload:
         p.error("--seeds makes a workload per seed: not with --workload")
+    if a.workers < 1:
+        p.error("--workers must be 1 or more")
+    if a.workers > 1:
+        if a.clock != "exact":
+            p.error("--workers N runs fabric time on N lcores; in real time give --eal's -l")
+        tokens = a.eal.split()
+        for flag in ("-l", "--lcores"):
+            while flag in tokens:
+                i = tokens.index(flag)
+                del tokens[i:i + 2]
+        a.eal = " ".join(tokens + sluice.lcores(a.workers))
     if a.transport != "none" and a.clock != "exact":
         p.error("--transport runs in exact fabric time only (--clock exact)")
     try:
@@ -511,7 +526,8 @@ def run_experiment(args):
     seconds = 0.05 + workload_end_seconds(workload) + args.drain
     gate = fidelity.Gate("experiment", args, fidelity.floor_step(args, args.eal, out, "experiment"))
     fct_dirs, rows = [], []
-    for scheme in args.schemes:
+    for i, scheme in enumerate(args.schemes, 1):
+        print(f"experiment: run {i} of {len(args.schemes)}: {scheme}", flush=True)
         fct, row = run_scheme(args, conf, scheme, workload, out, seconds, gate)
         fct_dirs.append(fct)
         rows.append(row)

@@ -59,6 +59,17 @@ class Run:
         return {"wall_s": self.wall_s, "cpu_s": self.cpu_s, "rss_mb": self.rss_mb}
 
 
+def lcores(workers):
+    """EAL's lcore options for `workers` worker lcores on the machine's
+    cores: the main lcore on cpu 0 (it sleeps while the fabric runs), worker
+    i on cpu i - 1 modulo the cores."""
+    if workers <= 1:
+        return ["-l", "0,1"]
+    cpus = os.cpu_count() or 1
+    return ["--lcores", ",".join(["0@0"] + ["%d@%d" % (i, (i - 1) % cpus)
+                                           for i in range(1, workers + 1)])]
+
+
 def eal_options(binary, run_dir, config="sluice.yaml", eal=None):
     """EAL options for a run: `eal` (a list or a string; default
     NO_HUGE_EAL) with -m at least what the configuration needs."""

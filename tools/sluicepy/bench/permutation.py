@@ -32,7 +32,7 @@ import time
 
 import yaml
 
-from .. import cli, exact_fabrics, experiment as exp, fingerprint, provenance, sluice
+from .. import cli, experiment as exp, fingerprint, provenance, sluice
 from .. import htsim as htsim_run
 from ..hosts import hosts_from_config
 
@@ -86,7 +86,7 @@ def prepare(d, k, pairs, seed):
 
 
 def run_sluice(a, d, workers):
-    eal = ["--no-huge", "-m", "64", "--no-pci"] + exact_fabrics.lcores(workers)
+    eal = ["--no-huge", "-m", "64", "--no-pci"] + sluice.lcores(workers)
     r = sluice.run(a.sluice, d, sluice.REPLAY_LEAD_S + a.ms / 1e3, eal=eal, echo=False,
                    timeout=sluice.exact_timeout(a.ms / 1e3 + 0.05))
     s = r.summary
