@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <chrono>
 
 namespace sluice {
 namespace {
@@ -24,6 +25,15 @@ WindowSync::WindowSync(unsigned lcores, uint64_t lookahead_ns)
 
 // A counting barrier: the last to arrive starts the next generation.
 void WindowSync::wait() {
+  const auto t0 = std::chrono::steady_clock::now();
+  wait_for_all();
+  wait_ns_.fetch_add(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                               std::chrono::steady_clock::now() - t0)
+                                               .count()),
+                     std::memory_order_relaxed);
+}
+
+void WindowSync::wait_for_all() {
   const uint64_t gen = generation_.load(std::memory_order_acquire);
   if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == lcores_) {
     arrived_.store(0, std::memory_order_relaxed);

@@ -31,9 +31,11 @@ class WindowSync {
 
   // Time spent waiting at the barriers, summed over lcores, and windows run.
   uint64_t windows() const { return windows_.load(std::memory_order_relaxed); }
+  uint64_t wait_ns() const { return wait_ns_.load(std::memory_order_relaxed); }
 
  private:
-  void wait();
+  void wait();  // wait_for_all, timed
+  void wait_for_all();
 
   unsigned lcores_;
   uint64_t lookahead_ns_;
@@ -41,6 +43,7 @@ class WindowSync {
   std::atomic<uint64_t> generation_{0};
   std::atomic<bool> aborted_{false};
   std::atomic<uint64_t> windows_{0};
+  std::atomic<uint64_t> wait_ns_{0};  // summed over lcores
   struct alignas(64) Slot {
     std::atomic<uint64_t> next_due{0};
     std::atomic<bool> stop{false};

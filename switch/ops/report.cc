@@ -323,6 +323,9 @@ std::string clock_json(const Runtime& rt, double seconds) {
          ", \"lateness_samples\": " + std::to_string(f.late_samples) +
          ", \"lateness_sum_ns\": " + std::to_string(f.late_ns) +
          ", \"transmissions\": " + std::to_string(f.transmissions) +
+         ", \"windows\": " + std::to_string(rt.window_sync ? rt.window_sync->windows() : 0) +
+         ", \"window_wait_seconds\": " +
+         std::to_string(rt.window_sync ? rt.window_sync->wait_ns() / 1e9 : 0.0) +
          ", \"wall_seconds\": " + std::to_string(f.wall_seconds) + "}";
 }
 

@@ -44,6 +44,9 @@ What each digest covers (sha256; "-" when the run has none):
                                   both visit counts twice: it depends on
                                   how the fabric is partitioned, which
                                   changes nothing the fabric does);
+                 clock.windows, clock.window_wait_seconds  the windows
+                                  several lcores ran in and the time they
+                                  waited for each other (0 on one lcore);
                  mbuf_pools       DPDK's mbuf pools: their size, what was
                                   in use after the drain, the peak in use
                                   (a machine resource, not a fabric figure).
@@ -80,7 +83,7 @@ QUEUE_TRACES = ("qt.csv",)
 # Summary fields that report the machine, not the fabric: top-level keys,
 # and keys of the clock section.
 MACHINE_FIELDS = ("workers", "mbuf_pools")
-MACHINE_CLOCK_FIELDS = ("wall_seconds", "instants")
+MACHINE_CLOCK_FIELDS = ("wall_seconds", "instants", "windows", "window_wait_seconds")
 
 # tools/reproduce experiments: (name, arguments). Every scheme and transport
 # is named, so the set does not follow a change of the experiments' defaults;
