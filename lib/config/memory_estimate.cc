@@ -1,6 +1,5 @@
 #include "lib/config/memory_estimate.h"
 
-#include "lib/emulator/link/link_ring.h"
 
 namespace sluice {
 namespace {
@@ -51,10 +50,6 @@ MemoryEstimate estimate_dpdk_memory(const Config& c, uint32_t workers) {
     if (lpm)
       e.routing +=
           kLpmTbl24Bytes + kLpmTbl8Groups * kLpmTbl8Bytes + lpm_max_rules(sw) * kLpmRuleBytes;
-    for (const PortConfig& p : sw.ports) {
-      if (!p.link_peer.empty())
-        e.rings += uint64_t{link_ring_size(p.rate_bps, p.link_delay_ns)} * kRingSlotBytes;
-    }
   }
   e.rings += uint64_t{workers} * (uint64_t{workers} * kWorkerRingSlots + kControlRingSlots) *
              kRingSlotBytes;

@@ -1,11 +1,11 @@
 #pragma once
 // What a configuration needs of DPDK's memory (the -m of EAL, or its
-// hugepages): the mbuf pool, a routing table per switch, the rings of the
-// internal links and between lcores, and EAL's own. sluice says it before
+// hugepages): the mbuf pool, a routing table per switch, the rings between
+// lcores, and EAL's own. sluice says it before
 // it starts (--check prints it) and refuses to start with less, naming the
 // parts, instead of failing halfway through start-up. Process memory (the
-// traffic managers' queue rings, BFC and Floodgate tables) is not DPDK's
-// and is not counted here. The sizes follow DPDK 22.11's layouts; the
+// traffic managers' queue rings, the internal links' rings, BFC and
+// Floodgate tables) is not DPDK's and is not counted here. The sizes follow DPDK 22.11's layouts; the
 // estimate is meant to be a little above what start-up takes.
 
 #include <cstdint>
@@ -27,7 +27,7 @@ constexpr uint32_t kControlRingSlots = 1024;
 struct MemoryEstimate {
   uint64_t mbuf_pool = 0;  // mbufs x (mbuf_size + headroom + headers); see frames_in_process
   uint64_t routing = 0;    // one rte_lpm per switch
-  uint64_t rings = 0;      // internal links, lcore-to-lcore, control
+  uint64_t rings = 0;      // lcore-to-lcore, control
   uint64_t eal = 0;        // EAL's own memzones, telemetry, slack
   uint32_t switches = 0;
   bool frames_in_process = false;  // fabric time: mbuf_pool is the pools' EAL part only

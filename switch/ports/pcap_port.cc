@@ -285,11 +285,15 @@ void PcapPort::set_transport_host(std::unique_ptr<TransportHost> host, const Fra
   app_addrs_ = addrs;
   app_data_dscp_ = data_dscp;
   app_ack_dscp_ = ack_dscp;
-  const uint32_t slots = host_.config().capacity;
-  slot_mbuf_.assign(slots, nullptr);
-  slot_tag_.assign(slots, 0);
-  free_slots_.resize(slots);
-  for (uint32_t i = 0; i < slots; ++i) free_slots_[i] = slots - 1 - i;
+  // A slot per frame the NIC may hold, written when first used (memory
+  // follows what the host holds): slots given back are reused first, then
+  // the next never used.
+  slots_ = host_.config().capacity;
+  slot_mbuf_.reset(new rte_mbuf*[slots_]);
+  slot_tag_.reset(new uint32_t[slots_]);
+  fresh_slot_ = 0;
+  free_slots_.clear();
+  free_slots_.reserve(slots_);
   // As many frames on the host's link toward it as toward the switch.
   inbox_.assign(std::max<size_t>(arrivals_.size(), 64), InboxEntry{});
 }
@@ -314,7 +318,7 @@ void PcapPort::app_poll(uint64_t now_ns) {
 
 // The host hands the NIC a segment: its frame is built now, into a slot.
 bool PcapPort::app_emit(const Segment& seg, uint32_t dst_ip, uint32_t tag, uint64_t now_ns) {
-  if (host_.full() || free_slots_.empty()) {
+  if (host_.full() || (free_slots_.empty() && fresh_slot_ == slots_)) {
     host_full_polls_.add();
     return false;
   }
@@ -336,8 +340,13 @@ bool PcapPort::app_emit(const Segment& seg, uint32_t dst_ip, uint32_t tag, uint6
   }
   m->data_len = static_cast<uint16_t>(len);
   m->pkt_len = len;
-  const uint32_t slot = free_slots_.back();
-  free_slots_.pop_back();
+  uint32_t slot;
+  if (!free_slots_.empty()) {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    slot = fresh_slot_++;
+  }
   slot_mbuf_[slot] = m;
   slot_tag_[slot] = tag;
   NicFrame f;
@@ -407,9 +416,9 @@ uint32_t PcapPort::discard_link() {
     arrival_head_ = (arrival_head_ + 1) & mask;
   }
   // Frames a transport host had built and its NIC still held.
-  for (rte_mbuf*& m : slot_mbuf_) {
-    if (m != nullptr) rte_pktmbuf_free(m);
-    m = nullptr;
+  for (uint32_t i = 0; i < fresh_slot_; ++i) {
+    if (slot_mbuf_[i] != nullptr) rte_pktmbuf_free(slot_mbuf_[i]);
+    slot_mbuf_[i] = nullptr;
   }
   return n;
 }

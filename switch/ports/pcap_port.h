@@ -240,9 +240,11 @@ class PcapPort {
   uint8_t app_data_dscp_ = 0, app_ack_dscp_ = 0;
   std::array<uint8_t, 64> dscp_priority_{};
   NicQueueKey queue_key_ = NicQueueKey::kDestination;
-  std::vector<rte_mbuf*> slot_mbuf_;
-  std::vector<uint32_t> slot_tag_;
-  std::vector<uint32_t> free_slots_;
+  std::unique_ptr<rte_mbuf*[]> slot_mbuf_;  // slots_ of them; [0, fresh_slot_) written
+  std::unique_ptr<uint32_t[]> slot_tag_;
+  std::vector<uint32_t> free_slots_;  // slots given back (capacity reserved)
+  uint32_t slots_ = 0;
+  uint32_t fresh_slot_ = 0;
   struct InboxEntry {
     uint64_t at_ns;
     Segment s;

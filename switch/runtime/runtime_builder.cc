@@ -4,10 +4,10 @@
 #include <rte_dev.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
-#include <rte_malloc.h>
 #include <rte_ring.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -354,21 +354,23 @@ std::string create_links(Runtime& rt) {
     d->fifo_ns = pc.link_fifo_ns;
     d->rx_port = q.index;
     const std::string name = "sluice_l" + std::to_string(p->index) + "_" + std::to_string(peer);
-    // From EAL's heap, not a memzone of its own: DPDK has at most
-    // RTE_MAX_MEMZONE (2,560) memzones, and a k = 16 fat-tree has 4,096
-    // link directions.
+    // In the process's memory, not a memzone of EAL's: DPDK has at most
+    // RTE_MAX_MEMZONE (2,560) memzones and a k = 16 fat-tree has 4,096 link
+    // directions; only this process's workers use the ring; its slots
+    // become resident as frames fill them; and EAL zeroes what it frees,
+    // which at exit would write every slot of every link once more.
     const unsigned slots = link_ring_size(pc.rate_bps, pc.link_delay_ns);
     const ssize_t bytes = rte_ring_get_memsize(slots);
-    void* mem = bytes > 0 ? rte_malloc_socket(name.c_str(), static_cast<size_t>(bytes),
-                                              RTE_CACHE_LINE_SIZE,
-                                              static_cast<int>(rte_socket_id()))
+    void* mem = bytes > 0 ? std::aligned_alloc(RTE_CACHE_LINE_SIZE,
+                                               RTE_ALIGN_CEIL(static_cast<size_t>(bytes),
+                                                              RTE_CACHE_LINE_SIZE))
                           : nullptr;
     if (mem == nullptr)
       return "cannot create ring " + name + ": no memory for " + std::to_string(slots) +
              " slots";
     d->ring = static_cast<rte_ring*>(mem);
     if (rte_ring_init(d->ring, name.c_str(), slots, RING_F_SP_ENQ | RING_F_SC_DEQ) != 0) {
-      rte_free(mem);
+      std::free(mem);
       d->ring = nullptr;
       return "cannot create ring " + name + ": " + rte_strerror(rte_errno);
     }
@@ -593,7 +595,7 @@ void release_runtime(Runtime& rt) {
   Modules::each_type([&]<class M>() {
     if constexpr (requires { M::release(rt); }) M::release(rt);
   });
-  for (auto& l : rt.links) rte_free(l->ring);  // rte_ring_init'd in EAL's heap
+  for (auto& l : rt.links) std::free(l->ring);  // rte_ring_init'd in process memory
 }
 
 }  // namespace sluice
