@@ -396,13 +396,15 @@ uint64_t FloodgateModule::due_of(uint16_t sw, uint64_t now) {
 }
 
 FloodgateModule::FloodgateModule(Worker& w) : w_(w), s_(state(w.rt())) {
+  // Sized even without Floodgate: control() and count_credit_sent() look up
+  // any switch a control frame comes to (nullptr: not a Floodgate switch).
+  const size_t switches = w.rt().switches.size();
+  switch_.assign(switches, nullptr);
   if (s_ == nullptr) return;
   frames_ = &s_->frames[w.slot()];
   exact_ = exact_time(w.rt());
-  const size_t switches = w.rt().switches.size();
   drain_due_.assign(switches, 0);
   element_.assign(switches, UINT32_MAX);
-  switch_.assign(switches, nullptr);
   credits_.assign(switches, nullptr);
   for (uint16_t s = 0; s < switches; ++s) {
     FgSwitch* fg = s_->switches[s].get();
