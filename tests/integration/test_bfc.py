@@ -255,8 +255,12 @@ def run(binary, tmp, name, workers, lcores, backlog_moves, clock=None):
     harness.write_pcap(os.path.join(tmp, "x.pcap"), [f for f, _ in x_frames()], gap=100e-6)
     cfg = config(tmp, name, workers, clock=clock)
     with harness.Sluice(binary, tmp, cfg, name, duration=3, lcores=lcores) as s:
-        check_metrics(s.metrics_text())
-        check_telemetry(s)
+        # A run in fabric time may be over before a scrape reaches it (3
+        # fabric seconds of this fabric take a tenth of a wall second): the
+        # metrics and telemetry are judged in the real-time run.
+        if clock is None:
+            check_metrics(s.metrics_text())
+            check_telemetry(s)
         s.wait(timeout=40)
         s.expect_clean_exit()
         summary = s.summary()
