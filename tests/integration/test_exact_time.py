@@ -23,8 +23,8 @@ Asserted for each:
 
 - the first two runs give identical captures, identical FCT tables
   (tools/fct) and identical summaries once the fields that report the
-  machine (wall time, the workers, the instants each lcore visited) are
-  left out; the second ran on two lcores that were each busy;
+  machine (wall time, the workers, the mbuf pools, the instants each
+  lcore visited, the windows) are left out; the second ran on two lcores, in windows;
 - the run with another seed gives different captures (the seed reaches
   the fabric's random choices: ECMP salt, link loss, RED, detours);
 - every lateness sample is 0, the calendar was never missed (checked after
@@ -112,6 +112,8 @@ def fabric_figures(summary):
     """The summary without what reports the machine's time."""
     s = json.loads(json.dumps(summary))
     s.pop("workers", None)
+    # The pools' high-water mark moves with the lcores' mbuf caches.
+    s.pop("mbuf_pools", None)
     for key in WALL_FIELDS:
         s.get("clock", {}).pop(key, None)
     return s
@@ -183,10 +185,10 @@ def test(binary, srcdir):
             d1, s1, o1 = run(binary, tmp, workload, conf, kind + "-1")
             d2, s2, o2 = run(binary, tmp, workload, conf, kind + "-disturbed", disturb=True,
                              workers=2)
-            busy = [w for w in s2.get("workers", []) if w.get("busy_seconds", 0) > 0]
-            check(len(s2.get("workers", [])) == 2 and len(busy) == 2,
-                  "%s: the two-lcore run was not busy on two lcores: %s"
-                  % (kind, s2.get("workers")))
+            # Two worker lcores that ran in windows (clock.windows is 0 on one).
+            check(len(s2.get("workers", [])) == 2 and s2["clock"].get("windows", 0) > 0,
+                  "%s: the two-lcore run did not run in windows on two lcores: %s, %s"
+                  % (kind, s2.get("workers"), s2["clock"]))
             d3, s3, o3 = run(binary, tmp, workload, conf, kind + "-seed2", seed=2)
             for label, s, o in ((kind + "-1", s1, o1), (kind + "-disturbed", s2, o2),
                                 (kind + "-seed2", s3, o3)):
