@@ -130,13 +130,17 @@ std::vector<rte_mempool*> MbufSupply::pools() const {
 
 uint64_t MbufSupply::size() const {
   uint64_t n = 0;
-  for (rte_mempool* p : pools()) n += p->size;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (rte_mempool* p : pools_) n += p->size;
   return n;
 }
 
 uint64_t MbufSupply::in_use() const {
   uint64_t n = 0;
-  for (rte_mempool* p : pools()) n += rte_mempool_in_use_count(p);
+  // Under the lock, not on a copy: the emulator samples this every few
+  // hundred elements.
+  std::lock_guard<std::mutex> lock(mu_);
+  for (rte_mempool* p : pools_) n += rte_mempool_in_use_count(p);
   return n;
 }
 

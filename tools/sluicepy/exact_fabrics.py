@@ -100,9 +100,6 @@ def eal(workers=1):
     return ["--no-huge", "-m", "1024", "--no-pci"] + sluice.lcores(workers)
 
 
-EAL = eal(1)
-
-
 def command(binary, file_prefix, workers=1):
     """sluice's command line (sluicepy.sluice's), run in a prepare_run
     directory: RUN_SECONDS of fabric time, the summary in summary.json; on
