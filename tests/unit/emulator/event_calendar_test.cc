@@ -42,6 +42,38 @@ TEST(EventCalendar, SetMovesTheOneEntry) {
   EXPECT_TRUE(cal.empty());
 }
 
+// Beyond the horizon an element is kept but never comes out; removing or
+// moving it back within the horizon works as for any other.
+TEST(EventCalendar, BeyondTheHorizonNeverComesOut) {
+  EventCalendar cal(3);
+  cal.set(2, EventCalendar::kHorizon + 5);
+  EXPECT_EQ(cal.size(), 1u);
+  EXPECT_EQ(cal.next_time(), EventCalendar::kNever);
+  cal.set(1, 1000);
+  EXPECT_EQ(cal.next_time(), 1000u);
+  EXPECT_EQ(cal.pop(), 1u);
+  EXPECT_EQ(cal.next_time(), EventCalendar::kNever);
+  cal.set(2, 2000);
+  EXPECT_EQ(cal.next_time(), 2000u);
+  EXPECT_EQ(cal.pop(), 2u);
+  EXPECT_TRUE(cal.empty());
+}
+
+// A calendar moved into place (the loop builds it once it knows its
+// elements) keeps working.
+TEST(EventCalendar, MovedKeepsItsEntries) {
+  EventCalendar a(0);
+  EventCalendar b(5);
+  b.set(4, 30);
+  b.set(0, 10);
+  a = std::move(b);
+  a.set(3, 20);
+  EXPECT_EQ(a.pop(), 0u);
+  EXPECT_EQ(a.pop(), 3u);
+  EXPECT_EQ(a.pop(), 4u);
+  EXPECT_TRUE(a.empty());
+}
+
 TEST(EventCalendar, AtLeastOnlyMovesEarlier) {
   EventCalendar cal(2);
   cal.at_least(0, 500);
@@ -77,11 +109,21 @@ TEST(EventCalendar, MatchesReferenceOnRandomOperations) {
       cal.at_least(id, t);
       ref[id] = std::min(ref[id], t);
     } else if (!cal.empty()) {
-      std::pair<uint64_t, uint32_t> best{EventCalendar::kNever, 0};
+      std::pair<uint64_t, uint32_t> best{EventCalendar::kNever, 0}, second = best;
       for (uint32_t e = 0; e < kElements; ++e) {
-        if (ref[e] != EventCalendar::kNever) best = std::min(best, {ref[e], e});
+        if (ref[e] == EventCalendar::kNever) continue;
+        const std::pair<uint64_t, uint32_t> x{ref[e], e};
+        if (x < best) {
+          second = best;
+          best = x;
+        } else if (x < second) {
+          second = x;
+        }
       }
       ASSERT_EQ(cal.next_time(), best.first);
+      // The entry after the earliest: what the loop prefetches for.
+      ASSERT_EQ(cal.second_element(),
+                second.first == EventCalendar::kNever ? EventCalendar::kNone : second.second);
       ASSERT_EQ(cal.pop(), best.second);
       ref[best.second] = EventCalendar::kNever;
       now = best.first;
