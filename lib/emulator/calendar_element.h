@@ -25,6 +25,9 @@ class CalendarElement {
   virtual uint64_t due_fresh(uint64_t now) { return due(now, kAllParts); }
   // Does what is due at now; returns the parts to ask again.
   virtual uint8_t run(uint64_t now) = 0;
+  // The element is likely handled next: it may ask for the memory it will
+  // touch first (a hint; it changes nothing the element does).
+  virtual void prefetch() const {}
   // For diagnostics: a port's name, or what kind of timer.
   virtual const char* name() const = 0;
   // For diagnostics when time stops moving: what it knew of its parts.

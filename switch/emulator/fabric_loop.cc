@@ -38,6 +38,8 @@ FabricLoop::FabricLoop(Worker& w) : w_(w), cal_(0) {
   w.each_module([&](auto& m) {
     if constexpr (requires { m.elements(*this); }) m.elements(*this);
   });
+  // Ports (16-bit indices), a few timers per switch and Flowtune's edges:
+  // far fewer than EventCalendar::kMaxElements.
   cal_ = EventCalendar(static_cast<uint32_t>(elements_.size()));
   dirty_.assign(elements_.size(), 0);
   in_ready_.assign(elements_.size(), 0);
@@ -88,7 +90,8 @@ void FabricLoop::run() {
     limit_ = limit;
     for (;;) {
       uint32_t id;
-      if (ready_head_ < ready_.size()) {
+      const bool from_ready = ready_head_ < ready_.size();
+      if (from_ready) {
         id = ready_[ready_head_++];
         in_ready_[id] = 0;
       } else {
@@ -124,6 +127,13 @@ void FabricLoop::run() {
         const uint64_t used = rt.mbufs->in_use();
         if (used > wr.mbuf_peak_in_use.get()) wr.mbuf_peak_in_use.set(used);
       }
+      // The element likely handled next asks for its memory now, so that
+      // its cache misses overlap this one's work (a large fabric's loop is
+      // bound by them).
+      const uint32_t next = ready_head_ < ready_.size() ? ready_[ready_head_]
+                            : from_ready                ? cal_.next_element_or_none()
+                                                        : cal_.second_element();
+      if (next != EventCalendar::kNone && elements_[next] != nullptr) elements_[next]->prefetch();
       handle(id, now);
       ++events;
       if (audit_each) audit(now);
@@ -227,6 +237,10 @@ void FabricLoop::link_arrival(uint16_t rx, uint64_t due) {
   PortElement* p = ports_[rx];
   if (p == nullptr || !p->lower_rx(due)) return;
   if (!in_ready_[rx]) cal_.at_least(rx, due);
+}
+
+void FabricLoop::prefetch_port(uint16_t index) const {
+  if (const PortElement* p = ports_[index]) p->prefetch();
 }
 
 void FabricLoop::admitted(PortRuntime& out, uint64_t now) {

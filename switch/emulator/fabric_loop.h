@@ -75,6 +75,9 @@ class FabricLoop {
   // sending it at once (what the calendar would do at this instant, less a
   // visit); either way its wire's part is asked again.
   void admitted(PortRuntime& out, uint64_t now);
+  // Port `index` (global) is about to be touched: its element asks for its
+  // memory (CalendarElement::prefetch).
+  void prefetch_port(uint16_t index) const;
 
  private:
   void handle(uint32_t id, uint64_t now);

@@ -1,12 +1,38 @@
 #include "switch/emulator/port_element.h"
 
 #include <cinttypes>
+#include <cstddef>
 #include <cstdio>
+
+#include <rte_ring.h>
 
 #include "switch/emulator/fabric_loop.h"
 #include "switch/path/worker.h"
 
 namespace sluice {
+
+PortElement::PortElement(Worker& w, PortRuntime& port) : w_(w), port_(port) {
+  unsigned n = 0;
+  auto hot = [&](const void* a) {
+    if (a != nullptr && n < kHot) hot_[n++] = a;
+  };
+  const char* p = reinterpret_cast<const char*>(&port);
+  hot(p);
+  hot(p + 64);
+  hot(&port.tx_pending_count);
+  hot(&port.medium);
+  hot(port.tm.get());
+  hot(reinterpret_cast<const char*>(port.tm.get()) + 64);
+  hot(&w.counters(port.index));
+  hot(port.medium.get());
+  if (port.link_out != nullptr) {
+    hot(port.link_out);
+    hot(reinterpret_cast<const char*>(port.link_out->ring) + offsetof(rte_ring, prod));
+    const LinkDirection* in = w.rt().ports[port.link_out->rx_port]->link_out;
+    if (in != nullptr) hot(reinterpret_cast<const char*>(in->ring) + offsetof(rte_ring, cons));
+  }
+  while (n < kHot) hot_[n++] = p;
+}
 
 const char* PortElement::name() const { return port_.cfg->name.c_str(); }
 

@@ -46,6 +46,10 @@ void Worker::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint6
     h = static_cast<uint32_t>(salted);
     if (g.size > 1) egress = g.ports[ecmp_pick(static_cast<uint32_t>(salted >> 32), g.size)];
   }
+  // In a large emulated fabric the egress port's state is cold: ask for all
+  // of its lines at once rather than one miss at a time.
+  if (fabric_) [[unlikely]]
+    fabric_->prefetch_port(egress);
   const PortRuntime& out = *ports_[egress];
   // A module's queue choice may read state that is cold more often than
   // not (BFC's flow entry): start its load now when admission runs here.
