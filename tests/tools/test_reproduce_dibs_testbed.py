@@ -5,7 +5,9 @@ its TCP hosts (section 5.2, Fig. 6): drop-tail drops and every query waits
 out at least one 10 ms RTO (QCT at least the unlimited QCT + 10 ms), DIBS
 detours instead of dropping and its queries are as fast as unlimited
 buffers' (within 1 ms), unlimited buffers drop nothing; every query is
-counted and every response finishes."""
+counted and every response finishes. It runs on two worker lcores
+(--workers 2: each run's summary lists two, and the tool says which run of
+how many is going)."""
 
 import json
 import os
@@ -21,8 +23,14 @@ class DibsTestbed(unittest.TestCase):
     def test_the_papers_claims_hold(self):
         self.assertTrue(os.access(SLUICE, os.X_OK), f"{SLUICE} not built")
         with tempfile.TemporaryDirectory() as out:
-            common.run_tool_serialised("reproduce", "dibs-testbed", "--queries", "5",
-                                       "--seeds", "1", "--out", out, "--sluice", SLUICE)
+            output = common.run_tool_serialised("reproduce", "dibs-testbed", "--workers", "2",
+                                                "--queries", "5", "--seeds", "1", "--out", out,
+                                                "--sluice", SLUICE)
+            for i, scheme in enumerate(("unlimited", "droptail", "dibs"), 1):
+                self.assertIn(f"sluice: run {i} of 3: {os.path.join(out, 'seed1', scheme)}",
+                              output)
+                with open(os.path.join(out, "seed1", scheme, "summary.json")) as f:
+                    self.assertEqual(len(json.load(f)["workers"]), 2, scheme)
             with open(os.path.join(out, "results.json")) as f:
                 res = json.load(f)
             rows = {r["scheme"]: r for r in res["rows"]}
@@ -40,6 +48,12 @@ class DibsTestbed(unittest.TestCase):
             self.assertGreater(b["detours"], 0, b)
             self.assertLessEqual(b["max"], u["max"] + 1.0, (b, u))
             self.assertTrue(os.path.exists(os.path.join(out, "qct_cdf.png")))
+
+    def test_workers_must_be_a_count(self):
+        for bad in ("0", "two"):
+            proc = common.run_tool_status("reproduce", "dibs-testbed", "--workers", bad)
+            self.assertEqual(proc.returncode, 2, proc.stderr)
+            self.assertIn("--workers: expected a count of 1 or more", proc.stderr)
 
 
 

@@ -5,6 +5,8 @@ wait4, failures named), the one set of counters, provenance.json, spreads
 over seeds, and tools/experiment --seeds writing its report with them. A
 fake sluice (tests/tools/common.py) stands in for the emulator."""
 
+import contextlib
+import io
 import json
 import os
 import tempfile
@@ -85,6 +87,37 @@ class StartSluice(unittest.TestCase):
         run = sluice.run(self.fake, self.dir, 0.1, eal="--no-huge -m 2048 --no-pci -l 0,1",
                          echo=False)
         self.assertEqual(run.cmd[1:7], ["--no-huge", "-m", "2048", "--no-pci", "-l", "0,1"])
+
+    def test_workers_default_in_fabric_time_only(self):
+        # SLUICE_WORKERS (tools/reproduce --workers) gives a run without EAL
+        # options that many worker lcores, in fabric time only.
+        os.environ[sluice.WORKERS_ENV] = "3"
+        try:
+            run = sluice.run(self.fake, self.dir, 0.1, echo=False)
+            self.assertIn("-l", run.cmd)  # real time: the configuration has no clock section
+            self.assertNotIn("--lcores", run.cmd)
+            with open(os.path.join(self.dir, "sluice.yaml"), "w") as f:
+                f.write("clock:\n  mode: exact\nswitches: [{name: s1, ports: [{name: p0}]}]\n")
+            run = sluice.run(self.fake, self.dir, 0.1, echo=False)
+            lcores = run.cmd[run.cmd.index("--lcores") + 1]
+            self.assertEqual(len(lcores.split(",")), 4, lcores)  # the main lcore and 3 workers
+            os.environ[sluice.WORKERS_ENV] = "two"
+            with self.assertRaisesRegex(cli.ToolError, "SLUICE_WORKERS"):
+                sluice.run(self.fake, self.dir, 0.1, echo=False)
+        finally:
+            del os.environ[sluice.WORKERS_ENV]
+
+    def test_expected_runs_say_which(self):
+        sluice.expect_runs(2)
+        try:
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                sluice.run(self.fake, self.dir, 0.1, echo=False)
+                sluice.run(self.fake, self.dir, 0.1, echo=False)
+            self.assertEqual(out.getvalue().splitlines(),
+                             [f"sluice: run 1 of 2: {self.dir}", f"sluice: run 2 of 2: {self.dir}"])
+        finally:
+            sluice.expect_runs(None)
 
     def test_failure_names_the_log(self):
         os.environ["FAKE_SLUICE_EXIT"] = "7"

@@ -196,10 +196,11 @@ def parse_args(argv):
                         "allocator in the fabric (default %(default)s, docs/configuration.md)")
     p.add_argument("--eal", default=fidelity.DEFAULT_EAL,
                    help="EAL options for sluice (a --file-prefix is added)")
-    p.add_argument("--workers", type=int, default=1,
+    p.add_argument("--workers", type=int, default=None,
                    help="worker lcores in fabric time: the switches partitioned over them, "
                         "the same bytes as on one (docs/emulator.md, \"Several lcores\"); "
-                        "replaces the -l of --eal (default %(default)s)")
+                        "replaces the -l of --eal (default: SLUICE_WORKERS in fabric time, "
+                        "which tools/reproduce --workers sets, else 1)")
     fidelity.add_arguments(p)
     p.add_argument("workload_args", nargs=argparse.REMAINDER,
                    help="after --: more tools/workload options (e.g. --incast-degree 6 ...)")
@@ -218,6 +219,8 @@ def parse_args(argv):
         p.error("--seeds: expected comma-separated integers")
     if a.seeds and a.workload:
         p.error("--seeds makes a workload per seed: not with --workload")
+    if a.workers is None:
+        a.workers = sluice.default_workers() if a.clock == "exact" else 1
     if a.workers < 1:
         p.error("--workers must be 1 or more")
     if a.workers > 1:

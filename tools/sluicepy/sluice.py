@@ -22,6 +22,7 @@ leaves its runtime directory, raises cli.ToolError naming its log.
 import itertools
 import os
 import queue
+import re
 import signal
 import subprocess
 import threading
@@ -39,6 +40,14 @@ REPLAY_LEAD_S = 0.05
 # raised to what the configuration needs.
 NO_HUGE_EAL = ("--no-huge", "--no-pci", "-l", "0,1")
 _serial = itertools.count()
+# Worker lcores for fabric-time runs the caller gives no EAL options:
+# tools/reproduce --workers sets it for every run of an experiment (and for
+# tools/experiment, which reads it as its --workers default).
+WORKERS_ENV = "SLUICE_WORKERS"
+_EXACT = re.compile(r"^clock:[ \t]*\n(?:[ \t]+.*\n)*?[ \t]+mode:[ \t]*exact\b", re.M)
+# Runs started by this process, and how many the caller expects
+# (expect_runs): each start says which of how many it is.
+_runs = {"started": 0, "expected": None}
 
 
 @dataclass
@@ -70,11 +79,38 @@ def lcores(workers):
                                            for i in range(1, workers + 1)])]
 
 
+def default_workers():
+    """Worker lcores for fabric-time runs (SLUICE_WORKERS, default 1)."""
+    try:
+        return max(1, int(os.environ.get(WORKERS_ENV, "1")))
+    except ValueError:
+        raise cli.ToolError(f"{WORKERS_ENV}={os.environ[WORKERS_ENV]!r}: expected a count")
+
+
+def in_fabric_time(path):
+    """True when the configuration at `path` runs in exact fabric time
+    (its clock section says mode: exact, as the tools write it)."""
+    try:
+        with open(path) as f:
+            return _EXACT.search(f.read()) is not None
+    except OSError:
+        return False
+
+
+def expect_runs(n):
+    """The caller will start n runs from now on: each says "run i of n"."""
+    _runs["started"], _runs["expected"] = 0, n
+
+
 def eal_options(binary, run_dir, config="sluice.yaml", eal=None):
     """EAL options for a run: `eal` (a list or a string; default
-    NO_HUGE_EAL) with -m at least what the configuration needs."""
+    NO_HUGE_EAL, with default_workers() lcores in fabric time) with -m at
+    least what the configuration needs."""
     need = eal_memory.needed_mib(binary, config, run_dir)
     if eal is None:
+        workers = default_workers()
+        if workers > 1 and in_fabric_time(os.path.join(run_dir, config)):
+            return ["--no-huge", "-m", str(need), "--no-pci"] + lcores(workers)
         return ["--no-huge", "-m", str(need)] + list(NO_HUGE_EAL[1:])
     tokens = eal.split() if isinstance(eal, str) else list(eal)
     return eal_memory.with_memory(tokens, need)
@@ -121,6 +157,10 @@ class Process:
                 eal.split() if isinstance(eal, str) else list(eal))
         self.cmd = command(binary, eal, self.prefix, config, seconds, summary, extra, wrapper,
                            stats_interval)
+        if _runs["expected"]:
+            _runs["started"] += 1
+            print("sluice: run %d of %d: %s" % (_runs["started"], _runs["expected"], self.dir),
+                  flush=True)
         if echo:
             cli.show(self.cmd)
         self.lines = queue.Queue() if stream else None

@@ -221,6 +221,9 @@ def run(a):
     # uniformly chosen destinations are on another leaf.
     host_load = a.core_load / (2 * 112 / 127)
     rows, data = [], {}
+    if not a.reanalyse:
+        sluice.expect_runs(len(a.seeds) * sum(1 for label, _, _, _ in BFC_SCHEMES
+                                              if not a.schemes or label.lower() in a.schemes))
     for seed in a.seeds:
         wl = os.path.join(a.out, f"seed{seed}", "workload")
         if not a.reanalyse and not os.path.exists(os.path.join(wl, "flows.csv")):

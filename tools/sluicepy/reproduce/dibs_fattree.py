@@ -505,6 +505,15 @@ def main(argv):
 
     t0 = time.monotonic()
     base_ms = a.fabric_ms
+    # The distinct points (as point() keys them), each a run per scheme.
+    keys = set()
+    for seed in a.seeds:
+        if not a.no_baseline:
+            keys.add((seed, seconds_to_ns(parse_time(a.bg_interarrival)), a.qps, base_ms))
+        ms = a.sweep_fabric_ms or base_ms
+        keys |= {(seed, seconds_to_ns(parse_time(bg)), a.qps, ms) for bg in bg_sweep}
+        keys |= {(seed, seconds_to_ns(parse_time(a.bg_interarrival)), q, ms) for q in qps_sweep}
+    sluice.expect_runs(len(keys) * len(a.schemes))
     for seed in a.seeds:
         if not a.no_baseline:
             rows += point(seed, a.bg_interarrival, a.qps, f"baseline-s{seed}")

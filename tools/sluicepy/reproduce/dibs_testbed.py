@@ -86,6 +86,7 @@ def run(a):
     period_ns = seconds_to_ns(parse_time(a.period))
     jitter_ns = seconds_to_ns(parse_time(a.jitter))
     rows, per_query = [], {}
+    sluice.expect_runs(len(a.seeds) * len(SCHEMES))
     for seed in a.seeds:
         for scheme in SCHEMES:
             d = os.path.join(a.out, f"seed{seed}", scheme)

@@ -244,6 +244,8 @@ def run(a):
     with open(FABRIC) as f:
         fabric = yaml.safe_load(f)
     interval_s = parse_time(a.trace_interval)
+    sluice.expect_runs(len(a.seeds) * sum(1 for label, _, _, _ in SCHEMES
+                                          if not a.schemes or label.lower() in a.schemes))
     for seed in a.seeds:
         wl = os.path.join(a.out, f"seed{seed}", "workload")
         os.makedirs(wl, exist_ok=True)

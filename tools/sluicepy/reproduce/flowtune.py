@@ -576,6 +576,10 @@ def main(argv):
     os.makedirs(a.out, exist_ok=True)
     fabric = make_fabric(a)
     rows, per_flow, conv = [], {}, {}
+    sluice.expect_runs(
+        (len(a.seeds) * len(a.schemes) if "fct" in a.parts else 0) +
+        (sum(1 for s in a.schemes if s in ("dctcp", "flowtune")) if "convergence" in a.parts
+         else 0))
     if "fct" in a.parts:
         fct_runs(a, fabric, rows, per_flow)
         print_fct(a, rows)

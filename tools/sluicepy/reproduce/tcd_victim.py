@@ -804,6 +804,7 @@ def run(a):
         "dcqcn": (("ecn+pfc", {}), ("tcd+pfc", {"ue_aware": True})),
     }
     rows, series = [], {}
+    sluice.expect_runs(len(a.seeds) * sum(len(variants[t]) for t in a.transports))
     for seed in a.seeds:
         for transport in a.transports:
             for scheme, params in variants[transport]:
