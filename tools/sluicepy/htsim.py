@@ -47,11 +47,17 @@ def write_permutation(path, hosts, seed):
 
 
 def command(binary, perm, k, speed_gbps, delay_us, mtu, queue_packets, ecn_k_packets,
-            ssthresh_packets, end_ms, seed):
-    return [binary, "-k", str(k), "-speed", repr(float(speed_gbps)), "-delay",
-            repr(float(delay_us)), "-mtu", str(mtu), "-q", str(queue_packets), "-K",
-            str(ecn_k_packets), "-ssthresh", str(ssthresh_packets), "-end", repr(float(end_ms)),
-            "-seed", str(seed), "-flowfile", perm, "-o", "logout.dat"]
+            ssthresh_packets, end_ms, seed, qsample_us=0):
+    """The driver's command line; with qsample_us, it also writes every
+    switch queue's non-empty occupancy that often to queues.csv
+    ("time_us,link,bytes", link like "tor3->agg1")."""
+    cmd = [binary, "-k", str(k), "-speed", repr(float(speed_gbps)), "-delay",
+           repr(float(delay_us)), "-mtu", str(mtu), "-q", str(queue_packets), "-K",
+           str(ecn_k_packets), "-ssthresh", str(ssthresh_packets), "-end", repr(float(end_ms)),
+           "-seed", str(seed), "-flowfile", perm, "-o", "logout.dat"]
+    if qsample_us:
+        cmd += ["-qsample", repr(float(qsample_us)), "-qsamplefile", "queues.csv"]
+    return cmd
 
 
 _RESULT = re.compile(r"^result (\S+) (\S+)$")

@@ -6,7 +6,7 @@ host to another (a random permutation without fixed points), 10 ms of
 fabric time.
 
     tools/bench permutation [--k 8] [--ms 10] [--workers 1,2] [--htsim BINARY]
-                            [--repeat 1] [--out runs/bench/permutation]
+                            [--queues US] [--repeat 1] [--out runs/bench/permutation]
 
 For sluice and (with --htsim, the path to htsim's permutation driver, built
 outside this repository) for htsim, on the same flows, it prints from one
@@ -21,12 +21,21 @@ sluice's goodput per flow is the unique payload its sender put on the wire,
 (data segments - retransmissions) x MSS, from the completions file: at most
 one window above what the receiver got. htsim's is the bytes its receivers
 acknowledged. Both count payload only.
+
+With --queues US, one more run of each samples every switch egress queue
+every US microseconds and the tool prints, per tier of the fat-tree, the
+queues' occupancy over the run: the mean over every link and sample (empty
+ones included), the share of samples that were not empty, the p99 and the
+maximum. htsim counts the packet being serialised in its queue; sluice's
+queue holds what has not started onto the wire, so a busy queue reads up
+to one frame (1,514 bytes) lower in sluice.
 """
 
 import argparse
 import csv
 import json
 import os
+import re
 import statistics
 import time
 
@@ -106,6 +115,92 @@ def run_sluice(a, d, workers):
             "digests": fingerprint.run_digests(d)}
 
 
+# The fat-tree's tiers of egress queues: htsim's link names without their
+# numbers, and sluice's (switch kind, port kind) from tools/fabric fattree's
+# names (edgeP-E/hN, uN; aggP-A/dN, uN; coreC/dN).
+TIERS = (("ToR to host", "tor->host", ("edge", "h")), ("ToR to agg", "tor->agg", ("edge", "u")),
+         ("agg to core", "agg->core", ("agg", "u")), ("core to agg", "core->agg", ("core", "d")),
+         ("agg to ToR", "agg->tor", ("agg", "d")))
+
+
+def sluice_tier(switch, port):
+    key = (re.sub(r"[\d-]+$", "", switch), port[:1])
+    for name, _, k in TIERS:
+        if k == key:
+            return name
+    return None
+
+
+def htsim_tier(link):
+    key = re.sub(r"\d+", "", link)
+    for name, k, _ in TIERS:
+        if k == key:
+            return name
+    return None
+
+
+def occupancy(nonzero, links, samples):
+    """Per tier: (mean bytes, share of samples not empty, p99, max) over
+    links[tier] x samples link-samples, of which nonzero[tier] lists the
+    non-empty ones' bytes."""
+    out = {}
+    for name, _, _ in TIERS:
+        total = links.get(name, 0) * samples
+        v = sorted(nonzero.get(name, []))
+        if total == 0:
+            continue
+        zeros = max(0, total - len(v))
+        rank = -(-total * 99 // 100)  # nearest rank, zeros first
+        p99 = 0 if rank <= zeros else v[min(len(v), rank - zeros) - 1]
+        out[name] = (sum(v) / total, len(v) / total, p99, v[-1] if v else 0)
+    return out
+
+
+def sluice_queues(a, d, pairs, interval_us):
+    """The permutation once more in sluice with the queue trace on."""
+    prepare(d, a.k, pairs, a.seed)
+    eal = ["--no-huge", "-m", "64", "--no-pci"] + sluice.lcores(1)
+    sluice.run(a.sluice, d, sluice.REPLAY_LEAD_S + a.ms / 1e3, eal=eal, echo=False,
+               timeout=sluice.exact_timeout(a.ms / 1e3 + 0.05),
+               extra=["--queue-trace", "qt.csv", "--queue-trace-interval",
+                      "%.9f" % (interval_us / 1e6), "--queue-trace-max-rows", "50000000"])
+    conf = cli.load_yaml(os.path.join(d, "sluice.yaml"))
+    links = {}
+    for sw in conf["switches"]:
+        for p in sw["ports"]:
+            tier = sluice_tier(sw["name"], p["name"])
+            if tier:
+                links[tier] = links.get(tier, 0) + 1
+    nonzero = {}
+    with open(os.path.join(d, "qt.csv"), newline="") as f:
+        for row in csv.DictReader(f):
+            t = float(row["time_seconds"])
+            if not 0 < t <= a.ms / 1e3 or row["queue"] in ("buffer", "port"):
+                continue
+            tier = sluice_tier(row["switch"], row["port"])
+            if tier and int(row["bytes"]) > 0:
+                nonzero.setdefault(tier, []).append(int(row["bytes"]))
+    return nonzero, links
+
+
+def htsim_queues(a, perm, interval_us):
+    d = os.path.join(a.out, "htsim-k%d-queues" % a.k)
+    htsim_run.run(a.htsim, perm, d, timeout=3600, k=a.k, speed_gbps=100.0, delay_us=1.0, mtu=MTU,
+                  queue_packets=QUEUE_PACKETS, ecn_k_packets=K_PACKETS,
+                  ssthresh_packets=a.htsim_ssthresh, end_ms=a.ms, seed=a.seed,
+                  qsample_us=interval_us)
+    nonzero = {}
+    with open(os.path.join(d, "queues.csv"), newline="") as f:
+        for row in csv.DictReader(f):
+            if not 0 < float(row["time_us"]) <= a.ms * 1000:
+                continue
+            tier = htsim_tier(row["link"])
+            if tier and int(row["bytes"]) > 0:
+                nonzero.setdefault(tier, []).append(int(row["bytes"]))
+    per_tier = a.k ** 3 // 4  # every tier of a k-ary fat-tree has k^3/4 links
+    return nonzero, {name: per_tier for name, _, _ in TIERS}
+
+
 def spread(values):
     v = sorted(values)
     if not v:
@@ -127,6 +222,9 @@ def main(argv):
     p.add_argument("--workers", default="1",
                    help="comma-separated worker lcore counts to run sluice on")
     p.add_argument("--repeat", type=int, default=1, help="runs of each; figures are medians")
+    p.add_argument("--queues", type=float, metavar="US", default=0,
+                   help="one more run of each sampling the switch queues every US "
+                        "microseconds: occupancy per tier side by side (0: not)")
     p.add_argument("--htsim", metavar="BINARY",
                    help="htsim's permutation driver (docs/benchmarks.md says how it is built)")
     p.add_argument("--htsim-ssthresh", type=int, default=1000000,
@@ -143,6 +241,8 @@ def main(argv):
         p.error("--workers takes comma-separated counts, e.g. 1,2")
     if not workers or min(workers) < 1:
         p.error("--workers takes counts of 1 or more")
+    if a.queues < 0 or (a.queues and a.queues * 1000 > a.ms * 1e6):
+        p.error("--queues takes a sampling period in microseconds within --ms")
     if a.htsim and not os.access(a.htsim, os.X_OK):
         p.error("--htsim %s is not an executable" % a.htsim)
     a.out = os.path.abspath(a.out)
@@ -204,6 +304,24 @@ def main(argv):
         lines.append("")
         lines.append("sluice's runs on %s workers: identical captures, completions and summary"
                      % ", ".join(map(str, workers)))
+    if a.queues:
+        samples = int(a.ms * 1000 // a.queues)
+        who = [("sluice", occupancy(*sluice_queues(
+            a, os.path.join(a.out, "sluice-k%d-queues" % a.k), pairs, a.queues), samples))]
+        if a.htsim:
+            who.append(("htsim", occupancy(*htsim_queues(a, perm, a.queues), samples)))
+        lines += ["", "Switch queues every %g us (%d samples): mean KB / share not empty / "
+                  "p99 KB / max KB" % (a.queues, samples), "",
+                  "| tier | " + " | ".join(w for w, _ in who) + " |",
+                  "|---|" + "---|" * len(who)]
+        for name, _, _ in TIERS:
+            cells = []
+            for _, occ in who:
+                m = occ.get(name)
+                cells.append("%.1f / %.0f %% / %.1f / %.1f" % (m[0] / 1e3, 100 * m[1],
+                                                               m[2] / 1e3, m[3] / 1e3)
+                             if m else "-")
+            lines.append("| %s | %s |" % (name, " | ".join(cells)))
     print("\n".join(lines))
     with open(os.path.join(a.out, "table.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
