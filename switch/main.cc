@@ -30,6 +30,7 @@
 #include "lib/common/cpu_steal.h"
 #include "lib/config/config_loader.h"
 #include "lib/config/memory_estimate.h"
+#include "lib/emulator/event_calendar.h"
 #include "lib/emulator/hosts/transport_check.h"
 #include "lib/emulator/partition.h"
 #include "lib/capture/capture_check.h"
@@ -298,6 +299,16 @@ int run(int argc, char** argv) {
   }
   auto rt = std::make_unique<Runtime>();
   if (!load(opt, &rt->config)) return 1;
+  // Fabric time ends at the calendar's horizon (44 bits of ns from 0; the
+  // run starts at kExactEpochNs): a longer run could not be exact.
+  const double max_fabric_s = (EventCalendar::kHorizon - kExactEpochNs) * 1e-9;
+  if (rt->config.clock.mode == ClockMode::kExact && opt.duration_seconds > max_fabric_s) {
+    std::fprintf(stderr,
+                 "sluice: --duration %g s: a run in fabric time lasts at most %.0f s (the "
+                 "calendar keeps 44 bits of nanoseconds)\n",
+                 opt.duration_seconds, max_fabric_s);
+    return 2;
+  }
   if (opt.check_only) {
     // What start would refuse later, without EAL: captures that do not open.
     const CaptureCheck captures = check_captures(rt->config);

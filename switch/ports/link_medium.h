@@ -34,7 +34,6 @@ class LinkMedium final : public PortMedium {
   uint64_t wire_free_ns() const override { return out_.timing.wire_free_ns(); }
   uint32_t discard_in_flight() override;
 
-
  private:
   LinkDirection& out_;
   LinkDirection& in_;

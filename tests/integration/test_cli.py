@@ -88,6 +88,13 @@ def test(binary, srcdir):
         r = run(binary, opt, "1")
         check(r.returncode == 2 and f"{opt} is sluice's option" in r.stderr,
               f"sluice {opt} 1 (before \"--\"): not told it is sluice's option:\n{r.stderr}")
+    # Fabric time ends at the calendar's horizon, 2^44 ns (about 4.9 hours).
+    exact = os.path.join(srcdir, "conf", "fabrics", "dibs-testbed-1g.yaml")
+    for argv in (["--check"], []):
+        r = run(binary, "--", "--config", exact, "--duration", "20000", *argv)
+        check(r.returncode == 2 and "a run in fabric time lasts at most 17591 s" in r.stderr
+              and "EAL:" not in r.stdout + r.stderr,
+              f"--duration beyond fabric time's horizon {argv}: {r.returncode}\n{r.stderr}")
     check_memory(binary)
 
 
