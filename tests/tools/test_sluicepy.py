@@ -96,11 +96,13 @@ class StartSluice(unittest.TestCase):
             run = sluice.run(self.fake, self.dir, 0.1, echo=False)
             self.assertIn("-l", run.cmd)  # real time: the configuration has no clock section
             self.assertNotIn("--lcores", run.cmd)
-            with open(os.path.join(self.dir, "sluice.yaml"), "w") as f:
-                f.write("clock:\n  mode: exact\nswitches: [{name: s1, ports: [{name: p0}]}]\n")
-            run = sluice.run(self.fake, self.dir, 0.1, echo=False)
-            lcores = run.cmd[run.cmd.index("--lcores") + 1]
-            self.assertEqual(len(lcores.split(",")), 4, lcores)  # the main lcore and 3 workers
+            # Both YAML styles: the tools' dumps write a block, tools/fabric a flow.
+            for clock in ("clock:\n  mode: exact\n", "clock: {mode: exact}\n"):
+                with open(os.path.join(self.dir, "sluice.yaml"), "w") as f:
+                    f.write(clock + "switches: [{name: s1, ports: [{name: p0}]}]\n")
+                run = sluice.run(self.fake, self.dir, 0.1, echo=False)
+                lcores = run.cmd[run.cmd.index("--lcores") + 1]
+                self.assertEqual(len(lcores.split(",")), 4, lcores)  # the main lcore and 3 workers
             os.environ[sluice.WORKERS_ENV] = "two"
             with self.assertRaisesRegex(cli.ToolError, "SLUICE_WORKERS"):
                 sluice.run(self.fake, self.dir, 0.1, echo=False)

@@ -22,7 +22,6 @@ leaves its runtime directory, raises cli.ToolError naming its log.
 import itertools
 import os
 import queue
-import re
 import signal
 import subprocess
 import threading
@@ -44,7 +43,6 @@ _serial = itertools.count()
 # tools/reproduce --workers sets it for every run of an experiment (and for
 # tools/experiment, which reads it as its --workers default).
 WORKERS_ENV = "SLUICE_WORKERS"
-_EXACT = re.compile(r"^clock:[ \t]*\n(?:[ \t]+.*\n)*?[ \t]+mode:[ \t]*exact\b", re.M)
 # Runs started by this process, and how many the caller expects
 # (expect_runs): each start says which of how many it is.
 _runs = {"started": 0, "expected": None}
@@ -89,12 +87,12 @@ def default_workers():
 
 def in_fabric_time(path):
     """True when the configuration at `path` runs in exact fabric time
-    (its clock section says mode: exact, as the tools write it)."""
-    try:
-        with open(path) as f:
-            return _EXACT.search(f.read()) is not None
-    except OSError:
+    (clock: mode: exact, in either YAML style)."""
+    if not os.path.exists(path):
         return False
+    conf = cli.load_yaml(path)
+    clock = conf.get("clock") if isinstance(conf, dict) else None
+    return isinstance(clock, dict) and clock.get("mode") == "exact"
 
 
 def expect_runs(n):
@@ -109,9 +107,9 @@ def eal_options(binary, run_dir, config="sluice.yaml", eal=None):
     need = eal_memory.needed_mib(binary, config, run_dir)
     if eal is None:
         workers = default_workers()
-        if workers > 1 and in_fabric_time(os.path.join(run_dir, config)):
-            return ["--no-huge", "-m", str(need), "--no-pci"] + lcores(workers)
-        return ["--no-huge", "-m", str(need)] + list(NO_HUGE_EAL[1:])
+        if workers > 1 and not in_fabric_time(os.path.join(run_dir, config)):
+            workers = 1
+        return ["--no-huge", "-m", str(need), "--no-pci"] + lcores(workers)
     tokens = eal.split() if isinstance(eal, str) else list(eal)
     return eal_memory.with_memory(tokens, need)
 
