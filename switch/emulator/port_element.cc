@@ -31,7 +31,7 @@ PortElement::PortElement(Worker& w, PortRuntime& port) : w_(w), port_(port) {
     const LinkDirection* in = w.rt().ports[port.link_out->rx_port]->link_out;
     if (in != nullptr) hot(reinterpret_cast<const char*>(in->ring) + offsetof(rte_ring, cons));
   }
-  while (n < kHot) hot_[n++] = p;
+  hot_count_ = n;
 }
 
 const char* PortElement::name() const { return port_.cfg->name.c_str(); }

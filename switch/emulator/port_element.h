@@ -28,7 +28,7 @@ class PortElement final : public CalendarElement {
   uint64_t due_fresh(uint64_t now) override;
   uint8_t run(uint64_t now) override;
   void prefetch() const override {
-    for (const void* a : hot_) __builtin_prefetch(a);
+    for (unsigned i = 0; i < hot_count_; ++i) __builtin_prefetch(hot_[i]);
   }
   const char* name() const override;
   void describe(char* out, unsigned size) const override;
@@ -56,6 +56,7 @@ class PortElement final : public CalendarElement {
   // runtime, its traffic manager, its counters, its medium and link rings.
   static constexpr unsigned kHot = 11;
   const void* hot_[kHot];
+  unsigned hot_count_ = 0;
 };
 
 }  // namespace sluice
