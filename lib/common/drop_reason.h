@@ -38,6 +38,7 @@ enum class DropReason : uint8_t {
   kQueueFull,       // queue descriptor ring full
   kRingFull,        // inter-lcore ring full
   kVoqFull,         // Floodgate: the VOQ could not take it (buffer or slots)
+  kCodel,           // CoDel dropped it as it left its queue (RFC 8289)
   // DIBS: buffer admission refused it and it could not be detoured.
   kDetourNoPort,      // no other switch-facing port's queue admits it
   kDetourMaxDetours,  // it has taken dibs.max_detours detours already
@@ -103,6 +104,8 @@ constexpr std::string_view drop_reason_name(DropReason r) {
       return "ring_full";
     case DropReason::kVoqFull:
       return "voq_full";
+    case DropReason::kCodel:
+      return "codel";
     case DropReason::kDetourNoPort:
       return "detour_no_port";
     case DropReason::kDetourMaxDetours:

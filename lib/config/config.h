@@ -44,6 +44,28 @@ struct EcnConfig {
   double red_pmax = 0.0;
 };
 
+// How a port's data queues are kept (docs/traffic-manager.md, "Queueing by
+// flow"): by class (the class map's queues, DRR or strict priority), or by
+// flow: SFQ hashes flows over sfq_queues queues, FQ gives each flow its own;
+// both serve their queues by DRR and may run CoDel in each.
+enum class QueueingKind : uint8_t { kClass, kSfq, kFairQueue };
+
+// SFQ's most queues per port, and CoDel's longest target or interval (1 s).
+constexpr uint32_t kMaxSfqQueues = 65536;
+constexpr uint64_t kMaxCodelNs = 1'000'000'000;
+
+struct FlowQueueingConfig {
+  QueueingKind kind = QueueingKind::kClass;
+  uint32_t sfq_queues = 32;        // SFQ: queues the flows hash over
+  uint32_t quantum_bytes = 1600;   // DRR quantum among the flow queues
+  bool unlimited_buffer = false;   // admission ignores the shared buffer (Ideal-FQ)
+  bool codel = false;              // CoDel in each queue (RFC 8289)
+  uint64_t codel_target_ns = 5'000'000;
+  uint64_t codel_interval_ns = 100'000'000;
+  bool codel_ecn = false;  // mark ECN-capable packets instead of dropping them
+  int line = 0;            // where it was given (0: not given)
+};
+
 struct BufferConfig {
   uint64_t size_bytes = 12ull << 20;  // shared buffer of the switch
   double dt_alpha = 1.0;              // dynamic threshold: q <= alpha * free
@@ -85,6 +107,7 @@ struct PortConfig {
   uint64_t hop_rtt_ns = 10'000;       // one-hop RTT to the peer
   bool pfc = true;                    // takes part in the switch's PFC/PAUSE when on
   NicConfig nic;                      // capture-file ports: the emulated host NIC
+  std::optional<FlowQueueingConfig> queueing;  // default: the switch's
   int line = 0;                       // where it was declared (for messages)
 };
 
@@ -101,7 +124,14 @@ struct TrafficManagerConfig {
   ClassMapping class_mapping = ClassMapping::kSingleFifo;
   uint32_t drr_quantum_bytes = 1600;
   EcnConfig ecn;
+  FlowQueueingConfig queueing;  // every port's, unless the port gives its own
 };
+
+// The queueing a port uses: its own, else its switch's.
+inline const FlowQueueingConfig& port_queueing(const TrafficManagerConfig& tm,
+                                               const PortConfig& p) {
+  return p.queueing ? *p.queueing : tm.queueing;
+}
 
 struct SwitchConfig {
   std::string name;

@@ -136,7 +136,7 @@ class Loader {
   void load_switch(const Field& s, SwitchConfig* out) {
     out->line = YamlReader::line_of(s.node);
     if (!r_.expect_map(s, keys({"name", "buffer", "queues_per_port", "queue_capacity", "scheduler",
-                                "class_map", "drr_quantum", "ecn"},
+                                "class_map", "drr_quantum", "ecn", "queueing"},
                                &ConfigSections::in_switch, {"ports", "routes"}))) {
       return;
     }
@@ -190,6 +190,52 @@ class Loader {
       set(r_.size(*f, 64, UINT32_MAX), &out->drr_quantum_bytes);
     }
     if (auto f = r_.field(s, "ecn", Need::kOptional)) load_ecn(*f, &out->ecn);
+    if (auto f = r_.field(s, "queueing", Need::kOptional)) load_queueing(*f, &out->queueing);
+  }
+
+  // How a port's data queues are kept (a switch's default, or a port's own).
+  void load_queueing(const Field& q, FlowQueueingConfig* out) {
+    out->line = YamlReader::line_of(q.node);
+    if (!r_.expect_map(q, {"mode", "queues", "quantum", "buffer", "codel"})) return;
+    if (auto f = r_.field(q, "mode", Need::kRequired)) {
+      set(r_.choice<QueueingKind>(*f, {{"class", QueueingKind::kClass},
+                                       {"sfq", QueueingKind::kSfq},
+                                       {"fq", QueueingKind::kFairQueue}}),
+          &out->kind);
+    }
+    const bool by_flow = out->kind != QueueingKind::kClass;
+    auto only_by_flow = [&](const Field& f) {
+      if (by_flow) return true;
+      r_.error(f.node, f.path, "applies only to mode sfq or fq");
+      return false;
+    };
+    if (auto f = r_.field(q, "queues", Need::kOptional)) {
+      if (out->kind == QueueingKind::kSfq)
+        set(r_.integer(*f, 1, kMaxSfqQueues), &out->sfq_queues);
+      else
+        r_.error(f->node, f->path, "\"queues\" applies only to mode sfq (fq has a queue per flow)");
+    }
+    if (auto f = r_.field(q, "quantum", Need::kOptional); f && only_by_flow(*f))
+      set(r_.size(*f, 64, UINT32_MAX), &out->quantum_bytes);
+    if (auto f = r_.field(q, "buffer", Need::kOptional); f && only_by_flow(*f)) {
+      if (auto unlimited = r_.choice<bool>(*f, {{"shared", false}, {"unlimited", true}}))
+        out->unlimited_buffer = *unlimited;
+    }
+    if (auto f = r_.field(q, "codel", Need::kOptional); f && only_by_flow(*f)) {
+      out->codel = true;
+      if (!r_.expect_map(*f, {"target", "interval", "ecn"})) return;
+      if (auto t = r_.field(*f, "target", Need::kOptional))
+        set(r_.duration(*t, 1, kMaxCodelNs), &out->codel_target_ns);
+      if (auto t = r_.field(*f, "interval", Need::kOptional))
+        set(r_.duration(*t, 1, kMaxCodelNs), &out->codel_interval_ns);
+      if (auto t = r_.field(*f, "ecn", Need::kOptional)) set(r_.boolean(*t), &out->codel_ecn);
+      if (out->codel_target_ns >= out->codel_interval_ns) {
+        r_.error(f->node, f->path,
+                 "expected target below interval (RFC 8289 section 4.4: 5-10 % of it), got " +
+                     std::to_string(out->codel_target_ns) + " ns and " +
+                     std::to_string(out->codel_interval_ns) + " ns");
+      }
+    }
   }
 
   void load_ecn(const Field& e, EcnConfig* out) {
@@ -231,7 +277,7 @@ class Loader {
     out->line = YamlReader::line_of(p.node);
     if (!r_.expect_map(p, keys({"name", "device", "link", "pcap", "delay", "loss", "fifo", "role",
                                 "rate", "mtu", "wire_overhead", "shaper_burst", "mac", "peer_mac",
-                                "peer_ip", "ipv4", "hop_rtt"},
+                                "peer_ip", "ipv4", "hop_rtt", "queueing"},
                                &ConfigSections::in_port, {}))) {
       return;
     }
@@ -253,6 +299,8 @@ class Loader {
     if (auto f = r_.field(p, "hop_rtt", Need::kOptional)) {
       set(r_.duration(*f, 1, UINT64_MAX), &out->hop_rtt_ns);
     }
+    if (auto f = r_.field(p, "queueing", Need::kOptional))
+      load_queueing(*f, &out->queueing.emplace());
     for (const ConfigSections* sections : all_config_sections()) {
       const PortSection& section = sections->in_port;
       if (section.key.empty()) continue;

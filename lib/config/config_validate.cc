@@ -38,6 +38,7 @@ class Validator {
         }
       }
       check_routes(s);
+      check_queueing(s);
       for (const ConfigSections* sections : all_config_sections()) {
         if (sections->in_switch.validate) sections->in_switch.validate(k_, s);
       }
@@ -51,6 +52,45 @@ class Validator {
   }
 
  private:
+  // Queueing by flow (docs/traffic-manager.md, "Queueing by flow") replaces
+  // the class queues, so what works on classes cannot share its switch.
+  void check_queueing(size_t s) {
+    const SwitchConfig& sw = c_.switches[s];
+    uint32_t default_mtu = 0;  // the largest mtu among the ports that take the default
+    for (size_t p = 0; p < sw.ports.size(); ++p) {
+      if (sw.ports[p].queueing)
+        check_queueing_of(sw, *sw.ports[p].queueing, sw.ports[p].mtu, port_key(s, p) + ".queueing");
+      else
+        default_mtu = std::max(default_mtu, sw.ports[p].mtu);
+    }
+    if (default_mtu != 0)
+      check_queueing_of(sw, sw.tm.queueing, default_mtu, switch_key(s) + ".queueing");
+  }
+
+  void check_queueing_of(const SwitchConfig& sw, const FlowQueueingConfig& q, uint32_t mtu,
+                         const std::string& key) {
+    if (q.kind == QueueingKind::kClass) return;
+    const char* with = sw.bfc.enabled         ? "bfc (it assigns flows to class queues)"
+                       : sw.floodgate.enabled ? "floodgate (its VOQs release into class queues)"
+                       : sw.tcd.enabled       ? "tcd (it detects congestion per class queue)"
+                       : sw.dibs.enabled      ? "dibs (it admits detours per class queue)"
+                                              : nullptr;
+    if (with != nullptr) {
+      k_.error(key, std::string("queueing by flow cannot share a switch with ") + with +
+                        ": give mode class, or turn the mechanism off");
+    }
+    if (sw.tm.class_mapping == ClassMapping::kDscp) {
+      k_.error(key,
+               "queueing by flow replaces the class map: give class_map fifo (a PFC pause of "
+               "any priority then holds every flow of the port)");
+    }
+    if (q.quantum_bytes < mtu + 18) {
+      k_.error(key, "expected a quantum of at least the largest frame (mtu " + std::to_string(mtu) +
+                        " + 18 = " + std::to_string(mtu + 18) + " bytes), got " +
+                        std::to_string(q.quantum_bytes));
+    }
+  }
+
   // Names are unique and well formed; fills the switch/port lookup tables.
   void index_names() {
     for (size_t s = 0; s < c_.switches.size(); ++s) {

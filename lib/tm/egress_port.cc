@@ -7,7 +7,8 @@
 namespace sluice {
 
 namespace {
-uint32_t checked_queues(uint32_t n) {
+uint32_t checked_queues(uint32_t n, QueueingKind kind) {
+  if (kind != QueueingKind::kClass) return 1;  // queue 0 stands for all the flows' queues
   if (n < 1 || n > EgressPort::kMaxQueues) {
     throw std::invalid_argument("egress port: num_queues must be 1..64");
   }
@@ -16,7 +17,7 @@ uint32_t checked_queues(uint32_t n) {
 }  // namespace
 
 EgressPort::EgressPort(const EgressPortConfig& cfg, SharedBuffer* buffer)
-    : num_queues_(checked_queues(cfg.num_queues)),
+    : num_queues_(checked_queues(cfg.num_queues, cfg.queueing.kind)),
       buffer_(buffer),
       queues_(std::make_unique<DataQueue[]>(num_queues_)),
       control_(cfg.control_capacity),
@@ -26,7 +27,58 @@ EgressPort::EgressPort(const EgressPortConfig& cfg, SharedBuffer* buffer)
               cfg.wire_overhead_bytes),
       ecn_(cfg.ecn, cfg.rng_seed) {
   if (buffer == nullptr) throw std::invalid_argument("egress port: no shared buffer");
-  for (uint32_t q = 0; q < num_queues_; ++q) queues_[q].ring.init(cfg.queue_capacity);
+  const bool by_flow = cfg.queueing.kind != QueueingKind::kClass;
+  for (uint32_t q = 0; q < num_queues_; ++q) queues_[q].ring.init(by_flow ? 1 : cfg.queue_capacity);
+  if (by_flow) {
+    flowq_ = std::make_unique<FlowQueues>(cfg.queueing, cfg.mtu_bytes + 14);
+    unlimited_buffer_ = cfg.queueing.unlimited_buffer;
+  }
+}
+
+EnqueueResult EgressPort::enqueue_flow(uint64_t now_ns, uint64_t flow, const TmPacket& pkt,
+                                       bool ecn_capable) {
+  QueueStats& st = queues_[0].stats;
+  const uint32_t bytes = pkt.bytes;
+  const uint64_t depth = flowq_->queue_bytes_of(flow);
+  if (!unlimited_buffer_) {
+    DropReason why;
+    if (!buffer_->admits(depth, bytes, &why)) {
+      st.drops[static_cast<unsigned>(why)].add(1);
+      return {EnqueueVerdict::kDropped, why};
+    }
+    buffer_->charge(bytes);
+  }
+  flowq_->push(now_ns, flow, pkt, ecn_capable);
+  sched_.set_backlogged(0);
+  st.enqueued_packets.add(1);
+  st.enqueued_bytes.add(bytes);
+  if (ecn_.should_mark(depth, ecn_capable)) {
+    st.ecn_marks.add(1);
+    return {EnqueueVerdict::kEnqueuedMarked, DropReason::kCount};
+  }
+  return {EnqueueVerdict::kEnqueued, DropReason::kCount};
+}
+
+unsigned EgressPort::dequeue_flows(uint64_t now_ns, TmPacket* out, unsigned n, unsigned max) {
+  const bool shaped = !shaper_.unlimited();
+  const int64_t start = shaped ? shaper_.wire_budget() : INT64_MAX / 2;
+  int64_t budget = start;
+  const FlowQueues::Popped r =
+      flowq_->pop(now_ns, out + n, max - n, &budget, shaper_.overhead_bytes(), dequeue_dropped_,
+                  kMaxDequeueDropped);
+  if (shaped) shaper_.spend_wire(static_cast<uint64_t>(start - budget));
+  if (!unlimited_buffer_) buffer_->release(r.bytes + r.dropped_bytes);
+  ResidenceBatch residence(now_ns);
+  for (unsigned i = 0; i < r.sent; ++i) residence.add(residence_, out[n + i].enqueue_ns, i);
+  residence.publish(residence_, r.sent);
+  QueueStats& st = queues_[0].stats;
+  st.dequeued_packets.add(r.sent);
+  st.dequeued_bytes.add(r.bytes);
+  if (r.dropped != 0) st.drops[static_cast<unsigned>(DropReason::kCodel)].add(r.dropped);
+  dequeue_dropped_count_ = r.dropped;
+  dequeue_marks_ = r.marks << n;
+  if (flowq_->empty()) sched_.set_empty(0);
+  return n + r.sent;
 }
 
 EnqueueResult EgressPort::refuse(uint16_t queue, uint32_t bytes) {
@@ -73,12 +125,13 @@ uint64_t EgressPort::next_event_ns(uint64_t now_ns) const {
 
 uint64_t EgressPort::queued_packets() const {
   uint64_t s = control_.packets();
+  if (flowq_) s += flowq_->packets();
   for (uint32_t q = 0; q < num_queues_; ++q) s += queues_[q].ring.packets();
   return s;
 }
 
 uint64_t EgressPort::data_queued_bytes() const {
-  uint64_t s = 0;
+  uint64_t s = flowq_ ? flowq_->bytes() : 0;
   for (uint32_t q = 0; q < num_queues_; ++q) s += queues_[q].ring.bytes();
   return s;
 }

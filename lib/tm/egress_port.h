@@ -24,6 +24,7 @@
 #include "lib/config/config.h"
 #include "lib/tm/schedulers/drr_scheduler.h"
 #include "lib/tm/disciplines/ecn_marker.h"
+#include "lib/tm/flow_queues/flow_queues.h"
 #include "lib/tm/latency_histogram.h"
 #include "lib/tm/packet_queue.h"
 #include "lib/tm/residence_batch.h"
@@ -44,6 +45,9 @@ struct EgressPortConfig {
   uint32_t wire_overhead_bytes = 24;  // preamble 8 + FCS 4 + inter-frame gap 12
   EcnConfig ecn;
   uint64_t rng_seed = 1;
+  // Data queued by flow (SFQ, FQ) instead of in num_queues class queues.
+  FlowQueueingConfig queueing;
+  uint32_t mtu_bytes = 1500;  // CoDel's "maxpacket" is one frame of it
 };
 
 // The shaper burst EgressPort uses when EgressPortConfig::burst_bytes is 0.
@@ -83,6 +87,24 @@ class EgressPort {
                              bool ecn_capable) {
     return push<false>(now_ns, queue, pkt, ecn_capable);
   }
+
+  // Ports that queue by flow (queues_by_flow()): a data packet of `flow`
+  // (a 64-bit hash of its 5-tuple) into its flow's queue. Admission judges
+  // the dynamic threshold on that queue's bytes (none with an unlimited
+  // buffer); the ECN decision likewise. Drops and marks are counted as
+  // queue 0's.
+  EnqueueResult enqueue_flow(uint64_t now_ns, uint64_t flow, const TmPacket& pkt,
+                             bool ecn_capable);
+  bool queues_by_flow() const { return flowq_ != nullptr; }
+  const FlowQueues* flow_queues() const { return flowq_.get(); }
+  // After dequeue_burst on a port that queues by flow: the packets CoDel
+  // dropped as they left (the caller frees them), and which of the packets
+  // returned CoDel marked (bit i: out[i] is to be marked CE).
+  unsigned dequeue_dropped(const TmPacket** out) const {
+    *out = dequeue_dropped_;
+    return dequeue_dropped_count_;
+  }
+  uint64_t dequeue_marks() const { return dequeue_marks_; }
 
  private:
   template <bool kAdmit>
@@ -141,6 +163,10 @@ class EgressPort {
     // transmit time. (Frames held back by a pause do not count.)
     if (backlogged_ && shaper_.overflow_ns() != overflow_before)
       shaper_lost_ns_.add(shaper_.overflow_ns() - overflow_before);
+    if (flowq_) [[unlikely]] {
+      dequeue_dropped_count_ = 0;
+      dequeue_marks_ = 0;
+    }
     const unsigned n = dequeue_eligible(now_ns, out, max);
     const bool queued = !control_.empty() || sched_.backlogged_mask() != 0;
     backlogged_ = queued && (n == max || !shaper_.has_tokens());
@@ -155,6 +181,8 @@ class EgressPort {
     if (n == max || sched_.backlogged_mask() == 0) return n;
     if (now_ns >= next_expiry_ns_) expire_pauses(now_ns);
     if (now_ns < port_pause_until_ns_) return n;
+    if (flowq_) [[unlikely]]  // queue 0 stands for all the flows (a PFC pause holds them)
+      return sched_.eligible_mask() != 0 ? dequeue_flows(now_ns, out, n, max) : n;
     if (shaper_.unlimited()) return dequeue_data<false>(now_ns, out, n, max);
     return dequeue_data<true>(now_ns, out, n, max);
   }
@@ -231,6 +259,10 @@ class EgressPort {
     run.residence.publish(residence_, total);
     return n + static_cast<unsigned>(total);
   }
+
+  // dequeue_data for a port that queues by flow (out of line: ports that
+  // queue by class never call it).
+  unsigned dequeue_flows(uint64_t now_ns, TmPacket* out, unsigned n, unsigned max);
 
   // What dequeue_data keeps in registers across the packets of a burst.
   struct Run {
@@ -351,6 +383,12 @@ class EgressPort {
         fn(static_cast<const TmPacket&>(p));
       }
     }
+    if (flowq_) {
+      flowq_->drain([&](const TmPacket& p) {
+        if (!unlimited_buffer_) buffer_->release(p.bytes);
+        fn(p);
+      });
+    }
     sched_.reset();
   }
 
@@ -360,6 +398,11 @@ class EgressPort {
   uint64_t queued_packets() const;
   uint64_t data_queued_bytes() const;
   uint64_t queue_bytes(uint16_t q) const { return queues_[q].ring.bytes(); }
+  // queue_bytes for reports and the scraper: a port that queues by flow
+  // has one data queue, 0, holding all its flows' queues.
+  uint64_t depth_bytes(uint16_t q) const {
+    return flowq_ ? flowq_->bytes() : queues_[q].ring.bytes();
+  }
   uint64_t queue_packets(uint16_t q) const { return queues_[q].ring.packets(); }
   const PacketQueue& queue(uint16_t q) const { return queues_[q].ring; }
   const PacketQueue& control_queue() const { return control_; }
@@ -407,6 +450,14 @@ class EgressPort {
   LatencyHistogram residence_;
   RelaxedCounter shaper_lost_ns_;
   bool backlogged_ = false;  // frames were left queued by the last dequeue_burst
+  // Queueing by flow: the queues, and what the last dequeue_burst dropped
+  // and marked. Class ports keep a null pointer and never look further.
+  std::unique_ptr<FlowQueues> flowq_;
+  bool unlimited_buffer_ = false;
+  static constexpr unsigned kMaxDequeueDropped = 64;
+  unsigned dequeue_dropped_count_ = 0;
+  uint64_t dequeue_marks_ = 0;
+  TmPacket dequeue_dropped_[kMaxDequeueDropped];
   uint64_t next_expiry_ns_ = UINT64_MAX;
   uint64_t port_pause_until_ns_ = 0;
   uint64_t pause_until_ns_[kMaxQueues] = {};

@@ -52,14 +52,18 @@ constexpr uint16_t kTmAuxGenerated = 0x8000;
 
 struct MbufExtra {
   uint64_t due_ns;  // internal link: when the last bit reaches the far end
-  // BFC and Floodgate never run on one switch (config_validate), so they
-  // share these bytes: the registered field must leave room for the PMDs'
+  // BFC, Floodgate and queueing by flow never run on one switch
+  // (config_validate), so they share these bytes: the registered field must leave room for the PMDs'
   // own dynamic fields (net_pcap's timestamp), 24 bytes in all.
   union {
     struct {
       uint32_t flow_hash;  // the 5-tuple hash (set at ingress)
       uint32_t entry;      // flow-table index (set at admission)
     } bfc;
+    struct {
+      uint32_t lo;  // bfc.flow_hash
+      uint32_t hi;  // the rest of the 64-bit hash, where a port queues by flow
+    } flow;
     struct {
       uint32_t dst;    // destination IPv4, host order (set at ingress)
       uint16_t bytes;  // the frame's bytes as windows count them

@@ -54,12 +54,27 @@ void Worker::admit_released(PortRuntime& out, rte_mbuf* m, uint64_t now) {
   admit_chosen<ClassQueues>(out, m, mbuf_meta_get(m), now, true);
 }
 
+// A port that queues by flow: the traffic manager chooses the flow's queue
+// from the 64-bit flow hash forward kept.
+struct Worker::FlowQueuesChoice {
+  uint16_t choose(Worker&, PortRuntime&, rte_mbuf*, const MbufMeta&, uint64_t) { return 0; }
+  EnqueueResult enqueue(PortRuntime& out, rte_mbuf* m, const TmPacket& tp, const MbufMeta& meta,
+                        uint64_t now) {
+    const MbufExtra* x = mbuf_extra(m);
+    const uint64_t flow = uint64_t{x->flow.hi} << 32 | x->flow.lo;
+    return out.tm->enqueue_flow(now, flow, tp, meta.ecn_capable);
+  }
+  void on_enqueued(Worker&, PortRuntime&, uint16_t, uint32_t, uint64_t) {}
+};
+
 // Steps 2 to 4 with the port's queue choice: a module's, where the plan
-// names one, else Queues (the class map's).
+// names one, queueing by flow, else Queues (the class map's).
 template <class Queues>
 void Worker::admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now,
                         bool held) {
   if (out.plan.queue_choice != kClassQueues) {
+    if (out.plan.queue_choice == kFlowQueues)
+      return admit_chosen<FlowQueuesChoice>(out, m, meta, now, held);
     bool done = false;
     each_module([&](auto& mod) {
       using M = std::decay_t<decltype(mod)>;
@@ -89,8 +104,12 @@ void Worker::admit_chosen(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, u
     if constexpr (requires { mod.before_enqueue(out, m, tp); })
       if (out.plan.takes(Step::kAccount, module_id(mod))) mod.before_enqueue(out, m, tp);
   });
-  const EnqueueResult r = held ? out.tm->enqueue_held(now, q, tp, meta.ecn_capable)
-                               : out.tm->enqueue(now, q, tp, meta.ecn_capable);
+  EnqueueResult r;
+  if constexpr (requires { queues.enqueue(out, m, tp, meta, now); })
+    r = queues.enqueue(out, m, tp, meta, now);
+  else
+    r = held ? out.tm->enqueue_held(now, q, tp, meta.ecn_capable)
+             : out.tm->enqueue(now, q, tp, meta.ecn_capable);
   if (r.verdict == EnqueueVerdict::kDropped) return refuse(out, m, r.reason, now);
   each_module([&](auto& mod) {
     if constexpr (requires { mod.account(out, m, meta, tp, now); })

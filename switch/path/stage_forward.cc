@@ -38,10 +38,11 @@ void Worker::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint6
   if (nh == kLocalNextHop) return drop(in.index, m, DropReason::kLocalDelivery);
   const NextHopGroup16& g = sw.groups[nh];
   uint16_t egress = g.ports[0];
-  uint32_t h = 0;  // the flow hash a queue choice may use
+  uint64_t salted = 0;  // the flow hash a queue choice may use
+  uint32_t h = 0;       // its low half
   if (g.size > 1 || sw.flow_hash) {
     // Salted per switch from the configuration's seed (lib/common/seeds.h).
-    const uint64_t salted = salted_flow_hash(
+    salted = salted_flow_hash(
         flow_hash(pp.src_ip, pp.dst_ip, pp.proto, pp.src_port, pp.dst_port), sw.ecmp_salt);
     h = static_cast<uint32_t>(salted);
     if (g.size > 1) egress = g.ports[ecmp_pick(static_cast<uint32_t>(salted >> 32), g.size)];
@@ -83,6 +84,7 @@ void Worker::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint6
     MbufExtra* x = mbuf_extra(m);
     x->ingress = in.index;  // modules account by ingress (PFC, BFC, Floodgate)
     x->bfc.flow_hash = h;   // Floodgate's fields below share these bytes
+    if (sw.flow_queues) x->flow.hi = static_cast<uint32_t>(salted >> 32);
     // Only a BFC peer's shim (a switch's, or a BFC NIC's) names an upstream queue.
     x->upstream_queue =
         pp.has_shim && in.reads_upstream_queue

@@ -15,6 +15,9 @@ namespace sluice {
 
 // StagePlan::queue_choice when the class map chooses (no module does).
 inline constexpr uint8_t kClassQueues = 0xFF;
+// StagePlan::queue_choice of a port that queues by flow (SFQ, FQ): the
+// packet's flow hash chooses, in the traffic manager.
+inline constexpr uint8_t kFlowQueues = 0xFE;
 
 struct StagePlan {
   // Per step, bit m: module m takes it for packets leaving this port.

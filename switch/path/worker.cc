@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include "lib/net/arp.h"
@@ -353,6 +354,8 @@ unsigned Worker::schedule(PortRuntime& port, uint64_t now) {
   TmPacket* out = dequeued_;
   const uint64_t ready_ns = port.tm->shaper().next_ready_ns();
   const unsigned n = port.tm->dequeue_burst(now, out, room);
+  if (port.tm->queues_by_flow()) [[unlikely]]
+    flow_dequeue_results(port, out, n, now);
   port.medium->scheduled(now, *port.tm);
   if (n == 0) return 0;
   if (!port.tm->shaper().unlimited()) {
@@ -368,6 +371,26 @@ unsigned Worker::schedule(PortRuntime& port, uint64_t now) {
   }
   if (generated != 0) counters(port.index).tx_generated_packets.add(generated);
   return n;
+}
+
+void Worker::flow_dequeue_results(PortRuntime& port, const TmPacket* out, unsigned n,
+                                  uint64_t now) {
+  const TmPacket* dropped;
+  const unsigned d = port.tm->dequeue_dropped(&dropped);
+  for (unsigned i = 0; i < d; ++i) {
+    // Admitted, so counted at its ingress (PFC): its release step gives
+    // that back, as its departure would have.
+    const TmPacket& p = dropped[i];
+    each_module([&](auto& mod) {
+      if constexpr (requires { mod.release(port, p, now); })
+        if (port.plan.takes(Step::kRelease, module_id(mod))) mod.release(port, p, now);
+    });
+    drop(port.index, static_cast<rte_mbuf*>(p.handle), DropReason::kCodel);
+  }
+  for (uint64_t marks = port.tm->dequeue_marks(); marks != 0; marks &= marks - 1) {
+    rte_mbuf* m = static_cast<rte_mbuf*>(out[std::countr_zero(marks)].handle);
+    mark_ce(counters(port.index), rte_pktmbuf_mtod(m, uint8_t*) + data_l3_offset(port));
+  }
 }
 
 void Worker::handle_arp(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now) {

@@ -146,6 +146,10 @@ class Worker {
   // Admission (stage_admission.cc), on the egress port's lcore: steps 2 to
   // 4 with the queue choice Queues (the class map's, or a module's).
   struct ClassQueues;
+  struct FlowQueuesChoice;
+  // After a dequeue from a port that queues by flow: CoDel's drops freed
+  // and counted, its marks written.
+  void flow_dequeue_results(PortRuntime& port, const TmPacket* out, unsigned n, uint64_t now);
   template <class Queues>
   void admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now, bool held);
   template <class Queues>

@@ -500,6 +500,12 @@ void create_traffic_managers(Runtime& rt) {
     ec.wire_overhead_bytes = p->cfg->wire_overhead_bytes;
     ec.ecn = enqueue_ecn_config(sc);  // none on a TCD switch: TCD marks at departure
     ec.rng_seed = derive_seed(rt.config.seed, SeedStream::kRed, p->index);
+    ec.queueing = port_queueing(sc.tm, *p->cfg);
+    ec.mtu_bytes = p->cfg->mtu;
+    if (ec.queueing.kind != QueueingKind::kClass) {
+      SwitchRuntime& sw = rt.switches[p->switch_index];
+      sw.flow_hash = sw.ingress_meta = sw.flow_queues = true;
+    }
     SharedBuffer* buf = rt.workers[p->owner_slot]->buffers[p->switch_index].get();
     p->tm = std::make_unique<EgressPort>(ec, buf);
   }
