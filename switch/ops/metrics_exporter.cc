@@ -175,19 +175,41 @@ void SluiceCollector::collect_queues(std::vector<MetricFamily>& out) const {
   auto res =
       metric_family("sluice_queue_residence_seconds",
                     "Time from enqueue to dequeue in the traffic manager.", MetricType::Histogram);
+  // Ports that queue by flow (SFQ, FQ) only.
+  auto flow_active = metric_family("sluice_flow_queues_active",
+                                   "Flow queues (SFQ, FQ) holding packets now.", MetricType::Gauge);
+  auto flow_collisions = metric_family(
+      "sluice_sfq_collisions_total",
+      "Packets whose SFQ queue held another flow's packets when they arrived.",
+      MetricType::Counter);
+  auto codel_drops = metric_family("sluice_codel_drops_total",
+                                   "Packets CoDel dropped as they left their queue.",
+                                   MetricType::Counter);
+  auto codel_marks = metric_family("sluice_codel_marks_total",
+                                   "Packets CoDel marked CE instead of dropping them.",
+                                   MetricType::Counter);
   for (const auto& p : rt_.ports) {
     const EgressPort& tm = *p->tm;
     for (uint16_t q = 0; q < tm.num_queues(); ++q) {
       Labels l = port_labels(p->index);
       l.push_back({"queue", std::to_string(q)});
-      add_metric_value(depth, std::move(l), double(tm.queue_bytes(q)));
+      add_metric_value(depth, std::move(l), double(tm.depth_bytes(q)));
     }
     add_metric_value(ctrl, port_labels(p->index), double(tm.queued_bytes()));
     res.metric.push_back(histogram_metric(tm.residence(), port_labels(p->index)));
+    if (const FlowQueues* fq = tm.flow_queues()) {
+      const Labels l = port_labels(p->index);
+      add_metric_value(flow_active, l, double(fq->active_queues()));
+      add_metric_value(flow_collisions, l, double(fq->collisions()));
+      add_metric_value(codel_drops, l, double(fq->codel_drops()));
+      add_metric_value(codel_marks, l, double(fq->codel_marks()));
+    }
   }
   out.push_back(std::move(depth));
   out.push_back(std::move(ctrl));
   out.push_back(std::move(res));
+  for (auto* f : {&flow_active, &flow_collisions, &codel_drops, &codel_marks})
+    if (!f->metric.empty()) out.push_back(std::move(*f));
 }
 
 

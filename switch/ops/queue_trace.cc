@@ -35,7 +35,7 @@ void QueueTrace::sample(const Runtime& rt, const WorkerRuntime& w, uint64_t now_
     // Held by the downstream now: a BFC pause, a PFC class or a PAUSE.
     const uint64_t paused = tm.paused_queues(now_ns);
     for (uint32_t q = 0; q < tm.num_queues(); ++q) {
-      const uint64_t bytes = tm.queue_bytes(static_cast<uint16_t>(q));
+      const uint64_t bytes = tm.depth_bytes(static_cast<uint16_t>(q));
       const uint8_t held = (paused >> q) & 1;
       uint8_t tcd = 0;  // a module's state of the queue (TCD's: 1 + its state)
       Modules::each_type([&]<class M>() {

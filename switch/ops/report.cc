@@ -432,6 +432,12 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
       field("shaper_lateness_samples", pr.shaper_lateness.total());
       field("link_lateness_p99_ns", quantile_upper_ns(pr.link_lateness, 0.99));
       field("link_lateness_samples", pr.link_lateness.total());
+      if (const FlowQueues* fq = pr.tm->flow_queues()) {
+        field("flow_queues_allocated", fq->queues_allocated());
+        field("sfq_collisions", fq->collisions());
+        field("codel_drops", fq->codel_drops());
+        field("codel_marks", fq->codel_marks());
+      }
       if (pr.pcap) {
         field("replay_lateness_p99_ns", quantile_upper_ns(pr.pcap->lateness(), 0.99));
         field("replay_lateness_samples", pr.pcap->lateness().total());

@@ -50,7 +50,7 @@ int cmd_port(const char*, const char* params, rte_tel_data* d) {
     }
     for (uint16_t q = 0; q < p->tm->num_queues(); ++q) {
       const std::string key = "queue_" + std::to_string(q) + "_bytes";
-      rte_tel_data_add_dict_u64(d, key.c_str(), p->tm->queue_bytes(q));
+      rte_tel_data_add_dict_u64(d, key.c_str(), p->tm->depth_bytes(q));
     }
     Modules::each_type([&]<class M>() {
       if constexpr (requires { M::telemetry_port(*g_rt, *p, d); }) M::telemetry_port(*g_rt, *p, d);

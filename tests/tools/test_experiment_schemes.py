@@ -74,6 +74,27 @@ class Schemes(unittest.TestCase):
             self.assertEqual({sw["tcd"]["enabled"] for sw in conf["switches"]},
                              {scheme.startswith("tcd")}, scheme)
 
+    def test_queueing_schemes(self):
+        """The queueing-by-flow schemes set every switch's queueing section
+        (and PFC only for sfq+pfc); every other scheme queues by class."""
+        want = {"sfq": {"mode": "sfq", "queues": 32},
+                "sfq+pfc": {"mode": "sfq", "queues": 32},
+                "ideal-fq": {"mode": "fq", "buffer": "unlimited"},
+                "sfq-codel": {"mode": "sfq", "queues": 32,
+                              "codel": {"target": "5us", "interval": "100us"}}}
+        for scheme in self.exp.SCHEMES:
+            conf = self.exp.apply_scheme(self.conf, scheme, self.args())
+            for sw in conf["switches"]:
+                self.assertEqual(sw.get("queueing"), want.get(scheme), scheme)
+                if scheme in want:
+                    self.assertEqual("pfc" in sw, scheme == "sfq+pfc", scheme)
+                    self.assertFalse(sw["bfc"]["enabled"], scheme)
+        conf = self.exp.apply_scheme(self.conf, "sfq-codel", self.args(
+            "--sfq-queues", "128", "--codel-target", "20us", "--codel-interval", "400us"))
+        self.assertEqual(conf["switches"][0]["queueing"],
+                         {"mode": "sfq", "queues": 128,
+                          "codel": {"target": "20us", "interval": "400us"}})
+
     def test_transport_section(self):
         """--transport: every host port stops replaying and runs it; the
         section names the workload's flow list and the completions file;

@@ -113,6 +113,19 @@ SCHEMES = {
     # (sluice refuses flowtune beside floodgate). Its replay hosts are open loop, so a
     # flow's excess over its rate is dropped at the edge (pacer_full).
     "flowtune": {"ecn": None, "pfc": None, "bfc": None, "nic": "plain", "flowtune": {}},
+    # Queueing by flow at every egress port (docs/traffic-manager.md,
+    # "Queueing by flow"), the baselines BFC and Flowtune compare against:
+    # sfq hashes flows over --sfq-queues queues (BFC section 6.2.2's HPCC +
+    # SFQ: 32, with PFC as its HPCC runs have: sfq+pfc); ideal-fq gives
+    # every flow its own queue and an unlimited buffer (BFC section 6.2's
+    # Ideal-FQ, whose NICs cap a flow at one BDP: run it with --transport
+    # bfc-nic); sfq-codel adds CoDel to each SFQ queue (Flowtune section
+    # 5.3's sfqCoDel), dropping, at --codel-target / --codel-interval.
+    "sfq": {"ecn": None, "pfc": None, "bfc": None, "nic": "plain", "queueing": "sfq"},
+    "sfq+pfc": {"ecn": None, "pfc": "pfc", "bfc": None, "nic": "plain", "queueing": "sfq"},
+    "ideal-fq": {"ecn": None, "pfc": None, "bfc": None, "nic": "plain", "queueing": "ideal-fq"},
+    "sfq-codel": {"ecn": None, "pfc": None, "bfc": None, "nic": "plain",
+                  "queueing": "sfq-codel"},
 }
 # Sections that every scheme turns on or off: a section already in the
 # configuration (its keys) is kept, the scheme sets enabled and its own keys,
@@ -157,6 +170,13 @@ def parse_args(argv):
     p.add_argument("--ecn-k", default="100KB",
                    help="ECN step threshold for the schemes that mark (ecn, ecn+pfc, dibs, "
                         "dibs-load-aware, tcd+pfc, tcd+bfc; TCD's default q_th)")
+    p.add_argument("--sfq-queues", default=32, type=int,
+                   help="queues per port of the sfq schemes (default 32, as BFC's HPCC + SFQ)")
+    p.add_argument("--codel-target", default="5us",
+                   help="sfq-codel's CoDel target (default 5us: RFC 8289's 1:20 of the interval)")
+    p.add_argument("--codel-interval", default="100us",
+                   help="sfq-codel's CoDel interval (default 100us: about a datacenter's "
+                        "longest RTT, where the RFC's 100ms is the Internet's)")
     p.add_argument("--pfc-xoff", default="50KB",
                    help="PFC XOFF threshold for the pfc schemes (pfc, ecn+pfc, bfc+pfc, "
                         "floodgate+pfc, tcd+pfc), per ingress port; see docs/testbed.md")
@@ -320,6 +340,9 @@ def apply_scheme(conf, scheme, args, allocator=DEFAULT_ALLOCATOR):
             section["enabled"] = s.get(name) is not None
             section.update(s.get(name) or {})
             sw[name] = section
+        sw.pop("queueing", None)
+        if s.get("queueing"):
+            sw["queueing"] = queueing_section(s["queueing"], args)
         set_flowtune(sw, s, args, allocator)
         set_host_nics(sw, host_nic_mode(s, args))
     set_transport(conf, args)
@@ -328,6 +351,16 @@ def apply_scheme(conf, scheme, args, allocator=DEFAULT_ALLOCATOR):
     # workload's seed, so one --seed names one whole run.
     conf["seed"] = int(args.seed)
     return fidelity.apply_clock(conf, args)
+
+
+def queueing_section(kind, args):
+    """A switch's queueing: section for a scheme's queueing by flow."""
+    if kind == "ideal-fq":
+        return {"mode": "fq", "buffer": "unlimited"}
+    section = {"mode": "sfq", "queues": int(args.sfq_queues)}
+    if kind == "sfq-codel":
+        section["codel"] = {"target": args.codel_target, "interval": args.codel_interval}
+    return section
 
 
 def host_ports(sw):
