@@ -56,10 +56,10 @@ constexpr uint64_t kMaxCodelNs = 1'000'000'000;
 
 struct FlowQueueingConfig {
   QueueingKind kind = QueueingKind::kClass;
-  uint32_t sfq_queues = 32;        // SFQ: queues the flows hash over
-  uint32_t quantum_bytes = 1600;   // DRR quantum among the flow queues
-  bool unlimited_buffer = false;   // admission ignores the shared buffer (Ideal-FQ)
-  bool codel = false;              // CoDel in each queue (RFC 8289)
+  uint32_t sfq_queues = 32;       // SFQ: queues the flows hash over
+  uint32_t quantum_bytes = 1600;  // DRR quantum among the flow queues
+  bool unlimited_buffer = false;  // admission ignores the shared buffer (Ideal-FQ)
+  bool codel = false;             // CoDel in each queue (RFC 8289)
   uint64_t codel_target_ns = 5'000'000;
   uint64_t codel_interval_ns = 100'000'000;
   bool codel_ecn = false;  // mark ECN-capable packets instead of dropping them
@@ -108,7 +108,7 @@ struct PortConfig {
   bool pfc = true;                    // takes part in the switch's PFC/PAUSE when on
   NicConfig nic;                      // capture-file ports: the emulated host NIC
   std::optional<FlowQueueingConfig> queueing;  // default: the switch's
-  int line = 0;                       // where it was declared (for messages)
+  int line = 0;                                // where it was declared (for messages)
 };
 
 struct RouteConfig {

@@ -22,12 +22,12 @@
 #include "lib/common/drop_reason.h"
 #include "lib/common/relaxed_counter.h"
 #include "lib/config/config.h"
-#include "lib/tm/schedulers/drr_scheduler.h"
 #include "lib/tm/disciplines/ecn_marker.h"
 #include "lib/tm/flow_queues/flow_queues.h"
 #include "lib/tm/latency_histogram.h"
 #include "lib/tm/packet_queue.h"
 #include "lib/tm/residence_batch.h"
+#include "lib/tm/schedulers/drr_scheduler.h"
 #include "lib/tm/shared_buffer.h"
 #include "lib/tm/tm_packet.h"
 #include "lib/tm/token_bucket_shaper.h"
@@ -93,8 +93,7 @@ class EgressPort {
   // the dynamic threshold on that queue's bytes (none with an unlimited
   // buffer); the ECN decision likewise. Drops and marks are counted as
   // queue 0's.
-  EnqueueResult enqueue_flow(uint64_t now_ns, uint64_t flow, const TmPacket& pkt,
-                             bool ecn_capable);
+  EnqueueResult enqueue_flow(uint64_t now_ns, uint64_t flow, const TmPacket& pkt, bool ecn_capable);
   bool queues_by_flow() const { return flowq_ != nullptr; }
   const FlowQueues* flow_queues() const { return flowq_.get(); }
   // After dequeue_burst on a port that queues by flow: the packets CoDel

@@ -178,16 +178,16 @@ void SluiceCollector::collect_queues(std::vector<MetricFamily>& out) const {
   // Ports that queue by flow (SFQ, FQ) only.
   auto flow_active = metric_family("sluice_flow_queues_active",
                                    "Flow queues (SFQ, FQ) holding packets now.", MetricType::Gauge);
-  auto flow_collisions = metric_family(
-      "sluice_sfq_collisions_total",
-      "Packets whose SFQ queue held another flow's packets when they arrived.",
-      MetricType::Counter);
-  auto codel_drops = metric_family("sluice_codel_drops_total",
-                                   "Packets CoDel dropped as they left their queue.",
-                                   MetricType::Counter);
-  auto codel_marks = metric_family("sluice_codel_marks_total",
-                                   "Packets CoDel marked CE instead of dropping them.",
-                                   MetricType::Counter);
+  auto flow_collisions =
+      metric_family("sluice_sfq_collisions_total",
+                    "Packets whose SFQ queue held another flow's packets when they arrived.",
+                    MetricType::Counter);
+  auto codel_drops =
+      metric_family("sluice_codel_drops_total", "Packets CoDel dropped as they left their queue.",
+                    MetricType::Counter);
+  auto codel_marks =
+      metric_family("sluice_codel_marks_total", "Packets CoDel marked CE instead of dropping them.",
+                    MetricType::Counter);
   for (const auto& p : rt_.ports) {
     const EgressPort& tm = *p->tm;
     for (uint16_t q = 0; q < tm.num_queues(); ++q) {
@@ -211,15 +211,6 @@ void SluiceCollector::collect_queues(std::vector<MetricFamily>& out) const {
   for (auto* f : {&flow_active, &flow_collisions, &codel_drops, &codel_marks})
     if (!f->metric.empty()) out.push_back(std::move(*f));
 }
-
-
-
-
-
-
-
-
-
 
 void SluiceCollector::collect_fidelity(std::vector<MetricFamily>& out) const {
   auto shaper =

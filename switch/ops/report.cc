@@ -231,9 +231,9 @@ void ProgressLine::update(const Runtime& rt, uint64_t wall_ns) {
   char of[32] = "";
   if (rt.end_ns != UINT64_MAX)
     std::snprintf(of, sizeof of, " of %.6g", (rt.end_ns - rt.start_ns) * 1e-6);
-  std::fprintf(stderr,
-               "\rsluice: fabric time %.6g%s ms in %.0f s of wall time, %.2f M transmissions/s%s   ",
-               fabric_ns * 1e-6, of, wall, rate * 1e-6, left);
+  std::fprintf(
+      stderr, "\rsluice: fabric time %.6g%s ms in %.0f s of wall time, %.2f M transmissions/s%s   ",
+      fabric_ns * 1e-6, of, wall, rate * 1e-6, left);
   std::fflush(stderr);
   printed_ = true;
 }

@@ -42,8 +42,8 @@ void Worker::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint6
   uint32_t h = 0;       // its low half
   if (g.size > 1 || sw.flow_hash) {
     // Salted per switch from the configuration's seed (lib/common/seeds.h).
-    salted = salted_flow_hash(
-        flow_hash(pp.src_ip, pp.dst_ip, pp.proto, pp.src_port, pp.dst_port), sw.ecmp_salt);
+    salted = salted_flow_hash(flow_hash(pp.src_ip, pp.dst_ip, pp.proto, pp.src_port, pp.dst_port),
+                              sw.ecmp_salt);
     h = static_cast<uint32_t>(salted);
     if (g.size > 1) egress = g.ports[ecmp_pick(static_cast<uint32_t>(salted >> 32), g.size)];
   }

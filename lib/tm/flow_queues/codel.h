@@ -19,10 +19,10 @@
 namespace sluice {
 
 struct CodelParams {
-  uint64_t target_ns = 5'000'000;     // RFC 8289 section 4.4: 5 ms on the Internet
+  uint64_t target_ns = 5'000'000;      // RFC 8289 section 4.4: 5 ms on the Internet
   uint64_t interval_ns = 100'000'000;  // section 4.5: 100 ms on the Internet
-  uint32_t mtu_bytes = 1514;          // "maxpacket": a queue this short is never dropped from
-  bool ecn = false;                   // mark ECN-capable packets instead of dropping them
+  uint32_t mtu_bytes = 1514;           // "maxpacket": a queue this short is never dropped from
+  bool ecn = false;                    // mark ECN-capable packets instead of dropping them
 };
 
 // A packet as CoDel sees it as it leaves.

@@ -62,9 +62,9 @@ class FlowQueues {
   // them and counts them) and which of the packets sent are to be marked CE.
   struct Popped {
     unsigned sent = 0;
-    uint64_t bytes = 0;       // bytes sent
-    uint64_t marks = 0;       // bit i: out[i] is to be marked CE (CoDel with ECN)
-    unsigned dropped = 0;     // CoDel drops, in dropped[0..dropped)
+    uint64_t bytes = 0;    // bytes sent
+    uint64_t marks = 0;    // bit i: out[i] is to be marked CE (CoDel with ECN)
+    unsigned dropped = 0;  // CoDel drops, in dropped[0..dropped)
     uint64_t dropped_bytes = 0;
   };
   // Up to `max` packets (at most 64) in DRR order, while budget (wire bytes
@@ -93,7 +93,9 @@ class FlowQueues {
   uint64_t active_queues() const { return active_.get(); }
   // The most queues FQ has held at once; SFQ: its N.
   uint64_t queues_allocated() const { return queues_.size(); }
-  uint32_t num_hashed_queues() const { return per_flow_ ? 0 : static_cast<uint32_t>(queues_.size()); }
+  uint32_t num_hashed_queues() const {
+    return per_flow_ ? 0 : static_cast<uint32_t>(queues_.size());
+  }
   bool per_flow() const { return per_flow_; }
   bool codel() const { return codel_on_; }
   const CodelParams& codel_params() const { return codel_; }
