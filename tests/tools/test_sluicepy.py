@@ -2,18 +2,20 @@
 """The library every tool runs on (tools/sluicepy): the one way to start
 sluice (command line, file prefix, summary, CPU time and memory from its own
 wait4, failures named), the one set of counters, provenance.json, spreads
-over seeds, and tools/experiment --seeds writing its report with them. A
-fake sluice (tests/tools/common.py) stands in for the emulator."""
+over seeds, and tools/experiment --seeds writing its report with them; the
+transport frames of captures (docs/wire-formats.md). A fake sluice
+(tests/tools/common.py) stands in for the emulator."""
 
 import contextlib
 import io
 import json
 import os
+import struct
 import tempfile
 import unittest
 
 import common
-from sluicepy import cli, counters, provenance, sluice, spread
+from sluicepy import cli, counters, provenance, sluice, spread, transport_frames
 
 LEAFSPINE = os.path.join(common.ROOT, "conf", "leafspine.yaml")
 
@@ -208,6 +210,37 @@ class ExperimentSeeds(unittest.TestCase):
                                       "--seeds", "1,2", "--out", "o")
         self.assertEqual(proc.returncode, 2)
         self.assertIn("--seeds", proc.stderr)
+
+
+def slt_frame(kind, flags, options=b"", hops=0, tail=b"", seq=3000, nbytes=0):
+    """Ethernet / IPv4 / UDP to 9001 / SLT1 (flow 9) with the given options."""
+    slt = struct.pack("!4sBBBBIIIQ", b"SLT1", kind, flags, hops, 0, 9, seq, nbytes, 5)
+    body = slt + options + tail
+    udp = struct.pack("!HHHH", 9001, 49161, 8 + len(body), 0) + body
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 2, 20 + len(udp), 0, 0x4000, 64, 17, 0,
+                     bytes([10, 0, 0, 2]), bytes([10, 0, 1, 2]))
+    return bytes(12) + b"\x08\x00" + ip + udp
+
+
+class TransportFrames(unittest.TestCase):
+    def test_rank_sack_and_int_records(self):
+        plain = transport_frames.parse(slt_frame(2, 0))
+        self.assertEqual(plain, ("ack", 9, 3000, 0, 2, [], None, None))
+        ranked = transport_frames.parse(slt_frame(2, 8 | 16, struct.pack("!III", 0, 4000, 5000)))
+        self.assertEqual(ranked[6], 0)
+        self.assertEqual(ranked[7], (4000, 5000))
+        rec = struct.pack("!IIII", 1, 2, 3, 4)
+        data = transport_frames.parse(slt_frame(1, 8 | 4, struct.pack("!I", 1234), hops=1,
+                                                tail=rec + bytes(64) + bytes(10), nbytes=10))
+        self.assertEqual(data[0], "data")
+        self.assertEqual(data[5], [(1, 2, 3, 4)])  # the record after the rank
+        self.assertEqual(data[6], 1234)
+        self.assertIsNone(data[7])
+
+    def test_refuses_unknown_flags_and_short_options(self):
+        self.assertIsNone(transport_frames.parse(slt_frame(1, 32)))
+        self.assertIsNone(transport_frames.parse(slt_frame(2, 16, struct.pack("!I", 1))))
+        self.assertIsNone(transport_frames.parse(slt_frame(1, 8)))  # rank missing
 
 
 if __name__ == "__main__":

@@ -12,10 +12,15 @@ _SLT = struct.Struct("!4sBBBBIIIQ")  # magic kind flags hops reserved flow seq b
 HEADER_BYTES = 14 + 20 + 8 + _SLT.size  # 70
 INT_RECORD = struct.Struct("!IIII")
 UDP_PORT = 9001
+# Flag bits of the SLT1 header; bits 3 and 4 add options after the header,
+# in this order, before the INT records.
+FLAG_INT, FLAG_RANK, FLAG_SACK, KNOWN_FLAGS = 4, 8, 16, 31
 
 
 def parse(frame):
-    """(kind, flow, seq, payload bytes, ecn, hops) of a transport frame, or None."""
+    """(kind, flow, seq, payload bytes, ecn, hops, rank, sack) of a transport
+    frame, or None. rank is pFabric's priority (None without one); sack a
+    (start, end) block of an ACK (None without one)."""
     if len(frame) < HEADER_BYTES or frame[12:14] != b"\x08\x00" or frame[14] != 0x45:
         return None
     if frame[23] != 17:
@@ -24,16 +29,28 @@ def parse(frame):
     if UDP_PORT not in (sport, dport):
         return None
     magic, kind, flags, hops, _, flow, seq, nbytes, _ = _SLT.unpack_from(frame, 42)
-    if magic != b"SLT1" or kind not in KINDS:
+    if magic != b"SLT1" or kind not in KINDS or flags & ~KNOWN_FLAGS:
         return None
+    at = HEADER_BYTES
+    rank = sack = None
+    if flags & FLAG_RANK:
+        if at + 4 > len(frame):
+            return None
+        (rank,) = struct.unpack_from("!I", frame, at)
+        at += 4
+    if flags & FLAG_SACK:
+        if at + 8 > len(frame):
+            return None
+        sack = struct.unpack_from("!II", frame, at)
+        at += 8
     records = []
-    if flags & 4:
+    if flags & FLAG_INT:
         for i in range(min(hops, 5)):
-            at = HEADER_BYTES + i * INT_RECORD.size
-            if at + INT_RECORD.size > len(frame):
+            rec = at + i * INT_RECORD.size
+            if rec + INT_RECORD.size > len(frame):
                 break
-            records.append(INT_RECORD.unpack_from(frame, at))
-    return KINDS[kind], flow, seq, nbytes, frame[15] & 3, records
+            records.append(INT_RECORD.unpack_from(frame, rec))
+    return KINDS[kind], flow, seq, nbytes, frame[15] & 3, records, rank, sack
 
 
 def data_arrivals(path):

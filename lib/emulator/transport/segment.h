@@ -45,6 +45,17 @@ struct Segment {
   uint64_t ts_ns = 0;    // kData: when the sender sent it; kAck/kNack: that of the data it answers
   uint8_t int_hops = 0;  // records in `hops`
   std::array<IntHop, kMaxIntHops> hops{};  // kData: as stamped; kAck: echoed
+  // pFabric's priority ("pFabric: Minimal Near-Optimal Datacenter
+  // Transport", section 4): the frame carries a rank, smaller = higher
+  // priority; data: its flow's remaining bytes. Without one, pFabric
+  // switches take the frame as lowest priority.
+  bool has_rank = false;
+  uint32_t rank = 0;
+  // A selective acknowledgement (kAck): bytes [sack_start, sack_end) above
+  // `seq` have arrived (the block of the data segment that caused the ACK).
+  bool has_sack = false;
+  uint64_t sack_start = 0;
+  uint64_t sack_end = 0;
 };
 
 }  // namespace sluice

@@ -44,7 +44,9 @@ uint32_t encode_segment(const Segment& s, const FrameAddrs& a, uint8_t* buf, siz
   uint8_t* h = udp + 8;
   std::memcpy(h, "SLT1", 4);
   h[4] = static_cast<uint8_t>(s.kind);
-  h[5] = static_cast<uint8_t>((s.ece ? 1 : 0) | (s.ue_echo ? 2 : 0) | (int_room ? 4 : 0));
+  h[5] = static_cast<uint8_t>((s.ece ? kSltFlagEce : 0) | (s.ue_echo ? kSltFlagUeEcho : 0) |
+                              (int_room ? kSltFlagInt : 0) | (s.has_rank ? kSltFlagRank : 0) |
+                              (s.has_sack ? kSltFlagSack : 0));
   h[6] = s.int_hops;
   h[7] = 0;
   store_be32(h + 8, s.flow);
@@ -52,6 +54,15 @@ uint32_t encode_segment(const Segment& s, const FrameAddrs& a, uint8_t* buf, siz
   store_be32(h + 16, s.bytes);
   store_be64(h + 20, s.ts_ns);
   uint32_t at = kSltOffsetInFrame + kSltHeaderBytes;
+  if (s.has_rank) {
+    store_be32(buf + at, s.rank);
+    at += kSltRankBytes;
+  }
+  if (s.has_sack) {
+    store_be32(buf + at, static_cast<uint32_t>(s.sack_start));
+    store_be32(buf + at + 4, static_cast<uint32_t>(s.sack_end));
+    at += kSltSackBytes;
+  }
   if (int_room) {
     uint8_t* r = buf + at;
     for (uint32_t i = 0; i < kMaxIntHops; ++i, r += kIntRecordBytes) {
@@ -81,22 +92,34 @@ bool decode_segment(const uint8_t* f, uint32_t len, Segment* s, uint32_t* src_ip
   if (h == nullptr) return false;
   const uint8_t kind = h[4];
   if (kind < 1 || kind > 4) return false;
-  const bool int_room = (h[5] & 4) != 0;
+  const uint8_t flags = h[5];
+  // An unknown bit may add a field whose length this reader cannot know.
+  if ((flags & ~kSltKnownFlags) != 0) return false;
+  const bool int_room = (flags & kSltFlagInt) != 0;
   const uint8_t hops = h[6];
   if (hops > kMaxIntHops) return false;
-  if (int_room && len < kSltOffsetInFrame + kSltHeaderBytes + kIntRoomBytes) return false;
+  const uint32_t options = slt_option_bytes(flags);
+  if (len < kSltOffsetInFrame + kSltHeaderBytes + options + (int_room ? kIntRoomBytes : 0))
+    return false;
   if (!int_room && hops != 0) return false;
   s->kind = static_cast<SegmentKind>(kind);
   s->ecn = ip[1] & 3;
-  s->ece = (h[5] & 1) != 0;
-  s->ue_echo = (h[5] & 2) != 0;
+  s->ece = (flags & kSltFlagEce) != 0;
+  s->ue_echo = (flags & kSltFlagUeEcho) != 0;
   s->int_request = int_room && s->kind == SegmentKind::kData;
   s->int_hops = hops;
   s->flow = load_be32(h + 8);
   s->seq = load_be32(h + 12);
   s->bytes = load_be32(h + 16);
   s->ts_ns = load_be64(h + 20);
-  const uint8_t* r = h + kSltHeaderBytes;
+  const uint8_t* o = h + kSltHeaderBytes;
+  s->has_rank = (flags & kSltFlagRank) != 0;
+  s->rank = s->has_rank ? load_be32(o) : 0;
+  if (s->has_rank) o += kSltRankBytes;
+  s->has_sack = (flags & kSltFlagSack) != 0;
+  s->sack_start = s->has_sack ? load_be32(o) : 0;
+  s->sack_end = s->has_sack ? load_be32(o + 4) : 0;
+  const uint8_t* r = h + kSltHeaderBytes + options;
   for (uint32_t i = 0; i < hops; ++i, r += kIntRecordBytes) {
     s->hops[i].ts_ns = load_be32(r);
     s->hops[i].tx_bytes = load_be32(r + 4);

@@ -42,10 +42,15 @@ inline IntStamp stamp_int(uint8_t* l3, uint32_t len, const IntHop& hop) {
   if (len < 20 + 8 + kSltHeaderBytes + kIntRoomBytes) return IntStamp::kNotAsked;
   if (slt_data_header(l3, len) == nullptr) return IntStamp::kNotAsked;
   uint8_t* slt = l3 + 20 + 8;
-  if ((slt[5] & 4) == 0) return IntStamp::kNotAsked;
+  if ((slt[5] & kSltFlagInt) == 0) return IntStamp::kNotAsked;
+  // The room follows the header's options (segment_wire.h); a frame with
+  // flags this reader does not know, or too short for its room, is left alone.
+  const uint32_t options = slt_option_bytes(slt[5]);
+  if ((slt[5] & ~kSltKnownFlags) != 0 || len < 20 + 8 + kSltHeaderBytes + options + kIntRoomBytes)
+    return IntStamp::kNotAsked;
   const uint8_t hops = slt[6];
   if (hops >= kMaxIntHops) return IntStamp::kFull;
-  uint8_t* rec = slt + kSltHeaderBytes + hops * kIntRecordBytes;
+  uint8_t* rec = slt + kSltHeaderBytes + options + hops * kIntRecordBytes;
   store_be32(rec, static_cast<uint32_t>(hop.ts_ns));
   store_be32(rec + 4, static_cast<uint32_t>(hop.tx_bytes));
   store_be32(rec + 8, hop.qlen_bytes);

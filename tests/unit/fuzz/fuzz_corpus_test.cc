@@ -25,6 +25,7 @@
 #include "tests/fuzz/pause_check.h"
 #include "tests/fuzz/pcap_check.h"
 #include "tests/fuzz/shim_check.h"
+#include "tests/fuzz/transport_check.h"
 
 #ifndef SLUICE_FUZZ_CORPUS_DIR
 #error "SLUICE_FUZZ_CORPUS_DIR must name tests/fuzz/corpus (tests/meson.build sets it)"
@@ -45,9 +46,13 @@ struct Target {
 
 // Every libFuzzer target in tests/fuzz/meson.build, with its check.
 const Target kTargets[] = {
-    {"parser", check_parser, 3000},           {"control", check_control_codec, 3000},
-    {"flowtune", check_flowtune_codec, 3000}, {"shim", check_data_shim, 3000},
-    {"pause", check_pause_codec, 3000},       {"pcap", check_pcap_reader, 3000},
+    {"parser", check_parser, 3000},
+    {"control", check_control_codec, 3000},
+    {"flowtune", check_flowtune_codec, 3000},
+    {"shim", check_data_shim, 3000},
+    {"pause", check_pause_codec, 3000},
+    {"pcap", check_pcap_reader, 3000},
+    {"transport", check_transport_frame, 3000},
     {"config", check_config_loader, 150},  // a whole configuration load each
 };
 
