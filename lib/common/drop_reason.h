@@ -39,6 +39,7 @@ enum class DropReason : uint8_t {
   kRingFull,        // inter-lcore ring full
   kVoqFull,         // Floodgate: the VOQ could not take it (buffer or slots)
   kCodel,           // CoDel dropped it as it left its queue (RFC 8289)
+  kPriorityDrop,    // pFabric: the lowest priority in a full port buffer
   // DIBS: buffer admission refused it and it could not be detoured.
   kDetourNoPort,      // no other switch-facing port's queue admits it
   kDetourMaxDetours,  // it has taken dibs.max_detours detours already
@@ -106,6 +107,8 @@ constexpr std::string_view drop_reason_name(DropReason r) {
       return "voq_full";
     case DropReason::kCodel:
       return "codel";
+    case DropReason::kPriorityDrop:
+      return "priority_drop";
     case DropReason::kDetourNoPort:
       return "detour_no_port";
     case DropReason::kDetourMaxDetours:

@@ -48,11 +48,15 @@ struct EcnConfig {
 // flow"): by class (the class map's queues, DRR or strict priority), or by
 // flow: SFQ hashes flows over sfq_queues queues, FQ gives each flow its own;
 // both serve their queues by DRR and may run CoDel in each.
-enum class QueueingKind : uint8_t { kClass, kSfq, kFairQueue };
+// pFabric keeps one small priority queue per port, served smallest rank
+// (remaining flow bytes, from the hosts' header) first.
+enum class QueueingKind : uint8_t { kClass, kSfq, kFairQueue, kPfabric };
 
 // SFQ's most queues per port, and CoDel's longest target or interval (1 s).
 constexpr uint32_t kMaxSfqQueues = 65536;
 constexpr uint64_t kMaxCodelNs = 1'000'000'000;
+// pFabric's port buffer at most (its queue is scanned linearly per packet).
+constexpr uint64_t kMaxPfabricBufferBytes = 4 << 20;
 
 struct FlowQueueingConfig {
   QueueingKind kind = QueueingKind::kClass;
@@ -63,6 +67,7 @@ struct FlowQueueingConfig {
   uint64_t codel_target_ns = 5'000'000;
   uint64_t codel_interval_ns = 100'000'000;
   bool codel_ecn = false;  // mark ECN-capable packets instead of dropping them
+  uint64_t pfabric_buffer_bytes = 36'000;  // pFabric: the port's own small buffer (24 x 1500 B)
   int line = 0;            // where it was given (0: not given)
 };
 

@@ -200,10 +200,11 @@ class Loader {
     if (auto f = r_.field(q, "mode", Need::kRequired)) {
       set(r_.choice<QueueingKind>(*f, {{"class", QueueingKind::kClass},
                                        {"sfq", QueueingKind::kSfq},
-                                       {"fq", QueueingKind::kFairQueue}}),
+                                       {"fq", QueueingKind::kFairQueue},
+                                       {"pfabric", QueueingKind::kPfabric}}),
           &out->kind);
     }
-    const bool by_flow = out->kind != QueueingKind::kClass;
+    const bool by_flow = out->kind == QueueingKind::kSfq || out->kind == QueueingKind::kFairQueue;
     auto only_by_flow = [&](const Field& f) {
       if (by_flow) return true;
       r_.error(f.node, f.path, "applies only to mode sfq or fq");
@@ -217,9 +218,14 @@ class Loader {
     }
     if (auto f = r_.field(q, "quantum", Need::kOptional); f && only_by_flow(*f))
       set(r_.size(*f, 64, UINT32_MAX), &out->quantum_bytes);
-    if (auto f = r_.field(q, "buffer", Need::kOptional); f && only_by_flow(*f)) {
-      if (auto unlimited = r_.choice<bool>(*f, {{"shared", false}, {"unlimited", true}}))
-        out->unlimited_buffer = *unlimited;
+    if (auto f = r_.field(q, "buffer", Need::kOptional)) {
+      if (out->kind == QueueingKind::kPfabric) {
+        // pFabric's own small buffer, a size.
+        set(r_.size(*f, 60, kMaxPfabricBufferBytes), &out->pfabric_buffer_bytes);
+      } else if (only_by_flow(*f)) {
+        if (auto unlimited = r_.choice<bool>(*f, {{"shared", false}, {"unlimited", true}}))
+          out->unlimited_buffer = *unlimited;
+      }
     }
     if (auto f = r_.field(q, "codel", Need::kOptional); f && only_by_flow(*f)) {
       out->codel = true;

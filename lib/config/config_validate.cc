@@ -70,6 +70,11 @@ class Validator {
   void check_queueing_of(const SwitchConfig& sw, const FlowQueueingConfig& q, uint32_t mtu,
                          const std::string& key) {
     if (q.kind == QueueingKind::kClass) return;
+    if (q.kind == QueueingKind::kPfabric && q.pfabric_buffer_bytes < mtu + 18) {
+      k_.error(key, "expected a pfabric buffer of at least the largest frame (mtu " +
+                        std::to_string(mtu) + " + 18 = " + std::to_string(mtu + 18) +
+                        " bytes), got " + std::to_string(q.pfabric_buffer_bytes));
+    }
     const char* with = sw.bfc.enabled         ? "bfc (it assigns flows to class queues)"
                        : sw.floodgate.enabled ? "floodgate (its VOQs release into class queues)"
                        : sw.tcd.enabled       ? "tcd (it detects congestion per class queue)"
@@ -84,7 +89,7 @@ class Validator {
                "queueing by flow replaces the class map: give class_map fifo (a PFC pause of "
                "any priority then holds every flow of the port)");
     }
-    if (q.quantum_bytes < mtu + 18) {
+    if (q.kind != QueueingKind::kPfabric && q.quantum_bytes < mtu + 18) {
       k_.error(key, "expected a quantum of at least the largest frame (mtu " + std::to_string(mtu) +
                         " + 18 = " + std::to_string(mtu + 18) + " bytes), got " +
                         std::to_string(q.quantum_bytes));

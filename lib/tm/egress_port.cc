@@ -29,10 +29,32 @@ EgressPort::EgressPort(const EgressPortConfig& cfg, SharedBuffer* buffer)
   if (buffer == nullptr) throw std::invalid_argument("egress port: no shared buffer");
   const bool by_flow = cfg.queueing.kind != QueueingKind::kClass;
   for (uint32_t q = 0; q < num_queues_; ++q) queues_[q].ring.init(by_flow ? 1 : cfg.queue_capacity);
-  if (by_flow) {
+  if (cfg.queueing.kind == QueueingKind::kPfabric) {
+    pfabric_ = std::make_unique<PfabricQueue>(cfg.queueing.pfabric_buffer_bytes);
+  } else if (by_flow) {
     flowq_ = std::make_unique<FlowQueues>(cfg.queueing, cfg.mtu_bytes + 14);
     unlimited_buffer_ = cfg.queueing.unlimited_buffer;
   }
+  by_flow_ = by_flow;
+}
+
+EnqueueResult EgressPort::enqueue_ranked(uint64_t now_ns, uint64_t flow, uint32_t rank,
+                                         const TmPacket& pkt, TmPacket* evicted,
+                                         unsigned max_evicted, unsigned* n_evicted) {
+  QueueStats& st = queues_[0].stats;
+  TmPacket p = pkt;
+  p.queue = 0;
+  const bool queued = pfabric_->enqueue(now_ns, p, flow, rank, evicted, max_evicted, n_evicted);
+  const auto priority = static_cast<unsigned>(DropReason::kPriorityDrop);
+  if (*n_evicted != 0) st.drops[priority].add(*n_evicted);
+  if (!queued) {
+    st.drops[priority].add(1);
+    return {EnqueueVerdict::kDropped, DropReason::kPriorityDrop};
+  }
+  sched_.set_backlogged(0);
+  st.enqueued_packets.add(1);
+  st.enqueued_bytes.add(pkt.bytes);
+  return {EnqueueVerdict::kEnqueued, DropReason::kCount};
 }
 
 EnqueueResult EgressPort::enqueue_flow(uint64_t now_ns, uint64_t flow, const TmPacket& pkt,
@@ -63,6 +85,7 @@ unsigned EgressPort::dequeue_flows(uint64_t now_ns, TmPacket* out, unsigned n, u
   const bool shaped = !shaper_.unlimited();
   const int64_t start = shaped ? shaper_.wire_budget() : INT64_MAX / 2;
   int64_t budget = start;
+  if (pfabric_) return dequeue_ranked(now_ns, out, n, max, shaped, start);
   const FlowQueues::Popped r =
       flowq_->pop(now_ns, out + n, max - n, &budget, shaper_.overhead_bytes(), dequeue_dropped_,
                   kMaxDequeueDropped);
@@ -123,15 +146,41 @@ uint64_t EgressPort::next_event_ns(uint64_t now_ns) const {
   return std::max(t, shaper_.next_ready_ns());
 }
 
+// pFabric's port: its own buffer (nothing charged to the shared one), no
+// CoDel, one packet per scan.
+unsigned EgressPort::dequeue_ranked(uint64_t now_ns, TmPacket* out, unsigned n, unsigned max,
+                                    bool shaped, int64_t budget) {
+  const int64_t start = budget;
+  const uint64_t overhead = shaper_.overhead_bytes();
+  ResidenceBatch residence(now_ns);
+  uint64_t bytes = 0;
+  unsigned sent = 0;
+  while (n + sent < max && budget >= 0 && pfabric_->dequeue(&out[n + sent])) {
+    const TmPacket& p = out[n + sent];
+    budget -= static_cast<int64_t>(TokenBucketShaper::wire_bytes(p.bytes, overhead));
+    residence.add(residence_, p.enqueue_ns, sent);
+    bytes += p.bytes;
+    ++sent;
+  }
+  if (shaped) shaper_.spend_wire(static_cast<uint64_t>(start - budget));
+  residence.publish(residence_, sent);
+  QueueStats& st = queues_[0].stats;
+  st.dequeued_packets.add(sent);
+  st.dequeued_bytes.add(bytes);
+  if (pfabric_->packets() == 0) sched_.set_empty(0);
+  return n + sent;
+}
+
 uint64_t EgressPort::queued_packets() const {
   uint64_t s = control_.packets();
   if (flowq_) s += flowq_->packets();
+  if (pfabric_) s += pfabric_->packets();
   for (uint32_t q = 0; q < num_queues_; ++q) s += queues_[q].ring.packets();
   return s;
 }
 
 uint64_t EgressPort::data_queued_bytes() const {
-  uint64_t s = flowq_ ? flowq_->bytes() : 0;
+  uint64_t s = flowq_ ? flowq_->bytes() : pfabric_ ? pfabric_->bytes() : 0;
   for (uint32_t q = 0; q < num_queues_; ++q) s += queues_[q].ring.bytes();
   return s;
 }

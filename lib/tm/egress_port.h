@@ -26,6 +26,7 @@
 #include "lib/tm/flow_queues/flow_queues.h"
 #include "lib/tm/latency_histogram.h"
 #include "lib/tm/packet_queue.h"
+#include "lib/tm/pfabric/pfabric_queue.h"
 #include "lib/tm/residence_batch.h"
 #include "lib/tm/schedulers/drr_scheduler.h"
 #include "lib/tm/shared_buffer.h"
@@ -94,8 +95,16 @@ class EgressPort {
   // buffer); the ECN decision likewise. Drops and marks are counted as
   // queue 0's.
   EnqueueResult enqueue_flow(uint64_t now_ns, uint64_t flow, const TmPacket& pkt, bool ecn_capable);
-  bool queues_by_flow() const { return flowq_ != nullptr; }
+  // pFabric ports: the packet's rank (its flow's remaining bytes; smaller
+  // goes first) decides service and, when the port's own small buffer is
+  // full, which packet is dropped: the arrival (kDropped, kPriorityDrop) or
+  // queued ones, which go to evicted[0..*n_evicted) for the caller to free.
+  EnqueueResult enqueue_ranked(uint64_t now_ns, uint64_t flow, uint32_t rank, const TmPacket& pkt,
+                               TmPacket* evicted, unsigned max_evicted, unsigned* n_evicted);
+  bool queues_by_flow() const { return by_flow_; }
+  bool ranked() const { return pfabric_ != nullptr; }
   const FlowQueues* flow_queues() const { return flowq_.get(); }
+  const PfabricQueue* pfabric_queue() const { return pfabric_.get(); }
   // After dequeue_burst on a port that queues by flow: the packets CoDel
   // dropped as they left (the caller frees them), and which of the packets
   // returned CoDel marked (bit i: out[i] is to be marked CE).
@@ -162,7 +171,7 @@ class EgressPort {
     // transmit time. (Frames held back by a pause do not count.)
     if (backlogged_ && shaper_.overflow_ns() != overflow_before)
       shaper_lost_ns_.add(shaper_.overflow_ns() - overflow_before);
-    if (flowq_) [[unlikely]] {
+    if (by_flow_) [[unlikely]] {
       dequeue_dropped_count_ = 0;
       dequeue_marks_ = 0;
     }
@@ -180,7 +189,7 @@ class EgressPort {
     if (n == max || sched_.backlogged_mask() == 0) return n;
     if (now_ns >= next_expiry_ns_) expire_pauses(now_ns);
     if (now_ns < port_pause_until_ns_) return n;
-    if (flowq_) [[unlikely]]  // queue 0 stands for all the flows (a PFC pause holds them)
+    if (by_flow_) [[unlikely]]  // queue 0 stands for all the flows (a PFC pause holds them)
       return sched_.eligible_mask() != 0 ? dequeue_flows(now_ns, out, n, max) : n;
     if (shaper_.unlimited()) return dequeue_data<false>(now_ns, out, n, max);
     return dequeue_data<true>(now_ns, out, n, max);
@@ -262,6 +271,8 @@ class EgressPort {
   // dequeue_data for a port that queues by flow (out of line: ports that
   // queue by class never call it).
   unsigned dequeue_flows(uint64_t now_ns, TmPacket* out, unsigned n, unsigned max);
+  unsigned dequeue_ranked(uint64_t now_ns, TmPacket* out, unsigned n, unsigned max, bool shaped,
+                          int64_t budget);
 
   // What dequeue_data keeps in registers across the packets of a burst.
   struct Run {
@@ -388,6 +399,7 @@ class EgressPort {
         fn(p);
       });
     }
+    if (pfabric_) pfabric_->drain(fn);
     sched_.reset();
   }
 
@@ -400,7 +412,9 @@ class EgressPort {
   // queue_bytes for reports and the scraper: a port that queues by flow
   // has one data queue, 0, holding all its flows' queues.
   uint64_t depth_bytes(uint16_t q) const {
-    return flowq_ ? flowq_->bytes() : queues_[q].ring.bytes();
+    if (flowq_) return flowq_->bytes();
+    if (pfabric_) return pfabric_->bytes();
+    return queues_[q].ring.bytes();
   }
   uint64_t queue_packets(uint16_t q) const { return queues_[q].ring.packets(); }
   const PacketQueue& queue(uint16_t q) const { return queues_[q].ring; }
@@ -452,6 +466,8 @@ class EgressPort {
   // Queueing by flow: the queues, and what the last dequeue_burst dropped
   // and marked. Class ports keep a null pointer and never look further.
   std::unique_ptr<FlowQueues> flowq_;
+  std::unique_ptr<PfabricQueue> pfabric_;
+  bool by_flow_ = false;  // flowq_ or pfabric_
   bool unlimited_buffer_ = false;
   static constexpr unsigned kMaxDequeueDropped = 64;
   unsigned dequeue_dropped_count_ = 0;

@@ -16,6 +16,7 @@
 #include <cstring>
 
 #include "lib/control/data_shim.h"
+#include "lib/emulator/transport/segment_wire.h"
 #include "lib/net/ethertypes.h"
 #include "lib/net/ipv4_rewrite.h"
 #include "switch/path/worker.h"
@@ -55,15 +56,28 @@ void Worker::admit_released(PortRuntime& out, rte_mbuf* m, uint64_t now) {
 }
 
 // A port that queues by flow: the traffic manager chooses the flow's queue
-// from the 64-bit flow hash forward kept.
+// from the 64-bit flow hash forward kept. A pFabric port also reads the
+// rank the sending host wrote into the frame (a frame without one ranks
+// last), and frees what its admission evicted.
 struct Worker::FlowQueuesChoice {
   uint16_t choose(Worker&, PortRuntime&, rte_mbuf*, const MbufMeta&, uint64_t) { return 0; }
-  EnqueueResult enqueue(PortRuntime& out, rte_mbuf* m, const TmPacket& tp, const MbufMeta& meta,
-                        uint64_t now) {
+  EnqueueResult enqueue(Worker& w, PortRuntime& out, rte_mbuf* m, const TmPacket& tp,
+                        const MbufMeta& meta, uint64_t now) {
     const MbufExtra* x = mbuf_extra(m);
     const uint64_t flow = uint64_t{x->flow.hi} << 32 | x->flow.lo;
-    return out.tm->enqueue_flow(now, flow, tp, meta.ecn_capable);
+    if (!out.tm->ranked()) return out.tm->enqueue_flow(now, flow, tp, meta.ecn_capable);
+    const uint32_t l3 = data_l3_offset(out);
+    uint32_t rank = kSltNoRank;
+    if (m->data_len > l3) slt_rank(rte_pktmbuf_mtod(m, const uint8_t*) + l3, m->data_len - l3, &rank);
+    TmPacket evicted[kMaxEvicted];
+    unsigned n = 0;
+    const EnqueueResult r = out.tm->enqueue_ranked(now, flow, rank, tp, evicted, kMaxEvicted, &n);
+    for (unsigned i = 0; i < n; ++i) w.dequeue_dropped(out, evicted[i], DropReason::kPriorityDrop, now);
+    return r;
   }
+  // Packets one arrival may evict from a pFabric buffer (then it is refused
+  // itself): a jumbo frame displacing minimum frames.
+  static constexpr unsigned kMaxEvicted = 160;
   void on_enqueued(Worker&, PortRuntime&, uint16_t, uint32_t, uint64_t) {}
 };
 
@@ -105,8 +119,8 @@ void Worker::admit_chosen(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, u
       if (out.plan.takes(Step::kAccount, module_id(mod))) mod.before_enqueue(out, m, tp);
   });
   EnqueueResult r;
-  if constexpr (requires { queues.enqueue(out, m, tp, meta, now); })
-    r = queues.enqueue(out, m, tp, meta, now);
+  if constexpr (requires { queues.enqueue(*this, out, m, tp, meta, now); })
+    r = queues.enqueue(*this, out, m, tp, meta, now);
   else
     r = held ? out.tm->enqueue_held(now, q, tp, meta.ecn_capable)
              : out.tm->enqueue(now, q, tp, meta.ecn_capable);

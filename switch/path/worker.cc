@@ -373,20 +373,22 @@ unsigned Worker::schedule(PortRuntime& port, uint64_t now) {
   return n;
 }
 
+// A packet the traffic manager had queued and then dropped (CoDel at
+// dequeue, pFabric's eviction): it was admitted, so counted at its ingress
+// (PFC), and its release step gives that back, as its departure would have.
+void Worker::dequeue_dropped(PortRuntime& port, const TmPacket& p, DropReason why, uint64_t now) {
+  each_module([&](auto& mod) {
+    if constexpr (requires { mod.release(port, p, now); })
+      if (port.plan.takes(Step::kRelease, module_id(mod))) mod.release(port, p, now);
+  });
+  drop(port.index, static_cast<rte_mbuf*>(p.handle), why);
+}
+
 void Worker::flow_dequeue_results(PortRuntime& port, const TmPacket* out, unsigned n,
                                   uint64_t now) {
   const TmPacket* dropped;
   const unsigned d = port.tm->dequeue_dropped(&dropped);
-  for (unsigned i = 0; i < d; ++i) {
-    // Admitted, so counted at its ingress (PFC): its release step gives
-    // that back, as its departure would have.
-    const TmPacket& p = dropped[i];
-    each_module([&](auto& mod) {
-      if constexpr (requires { mod.release(port, p, now); })
-        if (port.plan.takes(Step::kRelease, module_id(mod))) mod.release(port, p, now);
-    });
-    drop(port.index, static_cast<rte_mbuf*>(p.handle), DropReason::kCodel);
-  }
+  for (unsigned i = 0; i < d; ++i) dequeue_dropped(port, dropped[i], DropReason::kCodel, now);
   for (uint64_t marks = port.tm->dequeue_marks(); marks != 0; marks &= marks - 1) {
     rte_mbuf* m = static_cast<rte_mbuf*>(out[std::countr_zero(marks)].handle);
     mark_ce(counters(port.index), rte_pktmbuf_mtod(m, uint8_t*) + data_l3_offset(port));

@@ -150,6 +150,7 @@ class Worker {
   // After a dequeue from a port that queues by flow: CoDel's drops freed
   // and counted, its marks written.
   void flow_dequeue_results(PortRuntime& port, const TmPacket* out, unsigned n, uint64_t now);
+  void dequeue_dropped(PortRuntime& port, const TmPacket& p, DropReason why, uint64_t now);
   template <class Queues>
   void admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now, bool held);
   template <class Queues>

@@ -134,7 +134,11 @@ def check_bad_input(binary, tmp):
              "expected a quantum of at least the largest frame"),
             ("bad_codel", {"mode": "fq", "codel": {"target": "1ms", "interval": "1ms"}},
              "expected target below interval"),
-            ("bad_queues", {"mode": "fq", "queues": 8}, "\"queues\" applies only to mode sfq")):
+            ("bad_queues", {"mode": "fq", "queues": 8}, "\"queues\" applies only to mode sfq"),
+            ("bad_pfabric", {"mode": "pfabric", "buffer": "1000B"},
+             "expected a pfabric buffer of at least the largest frame"),
+            ("bad_pfabric_codel", {"mode": "pfabric", "codel": {"target": "5us"}},
+             "applies only to mode sfq or fq")):
         cfg = os.path.join(tmp, f"{name}.yaml")
         p0 = harness.port("p0", "net_null0", "02:00:00:00:00:01", "02:00:00:00:00:02",
                           "10.0.0.1/24", rate="10Gbps")

@@ -275,3 +275,49 @@ TEST(EgressPortByFlow, CodelDropsAndMarksReachTheCaller) {
 
 }  // namespace
 }  // namespace sluice
+
+namespace sluice {
+namespace {
+
+TEST(EgressPortPfabric, ServesTheSmallestRankAndDropsTheLargestWhenFull) {
+  SharedBuffer buffer(1 << 20, 1.0);
+  FlowQueueingConfig c;
+  c.kind = QueueingKind::kPfabric;
+  c.pfabric_buffer_bytes = 4500;  // three 1500-byte frames
+  EgressPort port(flow_port(c), &buffer);
+  EXPECT_TRUE(port.queues_by_flow());
+  EXPECT_TRUE(port.ranked());
+  TmPacket evicted[4];
+  unsigned n = 9;
+  auto put = [&](uintptr_t id, uint64_t flow, uint32_t rank) {
+    return port.enqueue_ranked(0, flow, rank, packet(1500, id), evicted, 4, &n);
+  };
+  EXPECT_EQ(put(1, 10, 500).verdict, EnqueueVerdict::kEnqueued);
+  EXPECT_EQ(n, 0u);
+  EXPECT_EQ(put(2, 20, 100).verdict, EnqueueVerdict::kEnqueued);
+  EXPECT_EQ(put(3, 30, 900).verdict, EnqueueVerdict::kEnqueued);
+  // Full: a rank-50 packet evicts the rank-900 one.
+  EXPECT_EQ(put(4, 40, 50).verdict, EnqueueVerdict::kEnqueued);
+  ASSERT_EQ(n, 1u);
+  EXPECT_EQ(evicted[0].handle, reinterpret_cast<void*>(3));
+  // A rank-1000 packet is the lowest priority itself: refused.
+  const EnqueueResult r = put(5, 50, 1000);
+  EXPECT_EQ(r.verdict, EnqueueVerdict::kDropped);
+  EXPECT_EQ(r.reason, DropReason::kPriorityDrop);
+  EXPECT_EQ(n, 0u);
+  EXPECT_EQ(port.queue_stats(0).drops[static_cast<unsigned>(DropReason::kPriorityDrop)].get(), 2u);
+  EXPECT_EQ(buffer.used(), 0u);  // pFabric's buffer is the port's own
+  EXPECT_EQ(port.depth_bytes(0), 4500u);
+  std::vector<TmPacket> out(8);
+  port.pause_port(100);
+  EXPECT_EQ(port.dequeue_burst(50, out.data(), 8), 0u);
+  ASSERT_EQ(port.dequeue_burst(100, out.data(), 8), 3u);
+  EXPECT_EQ(out[0].handle, reinterpret_cast<void*>(4));
+  EXPECT_EQ(out[1].handle, reinterpret_cast<void*>(2));
+  EXPECT_EQ(out[2].handle, reinterpret_cast<void*>(1));
+  EXPECT_EQ(port.next_event_ns(200), UINT64_MAX);
+  EXPECT_EQ(port.queue_stats(0).dequeued_packets.get(), 3u);
+}
+
+}  // namespace
+}  // namespace sluice
