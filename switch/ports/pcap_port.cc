@@ -178,6 +178,7 @@ void PcapPort::hand_over(uint64_t now_ns) {
     f.bytes = capture_.records[replayed_[frame]].wire_len() + (shimmed(frame) ? kSluiceShimLen : 0);
     f.priority = info.priority;
     f.dst_ip = info.dst_ip;
+    f.rank = kSltNoRank;
     host_.enqueue(info.key, f, now_ns);
     count_pass();
   }
@@ -355,6 +356,7 @@ bool PcapPort::app_emit(const Segment& seg, uint32_t dst_ip, uint32_t tag, uint6
   f.bytes = len + (host_.bfc() ? kSluiceShimLen : 0);
   f.priority = dscp_priority_[a.dscp];
   f.dst_ip = dst_ip;
+  f.rank = seg.has_rank ? seg.rank : kSltNoRank;
   const uint64_t dst_or_flow =
       queue_key_ == NicQueueKey::kFlow ? (uint64_t{1} << 31 | seg.flow) : uint64_t{dst_ip};
   host_.enqueue(uint64_t{f.priority} << 32 | dst_or_flow, f, now_ns);

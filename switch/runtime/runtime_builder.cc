@@ -158,8 +158,10 @@ MacAddr generated_mac(size_t switch_index, size_t port_index) {
 
 // The emulated host sends no faster than its link, from per-destination or
 // per-flow queues, and honours what sluice sends it (PAUSE, PFC per class,
-// BFC per queue for a BFC NIC). Its PFC classes are the switch's.
-void set_host_nic(PcapPort& pcap, const SwitchConfig& sc, const PortConfig& pc) {
+// BFC per queue for a BFC NIC). Its PFC classes are the switch's. A host
+// running pFabric sends by rank from a queue per flow (docs/transports.md
+// "pFabric").
+void set_host_nic(PcapPort& pcap, const SwitchConfig& sc, const PortConfig& pc, bool by_rank) {
   HostNicConfig nic;
   nic.rate_bps = pc.rate_bps;
   nic.overhead_bytes = pc.wire_overhead_bytes;
@@ -169,11 +171,12 @@ void set_host_nic(PcapPort& pcap, const SwitchConfig& sc, const PortConfig& pc) 
   nic.sticky_ns = bfc_sticky_ns(pc.nic.sticky_ns, pc.hop_rtt_ns);
   nic.bfc = pc.nic.mode == NicMode::kBfc;
   nic.floodgate = pc.nic.mode == NicMode::kFloodgate;
+  nic.by_rank = by_rank;
   const uint32_t queues = sc.tm.queues_per_port;
   std::array<uint8_t, 64> by_dscp;
   for (uint8_t d = 0; d < 64; ++d)
     by_dscp[d] = priority_of_queue(queue_for_class(sc.tm.class_mapping, d, queues), queues);
-  pcap.set_host_nic(nic, pc.nic.queue_by, by_dscp);
+  pcap.set_host_nic(nic, by_rank ? NicQueueKey::kFlow : pc.nic.queue_by, by_dscp);
 }
 
 // Exact time: how much of a replayed frame is ever seen. Only the captures
@@ -246,7 +249,9 @@ std::string create_ports(Runtime& rt) {
             PcapPort::open(*pc.pcap, *rt.mbufs, &err, exact_time(rt));
         if (!host) return port_ref(sc, pc) + ": " + err;
         p->pcap = host.get();
-        set_host_nic(*p->pcap, sc, pc);
+        const bool pfabric_host = rt.config.transport.kind == TransportKind::kPfabric &&
+                                  is_transport_host_port(rt.config, pc);
+        set_host_nic(*p->pcap, sc, pc, pfabric_host);
         // What leaves toward the host is stamped when its last bit reaches
         // the host: after the host link's delay (exact time only; else 0).
         auto wire =

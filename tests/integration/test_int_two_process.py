@@ -7,14 +7,15 @@
     h1 (capture replay) -- a -- memif ---- b -- h2 (capture file)
 
 Both switches stamp INT (`int: {}`). h1 replays transport data frames that
-ask for INT (SLT1, flag bit 2, five empty hop slots) and, between them,
-frames that do not (an SLT1 data frame without INT room, a plain UDP frame).
-Checked in what h2 receives:
+ask for INT (SLT1, flag bit 2, five empty hop slots; every fifth also
+carries pFabric's rank, flag bit 3, with the INT room after it) and, between
+them, frames that do not (an SLT1 data frame without INT room, one with a
+rank and no INT room, a plain UDP frame). Checked in what h2 receives:
 
 - every INT frame carries exactly two records, the upstream's (a/b, 10 Gb/s)
-  first and the downstream's (b/h2, 10 Gb/s) second; the other frames
-  arrive byte for byte as sent (apart from the TTL and checksum each hop
-  rewrites);
+  first and the downstream's (b/h2, 10 Gb/s) second, behind its rank when it
+  has one, and the rank arrives as sent; the other frames arrive byte for
+  byte as sent (apart from the TTL and checksum each hop rewrites);
 - each hop's transmitted-bytes field grows, from one INT frame to the next,
   by exactly the bytes its port sent in between (every frame of the run
   leaves by both ports), and its timestamps never go back;
@@ -36,10 +37,13 @@ INT_FRAMES = 300
 DURATION = 9
 
 
-def frame(seq, int_room, dport=9001, app_bytes=500):
-    """Ethernet / IPv4 / UDP / SLT1 data (flow 7), with or without INT room."""
-    slt = struct.pack("!4sBBBBIIIQ", b"SLT1", 1, 4 if int_room else 0, 0, 0, 7,
-                      seq * app_bytes, app_bytes, 0)
+def frame(seq, int_room, dport=9001, app_bytes=500, rank=None):
+    """Ethernet / IPv4 / UDP / SLT1 data (flow 7), with or without INT room
+    and a rank."""
+    flags = (4 if int_room else 0) | (8 if rank is not None else 0)
+    slt = struct.pack("!4sBBBBIIIQ", b"SLT1", 1, flags, 0, 0, 7, seq * app_bytes, app_bytes, 0)
+    if rank is not None:
+        slt += struct.pack("!I", rank)
     body = slt + (bytes(80) if int_room else b"") + bytes(app_bytes)
     udp = struct.pack("!HHHH", 49159, dport, 8 + len(body), 0) + body
     ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 2, 20 + len(udp), 0, 0x4000, 64, 17, 0,
@@ -51,15 +55,17 @@ def frame(seq, int_room, dport=9001, app_bytes=500):
 
 def h1_frames():
     """An ARP request at 0 (it fixes the replay's origin), then from
-    BURST_AT a mix: INT frames, and every tenth an SLT1 frame without INT
-    room and a UDP frame to another port."""
+    BURST_AT a mix: INT frames (every fifth with a rank), and every tenth
+    an SLT1 frame without INT room, one with a rank and no INT room, and a
+    UDP frame to another port."""
     arp = harness.arp_request(two.H1, "10.0.1.2", "10.0.1.1")
     out, t = [(0.0, arp)], two.BURST_AT
     for i in range(INT_FRAMES):
-        out.append((t, frame(i, True)))
+        out.append((t, frame(i, True, rank=1_000_000 - i if i % 5 == 0 else None)))
         t += 2e-6
         if i % 10 == 0:
             out.append((t, frame(i, False)))
+            out.append((t + 0.5e-6, frame(i, False, rank=i)))
             out.append((t + 1e-6, frame(i, False, dport=7000)))
             t += 2e-6
     return out
@@ -101,6 +107,8 @@ def check_capture(path, sent):
                   f"frame {k} without INT room changed in transit")
             continue
         check(p is not None and p[0] == "data", f"frame {k}: not a transport data frame")
+        if tx[47] & 8:
+            check_eq(p[6], struct.unpack_from("!I", tx, 70)[0], f"frame {k}: its rank")
         hops = p[5]
         check_eq(len(hops), 2, f"INT records in frame {k}")
         check_eq(rx[48], 2, f"hops field of frame {k}")

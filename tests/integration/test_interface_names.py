@@ -23,7 +23,7 @@ moved code between files, so that a rename or a lost name shows here).
   ECN); and a short exact-time run of transport hosts for every transport
   kind (tcp with Flowtune's allocator in the fabric and host pacing, dctcp
   with ECN, dcqcn with PFC and TCD, hpcc with INT and PFC, timely with PFC
-  and TCD, bfc-nic with BFC).
+  and TCD, bfc-nic with BFC, pfabric).
 
 On a difference the test prints what was added and what was removed.
 
@@ -236,6 +236,7 @@ TRANSPORTS = {
     "timely": ({"pfc": {"mode": "pfc", "xoff": "50KB"}, "tcd": {"q_th": "20KB"}},
                {"timely": {"ue_aware": True}}, {}),
     "bfc-nic": ({"bfc": {}}, {}, {}),
+    "pfabric": ({}, {}, {}),
 }
 FLOWS = ((0, 2, 200_000, 0.0), (1, 2, 200_000, 0.0), (3, 0, 50_000, 0.00001))
 

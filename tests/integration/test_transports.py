@@ -26,6 +26,13 @@ hosts on 1-2 us links:
   10 Gb/s has half the link from the first rates on, and the edge holds
   and drops nothing (with edge pacing it drops what DCTCP sends beyond the
   rate).
+- pFabric (Alizadeh et al., SIGCOMM 2013, sections 4 and 4.2): a host
+  sends a short flow's segments before a long flow's it started at the same
+  instant (the host serves by rank), so the short flow finishes within 10 %
+  of its ideal FCT; every data frame carries its flow's remaining bytes,
+  falling as the flow is acknowledged, every ACK rank 0; an incast into a
+  small drop-tail buffer loses segments and every flow still completes by
+  its fixed timeout and SACKs.
 - Incast: eight flows into one port all complete with DCTCP under drop-tail
   with a small buffer, and with DCQCN under PFC without a drop.
 - Repeatability: the same run twice gives identical completions and
@@ -48,7 +55,7 @@ import harness
 from harness import check
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
-from sluicepy import queue_trace, transport_frames  # noqa: E402
+from sluicepy import pcapio, queue_trace, transport_frames  # noqa: E402
 
 HEADER = "flow_id,src,dst,src_ip,dst_ip,size,packets,arrival_time,start_time,end_time,is_incast\n"
 DATA_FRAME = 1000 + 70  # a full data segment's frame (MSS 1000), INT room aside
@@ -272,6 +279,49 @@ def check_flowtune(binary, tmp):
           "flowtune edge pacing: the edge held and dropped nothing (the comparison proves nothing)")
 
 
+def check_pfabric(binary, tmp):
+    name = "pfabric_host"
+    _, rows = run(binary, tmp, name, 3, "10Gbps", "1us", {"kind": "pfabric", "base_rtt": "6us"},
+                  [(1, 0, 2, 1_000_000, 1e-6), (2, 0, 2, 20_000, 1e-6)], 0.06)
+    by_id = {int(r["flow_id"]): r for r in rows}
+    # (The long flow's first segment waits at its host behind the short
+    # flow's 20, longer than the fixed RTO of 18 us: it may time out once.)
+    check(all(r["finished"] == "1" for r in rows) and by_id[2]["timeouts"] == "0",
+          f"{name}: {rows}")
+    short = float(by_id[2]["fct_seconds"]) / float(by_id[2]["ideal_seconds"])
+    print(f"{name}: the short flow's FCT is {short:.3f} x its ideal beside a long flow")
+    check(short <= 1.1, f"{name}: the short flow took {short:.2f} x its ideal (not served first)")
+    last = {}
+    for _, frame, _ in pcapio.read_pcap(os.path.join(tmp, f"{name}.tx_h2.pcap"), 200):
+        p = transport_frames.parse(frame)
+        if p is None or p[0] != "data":
+            continue
+        # Bytes not yet acknowledged: at most the flow, at least what
+        # follows the segment (nothing is lost here, so nothing is SACKed).
+        size = 1_000_000 if p[1] == 1 else 20_000
+        check(p[6] is not None and size - p[2] <= p[6] <= size,
+              f"{name}: flow {p[1]} rank {p[6]} at seq {p[2]}")
+        check(p[6] <= last.get(p[1], size), f"{name}: flow {p[1]}'s rank rose")
+        last[p[1]] = p[6]
+    check(set(last) == {1, 2}, f"{name}: data of flows {sorted(last)}")
+    acks = [transport_frames.parse(f) for _, f, _ in
+            pcapio.read_pcap(os.path.join(tmp, f"{name}.tx_h0.pcap"), 200)]
+    acks = [p for p in acks if p and p[0] == "ack"]
+    check(acks and all(p[6] == 0 for p in acks), f"{name}: ACKs without rank 0")
+
+    name = "pfabric_incast"
+    summary, rows = run(binary, tmp, name, 4, "10Gbps", "1us",
+                        {"kind": "pfabric", "base_rtt": "6us"},
+                        [(i + 1, i, 3, 100_000, 1e-6) for i in range(3)], 0.06,
+                        sw_extra={"buffer": {"size": "24KB", "alpha": 64.0}})
+    drops = sum(sum(r.values()) for r in harness.all_drops(summary).values())
+    timeouts = sum(int(r["timeouts"]) for r in rows)
+    print(f"{name}: {drops} drops, {timeouts} timeouts, FCTs " +
+          ", ".join(f"{float(r['fct_seconds']) * 1e6:.0f} us" for r in rows))
+    check(drops > 0 and timeouts > 0, f"{name}: {drops} drops, {timeouts} timeouts")
+    check(all(r["finished"] == "1" for r in rows), f"{name}: a flow did not finish")
+
+
 def incast_flows():
     return [(i + 1, i, 8, 500_000, 1e-6) for i in range(8)]
 
@@ -359,6 +409,7 @@ def test(binary, srcdir):
         check_timely(binary, tmp)
         check_tcp_rto(binary, tmp)
         check_flowtune(binary, tmp)
+        check_pfabric(binary, tmp)
         check_incast(binary, tmp)
         check_repeat(binary, tmp)
 

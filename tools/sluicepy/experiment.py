@@ -25,7 +25,8 @@ scheme that is not about it.
 
 --transport runs the hosts' transport instead of replaying the workload
 open loop (docs/transports.md): none (the default: the workload's captures
-replayed, as before), tcp, dctcp, dcqcn, hpcc, timely or bfc-nic. The hosts
+replayed, as before), tcp, dctcp, dcqcn, hpcc, timely, bfc-nic or pfabric
+(pFabric's hosts; the switches keep their own queues). The hosts
 then run each flow of the workload's flows.csv from its arrival, sluice
 writes each flow's completion (the ACK of its last byte) to
 <scheme>/completions.csv, and tools/fct reads that instead of captures.
@@ -134,7 +135,7 @@ TOGGLED_SECTIONS = ("floodgate", "dibs", "tcd", "flowtune")
 # Where sluice-allocator listens when apply_scheme is not told (sluice's
 # own default); run_scheme passes the address of the allocator it started.
 DEFAULT_ALLOCATOR = "127.0.0.1:9750"
-TRANSPORTS = ("none", "tcp", "dctcp", "dcqcn", "hpcc", "timely", "bfc-nic")
+TRANSPORTS = ("none", "tcp", "dctcp", "dcqcn", "hpcc", "timely", "bfc-nic", "pfabric")
 
 
 def parse_args(argv):

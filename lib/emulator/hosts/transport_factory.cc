@@ -2,6 +2,8 @@
 
 #include "lib/emulator/transport/dcqcn/dcqcn_control.h"
 #include "lib/emulator/transport/hpcc/hpcc_control.h"
+#include "lib/emulator/transport/pfabric/pfabric_receiver.h"
+#include "lib/emulator/transport/pfabric/pfabric_sender.h"
 #include "lib/emulator/transport/rdma/fixed_rate.h"
 #include "lib/emulator/transport/rdma/gbn_receiver.h"
 #include "lib/emulator/transport/rdma/gbn_sender.h"
@@ -28,6 +30,8 @@ const char* transport_name(TransportKind k) {
       return "timely";
     case TransportKind::kBfcNic:
       return "bfc-nic";
+    case TransportKind::kPfabric:
+      return "pfabric";
   }
   return "?";
 }
@@ -37,7 +41,8 @@ TransportContext transport_context(const TransportConfig& cfg, uint64_t rate_bps
   TransportContext ctx;
   ctx.link_rate_bps = rate_bps;
   ctx.max_payload = cfg.mss;
-  ctx.header_bytes = segment_header_bytes(cfg.kind == TransportKind::kHpcc);
+  ctx.header_bytes =
+      segment_header_bytes(cfg.kind == TransportKind::kHpcc, cfg.kind == TransportKind::kPfabric);
   ctx.wire_overhead = wire_overhead;
   ctx.base_rtt_ns = cfg.base_rtt_ns;
   return ctx;
@@ -56,6 +61,8 @@ std::unique_ptr<FlowSender> ConfiguredTransport::sender(const FlowSpec& f) const
     case TransportKind::kTcp:
     case TransportKind::kDctcp:
       return std::make_unique<TcpSender>(cfg_.tcp, ctx_, f);
+    case TransportKind::kPfabric:
+      return std::make_unique<PfabricSender>(cfg_.pfabric, ctx_, f);
     case TransportKind::kDcqcn:
       cc = std::make_unique<DcqcnControl>(cfg_.dcqcn, ctx_);
       break;
@@ -80,6 +87,8 @@ std::unique_ptr<FlowReceiver> ConfiguredTransport::receiver(const FlowSpec& f) c
     case TransportKind::kTcp:
     case TransportKind::kDctcp:
       return std::make_unique<TcpReceiver>(cfg_.tcp, ctx_, f);
+    case TransportKind::kPfabric:
+      return std::make_unique<PfabricReceiver>(ctx_, f);
     default: {
       GbnParams p = cfg_.rdma;
       // Only DCQCN's notification point sends CNPs.

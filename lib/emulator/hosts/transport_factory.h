@@ -1,9 +1,9 @@
 #pragma once
 // Builds each flow's sender and receiver for the transport a configuration
 // names (lib/emulator/transport/transport_config.h): TCP NewReno or DCTCP
-// (lib/emulator/transport/tcp/), or a RoCE NIC's go-back-N (lib/emulator/transport/rdma/)
+// (lib/emulator/transport/tcp/), a RoCE NIC's go-back-N (lib/emulator/transport/rdma/)
 // with DCQCN, HPCC, TIMELY, or the BFC paper's fixed line rate as its
-// congestion control.
+// congestion control, or pFabric's hosts (lib/emulator/transport/pfabric/).
 
 #include "lib/emulator/hosts/transport_host.h"
 #include "lib/emulator/transport/transport_config.h"
@@ -23,7 +23,8 @@ class ConfiguredTransport : public TransportMaker {
 };
 
 // The context of a host on a link of rate_bps: full segments of cfg.mss,
-// headers as segment_wire.h writes them (INT room for HPCC).
+// headers as segment_wire.h writes them (INT room for HPCC, the rank for
+// pFabric).
 TransportContext transport_context(const TransportConfig& cfg, uint64_t rate_bps,
                                    uint32_t wire_overhead);
 

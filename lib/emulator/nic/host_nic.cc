@@ -216,16 +216,23 @@ bool HostNic::pick(uint64_t now_ns, Pick* out) const {
   const uint32_t rr = round_robin_;
   const uint64_t all = n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
   uint64_t rotated = rr == 0 ? candidates : ((candidates >> rr) | (candidates << (n - rr))) & all;
+  bool found = false;
   for (; rotated != 0; rotated &= rotated - 1) {
     uint32_t q = rr + static_cast<uint32_t>(__builtin_ctzll(rotated));
     if (q >= n) q -= n;
     const NicFrame& f = queues_->head(q);
     if ((paused_classes_ >> (f.priority & 7)) & 1) continue;
     if (dst_held(f.dst_ip)) continue;
+    // By rank: the smallest, of equals the one handed over first; strict
+    // comparisons keep round-robin order among full ties.
+    if (found &&
+        (f.rank > out->frame.rank || (f.rank == out->frame.rank && f.due_ns >= out->frame.due_ns)))
+      continue;
     *out = {q, f, std::max({f.due_ns, wire, ready_ns(q, f.priority)})};
-    return true;
+    found = true;
+    if (!cfg_.by_rank) return true;
   }
-  return false;
+  return found;
 }
 
 void HostNic::sent(const Pick& p) {

@@ -14,7 +14,10 @@
 //     frame goes to a paused destination IPv4, until a resume for it
 //     (dst_pause_state.h; no timeout, as in the paper).
 // Further holds (Flowtune's per-flow rate) belong in pick(): a queue is a
-// destination or a flow.
+// destination or a flow. With `by_rank` (pFabric's hosts, docs/transports.md
+// "pFabric") the queue whose head ranks first goes instead of the next in
+// round robin: a host sends its flows in the order pFabric's switches serve
+// them.
 //
 // A frame the network holds is delayed, never dropped. When `capacity`
 // frames are held the application waits (the caller stops handing frames).
@@ -54,6 +57,10 @@ struct HostNicConfig {
   bool floodgate = false;     // honours FG_DST_PAUSE per destination IPv4
   // Destinations held at once; a pause of one more is counted, not held.
   uint32_t dst_pause_capacity = 256;
+  // pFabric's hosts: the queue whose head frame has the smallest rank sends
+  // next (of equal ranks, the one handed over first, then round robin),
+  // instead of plain round robin.
+  bool by_rank = false;
 };
 
 // What a frame transmitted toward the host was to it.

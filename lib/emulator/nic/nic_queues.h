@@ -24,6 +24,7 @@ struct NicFrame {
   uint32_t bytes;    // on the wire (shim included), overhead excluded
   uint8_t priority;  // PFC class 0..7
   uint32_t dst_ip;   // IPv4 destination, host order; 0: not IPv4 (never held by dst pause)
+  uint32_t rank;     // pFabric's priority, smaller first (read only by a NIC that serves by rank)
 };
 
 class NicQueues {

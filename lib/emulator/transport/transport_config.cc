@@ -106,12 +106,24 @@ void parse_timely(YamlReader& r, const Field& t, TimelyParams* out) {
   if (auto f = r.field(t, "ue_aware", Need::kOptional)) set(r.boolean(*f), &out->ue_aware);
 }
 
+void parse_pfabric(YamlReader& r, const Field& t, PfabricParams* out) {
+  if (!r.expect_map(t, {"init_window", "rto", "probe_after", "max_window"})) return;
+  if (auto f = r.field(t, "init_window", Need::kOptional))
+    set(r.size(*f, 0, uint64_t{1} << 30), &out->init_window_bytes);
+  if (auto f = r.field(t, "rto", Need::kOptional))
+    set(r.duration(*f, 0, kMaxTimerNs), &out->rto_ns);
+  if (auto f = r.field(t, "probe_after", Need::kOptional))
+    set(r.integer(*f, 0, 1000), &out->probe_after);
+  if (auto f = r.field(t, "max_window", Need::kOptional))
+    set(r.size(*f, 0, uint64_t{1} << 30), &out->max_window_bytes);
+}
+
 // Emulated transport hosts (docs/configuration.md "Emulated hosts running transports").
 void parse_transport(YamlReader& r, const Field& t, Config* c) {
   TransportConfig* out = &c->transport;
   out->line = YamlReader::line_of(t.node);
   if (!r.expect_map(t, {"kind", "flows", "completions", "mss", "base_rtt", "data_dscp", "ack_dscp",
-                        "ttl", "tcp", "rdma", "dcqcn", "hpcc", "timely", "bfc_nic"}))
+                        "ttl", "tcp", "rdma", "dcqcn", "hpcc", "timely", "bfc_nic", "pfabric"}))
     return;
   if (auto f = r.field(t, "kind", Need::kRequired)) {
     set(r.choice<TransportKind>(*f, {{"none", TransportKind::kNone},
@@ -120,7 +132,8 @@ void parse_transport(YamlReader& r, const Field& t, Config* c) {
                                      {"dcqcn", TransportKind::kDcqcn},
                                      {"hpcc", TransportKind::kHpcc},
                                      {"timely", TransportKind::kTimely},
-                                     {"bfc-nic", TransportKind::kBfcNic}}),
+                                     {"bfc-nic", TransportKind::kBfcNic},
+                                     {"pfabric", TransportKind::kPfabric}}),
         &out->kind);
   }
   const Need need = out->kind == TransportKind::kNone ? Need::kOptional : Need::kRequired;
@@ -138,12 +151,38 @@ void parse_transport(YamlReader& r, const Field& t, Config* c) {
   if (auto f = r.field(t, "dcqcn", Need::kOptional)) parse_dcqcn(r, *f, &out->dcqcn);
   if (auto f = r.field(t, "hpcc", Need::kOptional)) parse_hpcc(r, *f, &out->hpcc);
   if (auto f = r.field(t, "timely", Need::kOptional)) parse_timely(r, *f, &out->timely);
+  if (auto f = r.field(t, "pfabric", Need::kOptional)) parse_pfabric(r, *f, &out->pfabric);
   if (auto f = r.field(t, "bfc_nic", Need::kOptional)) {
     if (r.expect_map(*f, {"window"})) {
       if (auto w = r.field(*f, "window", Need::kOptional))
         set(r.size(*w, 0, UINT32_MAX), &out->bfc_window_bytes);
     }
   }
+}
+
+// pFabric's windows hold at least a segment and the cap holds the first
+// window; a fixed timeout below the base RTT would fire before any ACK
+// could come back.
+void validate_pfabric(ConfigCheck& k, const TransportConfig& t) {
+  const PfabricParams& p = t.pfabric;
+  const std::string mss = std::to_string(t.mss);
+  if (p.init_window_bytes != 0 && p.init_window_bytes < t.mss)
+    k.error("transport.pfabric.init_window", "a window of " + std::to_string(p.init_window_bytes) +
+                                                 " bytes holds no segment of mss " + mss +
+                                                 ": give 0 (one BDP) or at least " + mss);
+  if (p.max_window_bytes != 0 && p.max_window_bytes < t.mss)
+    k.error("transport.pfabric.max_window", "a cap of " + std::to_string(p.max_window_bytes) +
+                                                " bytes holds no segment of mss " + mss +
+                                                ": give 0 (none) or at least " + mss);
+  if (p.max_window_bytes != 0 && p.init_window_bytes > p.max_window_bytes)
+    k.error("transport.pfabric.max_window", "the cap (" + std::to_string(p.max_window_bytes) +
+                                                " bytes) is below init_window (" +
+                                                std::to_string(p.init_window_bytes) + " bytes)");
+  if (p.rto_ns != 0 && p.rto_ns < t.base_rtt_ns)
+    k.error("transport.pfabric.rto", "a fixed timeout of " + std::to_string(p.rto_ns) +
+                                         " ns fires before an ACK can return (base_rtt " +
+                                         std::to_string(t.base_rtt_ns) +
+                                         " ns): give 0 (three base RTTs) or at least base_rtt");
 }
 
 // Transport hosts (docs/configuration.md "Emulated hosts running transports"): every
@@ -156,8 +195,11 @@ void validate_transport(ConfigCheck& k) {
   if (t.kind == TransportKind::kNone) return;
   if (c.clock.mode != ClockMode::kExact)
     k.error("transport.kind", "transport hosts run in exact fabric time only (clock.mode exact)");
+  if (t.kind == TransportKind::kPfabric) validate_pfabric(k, t);
   const bool int_room = t.kind == TransportKind::kHpcc;
-  const uint32_t ip_bytes = 20 + 8 + 28 + (int_room ? 80 : 0) + t.mss;
+  // pFabric's data carries its rank (docs/wire-formats.md "Transport frames").
+  const uint32_t options = t.kind == TransportKind::kPfabric ? 4 : 0;
+  const uint32_t ip_bytes = 20 + 8 + 28 + options + (int_room ? 80 : 0) + t.mss;
   // A host builds each frame in one mbuf (and a BFC NIC adds its shim).
   if (14 + ip_bytes + 6 > c.mbuf_size)
     k.error("transport.mss", "transport frames of mss " + std::to_string(t.mss) + " are " +

@@ -9,13 +9,23 @@
 
 #include "lib/emulator/transport/dcqcn/dcqcn_params.h"
 #include "lib/emulator/transport/hpcc/hpcc_params.h"
+#include "lib/emulator/transport/pfabric/pfabric_params.h"
 #include "lib/emulator/transport/rdma/gbn_params.h"
 #include "lib/emulator/transport/tcp/tcp_params.h"
 #include "lib/emulator/transport/timely/timely_params.h"
 
 namespace sluice {
 
-enum class TransportKind : uint8_t { kNone, kTcp, kDctcp, kDcqcn, kHpcc, kTimely, kBfcNic };
+enum class TransportKind : uint8_t {
+  kNone,
+  kTcp,
+  kDctcp,
+  kDcqcn,
+  kHpcc,
+  kTimely,
+  kBfcNic,
+  kPfabric,
+};
 
 // "tcp", "dctcp", ... as the configuration and the tools spell them.
 const char* transport_name(TransportKind k);
@@ -26,7 +36,8 @@ struct TransportConfig {
   std::string completions_path;  // where each flow's outcome is written at the end ("": nowhere)
   uint32_t mss = 1000;           // payload bytes of a full data segment
   // The fabric's base RTT: HPCC's T, the BFC NIC's one-BDP cap, TCP's
-  // first RTT sample (TransportContext::base_rtt_ns).
+  // first RTT sample, pFabric's first window and timeout
+  // (TransportContext::base_rtt_ns).
   uint64_t base_rtt_ns = 8'000;
   uint8_t data_dscp = 0;  // DSCP of data segments
   uint8_t ack_dscp = 0;   // DSCP of ACKs, NACKs and CNPs
@@ -37,6 +48,7 @@ struct TransportConfig {
   HpccParams hpcc;
   TimelyParams timely;
   uint64_t bfc_window_bytes = 0;  // bfc-nic's cap on bytes in flight; 0: one BDP
+  PfabricParams pfabric;          // pfabric
   int line = 0;
 };
 

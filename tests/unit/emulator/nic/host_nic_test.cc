@@ -38,7 +38,8 @@ struct Out {
   uint64_t key;
   uint8_t priority = 0;
   uint32_t bytes = 101;
-  uint32_t dst = 0;  // IPv4 destination (0: not IPv4)
+  uint32_t dst = 0;   // IPv4 destination (0: not IPv4)
+  uint32_t rank = 0;  // read by a NIC that serves by rank
 };
 
 struct Sent {
@@ -59,8 +60,9 @@ class Host {
       nic.poll(now);
       while (next < waiting.size() && waiting[next].due <= now && !nic.full()) {
         const Out& o = waiting[next];
-        nic.enqueue(o.key, NicFrame{o.due, static_cast<uint32_t>(next), o.bytes, o.priority, o.dst},
-                    now);
+        nic.enqueue(
+            o.key, NicFrame{o.due, static_cast<uint32_t>(next), o.bytes, o.priority, o.dst, o.rank},
+            now);
         ++next;
       }
       HostNic::Pick p;
@@ -252,6 +254,65 @@ TEST(HostNic, DestinationsTakeTurns) {
   h.run_to(10'000);
   EXPECT_EQ(h.order(), (std::vector<uint32_t>{0, 3, 1, 4, 2, 5}));
   EXPECT_EQ(h.starts(), (std::vector<uint64_t>{0, 1000, 2000, 3000, 4000, 5000}));
+}
+
+// pFabric's hosts: the queue whose head has the smallest rank goes next,
+// decided when the wire falls free (a frame handed over meanwhile counts).
+TEST(HostNic, ByRankSmallestHeadGoesWhenTheWireIsFree) {
+  HostNicConfig c = nic_config(k1G, 4);
+  c.by_rank = true;
+  Host h(c);
+  h.add({0, 1, 0, 101, 0, 500});    // id 0
+  h.add({0, 2, 0, 101, 0, 100});    // id 1
+  h.add({0, 3, 0, 101, 0, 300});    // id 2
+  h.add({1500, 4, 0, 101, 0, 50});  // id 3, during id 2's frame
+  h.run_to(10'000);
+  EXPECT_EQ(h.order(), (std::vector<uint32_t>{1, 2, 3, 0}));
+  EXPECT_EQ(h.starts(), (std::vector<uint64_t>{0, 1000, 2000, 3000}));
+  // Without by_rank the same frames take turns.
+  Host rr(nic_config(k1G, 4));
+  for (const Out& o : h.waiting) rr.add(o);
+  rr.run_to(10'000);
+  EXPECT_EQ(rr.order(), (std::vector<uint32_t>{0, 1, 2, 3}));
+}
+
+TEST(HostNic, ByRankTiesGoToTheFrameHandedOverFirst) {
+  HostNicConfig c = nic_config(k1G, 4);
+  c.by_rank = true;
+  Host h(c);
+  h.add({0, 1, 0, 101, 0, 900});  // id 0: occupies the wire until 1000
+  h.add({300, 2, 0, 101, 0, 0});  // id 1, queue 1
+  h.add({200, 3, 0, 101, 0, 0});  // id 2, queue 2: same rank, due earlier
+  h.run_to(10'000, 100);
+  EXPECT_EQ(h.order(), (std::vector<uint32_t>{0, 2, 1}));
+  Host t(c);
+  t.add({0, 1, 0, 101, 0, 900});
+  t.add({200, 2, 0, 101, 0, 0});  // id 1, queue 1, due earlier
+  t.add({300, 3, 0, 101, 0, 0});  // id 2, queue 2
+  t.run_to(10'000, 100);
+  EXPECT_EQ(t.order(), (std::vector<uint32_t>{0, 1, 2}));
+  // Within a queue, frames keep their order whatever their ranks.
+  Host q(c);
+  q.add({0, 5, 0, 101, 0, 700});  // id 0
+  q.add({0, 5, 0, 101, 0, 10});   // id 1, behind id 0 in queue 5's
+  q.add({0, 6, 0, 101, 0, 600});  // id 2
+  q.run_to(10'000);
+  EXPECT_EQ(q.order(), (std::vector<uint32_t>{2, 0, 1}));
+}
+
+TEST(HostNic, ByRankStillHonoursPfc) {
+  HostNicConfig c = nic_config(k1G, 4);
+  c.by_rank = true;
+  Host h(c);
+  h.add({0, 1, 3, 101, 0, 1});    // id 0, class 3: ranks first but is paused
+  h.add({0, 2, 0, 101, 0, 900});  // id 1, class 0
+  const auto pause3 = pfc_frame(1u << 3, 0xFFFF);
+  const auto xon3 = pfc_frame(1u << 3, 0);
+  EXPECT_EQ(h.nic.receive(0, pause3.data(), 60), HostFrame::kPfc);
+  EXPECT_EQ(h.nic.receive(5000, xon3.data(), 60), HostFrame::kPfc);
+  h.run_to(10'000);
+  EXPECT_EQ(h.order(), (std::vector<uint32_t>{1, 0}));
+  EXPECT_EQ(h.starts(), (std::vector<uint64_t>{0, 5000}));
 }
 
 TEST(HostNic, PausedBacklogLeavesAtLineRateFromThePauseEnd) {

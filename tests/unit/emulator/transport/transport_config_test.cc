@@ -106,5 +106,80 @@ TEST(TransportConfig, Refusals) {
   EXPECT_NE(errors_of(replace(ok, "  flows: w/flows.csv\n", "")).find("flows"), std::string::npos);
 }
 
+// pFabric's hosts: their section and --check's refusals.
+constexpr const char* kPfabric = R"(clock: {mode: exact}
+transport:
+  kind: pfabric
+  flows: w/flows.csv
+  mss: 1400
+  base_rtt: 12us
+  pfabric: {init_window: 14000, rto: 40us, probe_after: 3, max_window: 28000}
+switches:
+  - name: s1
+    ports:
+      - {name: h0, role: host, rate: 10Gbps, mtu: 1460, peer_ip: 10.0.0.2, pcap: {}}
+      - {name: h1, role: host, rate: 10Gbps, mtu: 1460, peer_ip: 10.0.1.2, pcap: {}}
+)";
+
+TEST(TransportConfig, Pfabric) {
+  const ConfigResult r = load_config_string(kPfabric, kFile);
+  for (const ConfigError& e : r.errors) ADD_FAILURE() << e.to_string();
+  ASSERT_TRUE(r.ok());
+  const TransportConfig& t = r.config.transport;
+  EXPECT_EQ(t.kind, TransportKind::kPfabric);
+  EXPECT_EQ(t.pfabric.init_window_bytes, 14'000u);
+  EXPECT_EQ(t.pfabric.rto_ns, 40'000u);
+  EXPECT_EQ(t.pfabric.probe_after, 3u);
+  EXPECT_EQ(t.pfabric.max_window_bytes, 28'000u);
+  // The defaults: derived from the fabric (0), probe mode after 5.
+  std::string bare = kPfabric;
+  const size_t at = bare.find("  pfabric:");
+  bare.erase(at, bare.find('\n', at) + 1 - at);
+  const ConfigResult d = load_config_string(bare, kFile);
+  for (const ConfigError& e : d.errors) ADD_FAILURE() << e.to_string();
+  EXPECT_EQ(d.config.transport.pfabric.init_window_bytes, 0u);
+  EXPECT_EQ(d.config.transport.pfabric.rto_ns, 0u);
+  EXPECT_EQ(d.config.transport.pfabric.probe_after, 5u);
+  EXPECT_EQ(d.config.transport.pfabric.max_window_bytes, 0u);
+}
+
+TEST(TransportConfig, PfabricRefusals) {
+  auto errors_of = [](const std::string& from, const std::string& to) {
+    std::string text = kPfabric;
+    const size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+    const ConfigResult r = load_config_string(text, kFile);
+    std::string all;
+    for (const ConfigError& e : r.errors) all += e.to_string() + "\n";
+    return all;
+  };
+  EXPECT_NE(errors_of("init_window: 14000", "init_window: 500")
+                .find("transport.pfabric.init_window: a window of 500 bytes holds no segment"),
+            std::string::npos);
+  EXPECT_NE(errors_of("max_window: 28000", "max_window: 1000")
+                .find("a cap of 1000 bytes holds no segment of mss 1400"),
+            std::string::npos);
+  EXPECT_NE(errors_of("max_window: 28000", "max_window: 7000")
+                .find("the cap (7000 bytes) is below init_window (14000 bytes)"),
+            std::string::npos);
+  EXPECT_NE(errors_of("rto: 40us", "rto: 5us").find("fires before an ACK can return"),
+            std::string::npos);
+  EXPECT_NE(errors_of("probe_after: 3", "probe_after: 1001").find("probe_after"),
+            std::string::npos);
+  EXPECT_NE(errors_of("probe_after: 3", "probe_after: -1").find("probe_after"), std::string::npos);
+  EXPECT_NE(errors_of("rto: 40us", "rto: soon").find("rto"), std::string::npos);
+  EXPECT_NE(errors_of("max_window: 28000", "max_windows: 28000").find("max_windows"),
+            std::string::npos);
+  // The rank makes a data frame 4 bytes longer than another transport's: a
+  // port that holds DCTCP's 1456-byte IP packets of mss 1400 is too short.
+  EXPECT_NE(errors_of("mtu: 1460, peer_ip: 10.0.0.2", "mtu: 1456, peer_ip: 10.0.0.2")
+                .find("1460-byte IP packets, more than this port's mtu 1456"),
+            std::string::npos);
+  // Zero means derived, and is not refused.
+  EXPECT_EQ(errors_of("init_window: 14000", "init_window: 0"), "");
+  EXPECT_EQ(errors_of("rto: 40us", "rto: 0"), "");
+}
+
 }  // namespace
 }  // namespace sluice
