@@ -18,7 +18,9 @@ against what its own paper states:
 - Bad input: --check refuses a quantum below a frame and a CoDel target
   not below its interval, naming the key."""
 
+import bisect
 import os
+import random
 import statistics
 import subprocess
 
@@ -115,6 +117,66 @@ def check_codel(binary, tmp):
           f"codel: 40 MB took {codel_fct * 1e3:.2f} ms")
 
 
+def websearch_sizes(srcdir):
+    """(bytes, cumulative fraction) points of the web-search distribution."""
+    pts = []
+    with open(os.path.join(srcdir, "conf", "workloads", "websearch.cdf")) as f:
+        for line in f:
+            if line.strip() and not line.startswith("#"):
+                size, pct = line.split()
+                pts.append((float(size), float(pct) / 100))
+    return pts
+
+
+def sample(pts, u):
+    """Inverse CDF, linear between points."""
+    i = bisect.bisect_left([c for _, c in pts], u)
+    (s0, c0), (s1, c1) = pts[max(i - 1, 0)], pts[min(i, len(pts) - 1)]
+    return max(1, int(s0 if c1 == c0 else s0 + (s1 - s0) * (u - c0) / (c1 - c0)))
+
+
+def check_pfabric(binary, tmp, srcdir):
+    """pFabric ("pFabric: Minimal Near-Optimal Datacenter Transport",
+    sections 1 and 5): short flows finish in near their ideal time at
+    moderate load. Web-search flows between 8 hosts on one 10 Gb/s switch at
+    load 0.5 of every host's link, the same flows with pFabric (its
+    switches and hosts) and with DCTCP (ECN step at 65 packets)."""
+    rng = random.Random(7)
+    pts = websearch_sizes(srcdir)
+    hosts, load, n = 8, 0.5, 240
+    mean = sum((pts[i][1] - pts[i - 1][1]) * (pts[i][0] + pts[i - 1][0]) / 2
+               for i in range(1, len(pts)))
+    rate = hosts * load * RATE / 8 / mean  # flows per second
+    flows, t = [], 1e-6
+    for fid in range(1, n + 1):
+        t += rng.expovariate(rate)
+        src = rng.randrange(hosts)
+        dst = (src + 1 + rng.randrange(hosts - 1)) % hosts
+        flows.append((fid, src, dst, sample(pts, rng.random()), t))
+    span = flows[-1][4]
+    result = {}
+    for name, transport, extra in (
+            ("pfabric", {"kind": "pfabric", "base_rtt": "12us"},
+             {"queueing": {"mode": "pfabric"}}),
+            ("dctcp", {"kind": "dctcp", "base_rtt": "12us"},
+             {"ecn": {"mode": "step", "k": "65KB"}, "buffer": {"size": "4MB", "alpha": 8.0}})):
+        summary, rows = run(binary, tmp, name, hosts, "10Gbps", "2us", transport, flows,
+                            LEAD + span + 0.05, sw_extra=extra)
+        check(all(r["finished"] == "1" for r in rows), f"{name}: a flow did not finish")
+        short = [float(r["fct_seconds"]) / float(r["ideal_seconds"]) for r in rows
+                 if int(r["size"]) <= 100_000]
+        result[name] = (statistics.mean(short), sorted(short)[int(0.99 * (len(short) - 1))],
+                        len(short))
+    print("pfabric: short flows (<= 100 KB) mean / p99 slowdown: " +
+          ", ".join(f"{k} {m:.2f} / {p:.2f} ({c} flows)" for k, (m, p, c) in result.items()) +
+          f"; {n} flows over {span * 1e3:.1f} ms")
+    check(result["pfabric"][0] <= 1.5,
+          f"pfabric: short flows' mean slowdown {result['pfabric'][0]:.2f}, not near ideal")
+    check(result["pfabric"][0] < result["dctcp"][0],
+          f"pfabric: short flows' mean slowdown {result['pfabric'][0]:.2f} not below DCTCP's "
+          f"{result['dctcp'][0]:.2f}")
+
+
 def check_repeat(binary, tmp):
     flows = [(1, 0, 2, 3_000_000, 1e-6), (2, 1, 2, 3_000_000, 0.0001)]
     extra = {"queueing": {"mode": "sfq", "queues": 4,
@@ -156,6 +218,7 @@ def test(binary, srcdir):
         check_sfq_isolation(binary, tmp)
         check_fq_shares(binary, tmp)
         check_codel(binary, tmp)
+        check_pfabric(binary, tmp, srcdir)
         check_repeat(binary, tmp)
 
 

@@ -81,7 +81,8 @@ class Schemes(unittest.TestCase):
                 "sfq+pfc": {"mode": "sfq", "queues": 32},
                 "ideal-fq": {"mode": "fq", "buffer": "unlimited"},
                 "sfq-codel": {"mode": "sfq", "queues": 32,
-                              "codel": {"target": "5us", "interval": "100us"}}}
+                              "codel": {"target": "5us", "interval": "100us"}},
+                "pfabric": {"mode": "pfabric", "buffer": "36KB"}}
         for scheme in self.exp.SCHEMES:
             conf = self.exp.apply_scheme(self.conf, scheme, self.args())
             for sw in conf["switches"]:

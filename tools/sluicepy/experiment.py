@@ -127,6 +127,10 @@ SCHEMES = {
     "ideal-fq": {"ecn": None, "pfc": None, "bfc": None, "nic": "plain", "queueing": "ideal-fq"},
     "sfq-codel": {"ecn": None, "pfc": None, "bfc": None, "nic": "plain",
                   "queueing": "sfq-codel"},
+    # pFabric's switches (docs/traffic-manager.md, "pFabric's port"): one
+    # priority queue per port in a buffer of --pfabric-buffer; its hosts
+    # are --transport pfabric (docs/transports.md, "pFabric").
+    "pfabric": {"ecn": None, "pfc": None, "bfc": None, "nic": "plain", "queueing": "pfabric"},
 }
 # Sections that every scheme turns on or off: a section already in the
 # configuration (its keys) is kept, the scheme sets enabled and its own keys,
@@ -178,6 +182,9 @@ def parse_args(argv):
     p.add_argument("--codel-interval", default="100us",
                    help="sfq-codel's CoDel interval (default 100us: about a datacenter's "
                         "longest RTT, where the RFC's 100ms is the Internet's)")
+    p.add_argument("--pfabric-buffer", default="36KB",
+                   help="the pfabric scheme's buffer per port (default 36KB: 24 frames of 1500 "
+                        "bytes, as the DIBS paper's comparison sets it, section 5.8)")
     p.add_argument("--pfc-xoff", default="50KB",
                    help="PFC XOFF threshold for the pfc schemes (pfc, ecn+pfc, bfc+pfc, "
                         "floodgate+pfc, tcd+pfc), per ingress port; see docs/testbed.md")
@@ -358,6 +365,8 @@ def queueing_section(kind, args):
     """A switch's queueing: section for a scheme's queueing by flow."""
     if kind == "ideal-fq":
         return {"mode": "fq", "buffer": "unlimited"}
+    if kind == "pfabric":
+        return {"mode": "pfabric", "buffer": args.pfabric_buffer}
     section = {"mode": "sfq", "queues": int(args.sfq_queues)}
     if kind == "sfq-codel":
         section["codel"] = {"target": args.codel_target, "interval": args.codel_interval}
