@@ -87,8 +87,6 @@ template <class Queues>
 void Worker::admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now,
                         bool held) {
   if (out.plan.queue_choice != kClassQueues) {
-    if (out.plan.queue_choice == kFlowQueues)
-      return admit_chosen<FlowQueuesChoice>(out, m, meta, now, held);
     bool done = false;
     each_module([&](auto& mod) {
       using M = std::decay_t<decltype(mod)>;
@@ -99,8 +97,17 @@ void Worker::admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uin
         }
     });
     if (done) return;
+    // After the modules': a BFC port pays no extra test.
+    if (out.plan.queue_choice == kFlowQueues) return admit_by_flow(out, m, meta, now, held);
   }
   admit_chosen<Queues>(out, m, meta, now, held);
+}
+
+// Out of line, so that admit_with stays small enough to inline where ports
+// queue by class.
+void Worker::admit_by_flow(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now,
+                           bool held) {
+  admit_chosen<FlowQueuesChoice>(out, m, meta, now, held);
 }
 
 // Steps 2 to 4; Queues is the queue choice. held: the packet's bytes are

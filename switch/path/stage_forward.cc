@@ -83,8 +83,11 @@ void Worker::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint6
   if (sw.ingress_meta) {
     MbufExtra* x = mbuf_extra(m);
     x->ingress = in.index;  // modules account by ingress (PFC, BFC, Floodgate)
-    x->bfc.flow_hash = h;   // Floodgate's fields below share these bytes
-    if (sw.flow_queues) x->flow.hi = static_cast<uint32_t>(salted >> 32);
+    // The whole hash, for a port that queues by flow (a store costs less
+    // than asking); BFC's entry and Floodgate's fields, written later,
+    // share these bytes.
+    x->flow.lo = h;
+    x->flow.hi = static_cast<uint32_t>(salted >> 32);
     // Only a BFC peer's shim (a switch's, or a BFC NIC's) names an upstream queue.
     x->upstream_queue =
         pp.has_shim && in.reads_upstream_queue

@@ -140,7 +140,6 @@ struct SwitchRuntime {
   std::vector<uint8_t> shard_of_slot;
   bool flow_hash = false;       // forward computes the 5-tuple hash even without ECMP
   bool ingress_meta = false;    // forward keeps the ingress port (and hash) with the packet
-  bool flow_queues = false;     // a port queues by flow: forward keeps the whole 64-bit hash
   std::array<void*, kMaxModules> module{};  // each module's state for this switch
 };
 

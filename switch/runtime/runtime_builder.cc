@@ -509,7 +509,7 @@ void create_traffic_managers(Runtime& rt) {
     ec.mtu_bytes = p->cfg->mtu;
     if (ec.queueing.kind != QueueingKind::kClass) {
       SwitchRuntime& sw = rt.switches[p->switch_index];
-      sw.flow_hash = sw.ingress_meta = sw.flow_queues = true;
+      sw.flow_hash = sw.ingress_meta = true;  // forward keeps the 64-bit flow hash
     }
     SharedBuffer* buf = rt.workers[p->owner_slot]->buffers[p->switch_index].get();
     p->tm = std::make_unique<EgressPort>(ec, buf);

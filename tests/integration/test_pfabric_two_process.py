@@ -14,9 +14,9 @@ frame in twenty, flow 2 (rank 100), which alone needs a twentieth of what
 arrives. Checked in what h2 receives and in the summaries:
 
 - every frame of flow 2 arrives (admission always finds a larger rank to
-  drop), in order, and its last one ahead of the flow-1 frames that fill
-  the buffer when it arrives (service by rank jumps the queue; in arrival
-  order only the nine frames sent after it could follow it);
+  drop), in order, and ahead of flow-1 frames sent before it that were
+  still queued (service by rank jumps the queue; in arrival order no frame
+  would);
 - only flow 1 loses frames, as many as the downstream counts as
   priority_drop, and what arrives of flow 1 arrives in order;
 - the ranks arrive as sent.
@@ -126,18 +126,26 @@ def test(binary, srcdir):
         drops = harness.find_port(down.summary(), "b", "h2")["drops"]
         check(lost > 0, "nothing was dropped: the queue never stood")
         check_eq(drops.get("priority_drop", 0), lost, "priority_drop against frames lost")
-        # Jumping the queue: flow 2's last frame (sent tenth from the end)
-        # leaves as soon as it arrives, ahead of the flow-1 frames filling
-        # the buffer then (about a buffer's worth); in arrival order at most
-        # the nine sent after it would follow it.
-        # With the buffer full (13 frames), 12 follow it.
-        last2 = max(i for i, g in enumerate(got) if g[0] == 2)
-        after = len(got) - 1 - last2
-        check(after > 9, f"{after} flow-1 frames after flow 2's last: no more than arrival "
-                         "order gives (9), so it did not jump the queue")
+        # Jumping the queue: a flow-2 frame leaves ahead of the flow-1
+        # frames sent before it and still queued when it arrived. In arrival
+        # order none would; count the pairs (flow-1 frame sent earlier,
+        # delivered later).
+        sent_at = {}
+        seqs = {1: 0, 2: 0}
+        for i in range(FRAMES):
+            flow = 2 if i % 20 == 10 else 1
+            sent_at[(flow, seqs[flow])] = i
+            seqs[flow] += 1
+        jumped = 0
+        for i, (f, s, _) in enumerate(got):
+            if f == 2:
+                jumped += sum(1 for g in got[i + 1:]
+                              if g[0] == 1 and sent_at[(1, g[1])] < sent_at[(2, s)])
+        check(jumped >= sent2, f"flow 2's frames went ahead of only {jumped} flow-1 frames sent "
+                               "before them (arrival order: none)")
         print(f"{len(got)} of {FRAMES} frames reached h2 across two processes; flow 2 all "
-              f"{sent2} in order, {after} flow-1 frames after its last; {lost} flow-1 frames "
-              "dropped as priority_drop")
+              f"{sent2} in order, ahead of {jumped} flow-1 frames sent before them; {lost} "
+              "flow-1 frames dropped as priority_drop")
 
 
 if __name__ == "__main__":
