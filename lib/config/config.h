@@ -66,9 +66,9 @@ struct FlowQueueingConfig {
   bool codel = false;             // CoDel in each queue (RFC 8289)
   uint64_t codel_target_ns = 5'000'000;
   uint64_t codel_interval_ns = 100'000'000;
-  bool codel_ecn = false;  // mark ECN-capable packets instead of dropping them
+  bool codel_ecn = false;                  // mark ECN-capable packets instead of dropping them
   uint64_t pfabric_buffer_bytes = 36'000;  // pFabric: the port's own small buffer (24 x 1500 B)
-  int line = 0;            // where it was given (0: not given)
+  int line = 0;                            // where it was given (0: not given)
 };
 
 struct BufferConfig {

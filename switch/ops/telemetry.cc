@@ -44,8 +44,7 @@ int cmd_port(const char*, const char* params, rte_tel_data* d) {
     add_port_counters(d, p->index);
     const PortTotals t = g_rt->port_totals(p->index);
     for (unsigned r = 0; r < kDropReasonCount; ++r) {
-      const std::string key =
-          "drop_" + std::string(drop_reason_name(static_cast<DropReason>(r)));
+      const std::string key = "drop_" + std::string(drop_reason_name(static_cast<DropReason>(r)));
       rte_tel_data_add_dict_u64(d, key.c_str(), t.drops[r]);
     }
     for (uint16_t q = 0; q < p->tm->num_queues(); ++q) {

@@ -52,9 +52,11 @@ constexpr uint16_t kTmAuxGenerated = 0x8000;
 
 struct MbufExtra {
   uint64_t due_ns;  // internal link: when the last bit reaches the far end
-  // BFC, Floodgate and queueing by flow never run on one switch
-  // (config_validate), so they share these bytes: the registered field must leave room for the PMDs'
-  // own dynamic fields (net_pcap's timestamp), 24 bytes in all.
+  // Forward writes the 64-bit flow hash here (flow); BFC's entry (at
+  // admission) and Floodgate's fields (in its forward step) overwrite it
+  // later. BFC, Floodgate and queueing by flow never run on one switch
+  // (config_validate). The registered field must leave room for the PMDs'
+  // own dynamic fields (net_pcap's timestamp): 24 bytes in all.
   union {
     struct {
       uint32_t flow_hash;  // the 5-tuple hash (set at ingress)

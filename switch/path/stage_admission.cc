@@ -68,11 +68,13 @@ struct Worker::FlowQueuesChoice {
     if (!out.tm->ranked()) return out.tm->enqueue_flow(now, flow, tp, meta.ecn_capable);
     const uint32_t l3 = data_l3_offset(out);
     uint32_t rank = kSltNoRank;
-    if (m->data_len > l3) slt_rank(rte_pktmbuf_mtod(m, const uint8_t*) + l3, m->data_len - l3, &rank);
+    if (m->data_len > l3)
+      slt_rank(rte_pktmbuf_mtod(m, const uint8_t*) + l3, m->data_len - l3, &rank);
     TmPacket evicted[kMaxEvicted];
     unsigned n = 0;
     const EnqueueResult r = out.tm->enqueue_ranked(now, flow, rank, tp, evicted, kMaxEvicted, &n);
-    for (unsigned i = 0; i < n; ++i) w.dequeue_dropped(out, evicted[i], DropReason::kPriorityDrop, now);
+    for (unsigned i = 0; i < n; ++i)
+      w.dequeue_dropped(out, evicted[i], DropReason::kPriorityDrop, now);
     return r;
   }
   // Packets one arrival may evict from a pFabric buffer (then it is refused
