@@ -34,6 +34,7 @@ EgressPort::EgressPort(const EgressPortConfig& cfg, SharedBuffer* buffer)
   } else if (by_flow) {
     flowq_ = std::make_unique<FlowQueues>(cfg.queueing, cfg.mtu_bytes + 14);
     unlimited_buffer_ = cfg.queueing.unlimited_buffer;
+    dequeue_dropped_ = std::make_unique<TmPacket[]>(kMaxDequeueDropped);
   }
   by_flow_ = by_flow;
 }
@@ -87,8 +88,8 @@ unsigned EgressPort::dequeue_flows(uint64_t now_ns, TmPacket* out, unsigned n, u
   int64_t budget = start;
   if (pfabric_) return dequeue_ranked(now_ns, out, n, max, shaped, start);
   const FlowQueues::Popped r =
-      flowq_->pop(now_ns, out + n, max - n, &budget, shaper_.overhead_bytes(), dequeue_dropped_,
-                  kMaxDequeueDropped);
+      flowq_->pop(now_ns, out + n, max - n, &budget, shaper_.overhead_bytes(),
+                  dequeue_dropped_.get(), kMaxDequeueDropped);
   if (shaped) shaper_.spend_wire(static_cast<uint64_t>(start - budget));
   if (!unlimited_buffer_) buffer_->release(r.bytes + r.dropped_bytes);
   ResidenceBatch residence(now_ns);

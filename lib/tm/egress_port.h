@@ -109,7 +109,7 @@ class EgressPort {
   // dropped as they left (the caller frees them), and which of the packets
   // returned CoDel marked (bit i: out[i] is to be marked CE).
   unsigned dequeue_dropped(const TmPacket** out) const {
-    *out = dequeue_dropped_;
+    *out = dequeue_dropped_.get();
     return dequeue_dropped_count_;
   }
   uint64_t dequeue_marks() const { return dequeue_marks_; }
@@ -463,19 +463,20 @@ class EgressPort {
   LatencyHistogram residence_;
   RelaxedCounter shaper_lost_ns_;
   bool backlogged_ = false;  // frames were left queued by the last dequeue_burst
-  // Queueing by flow: the queues, and what the last dequeue_burst dropped
-  // and marked. Class ports keep a null pointer and never look further.
+  bool by_flow_ = false;     // the port queues by flow: flowq_ or pfabric_
+  uint64_t next_expiry_ns_ = UINT64_MAX;
+  uint64_t port_pause_until_ns_ = 0;
+  uint64_t pause_until_ns_[kMaxQueues] = {};
+  // Queueing by flow, after everything a class port reads (which keeps its
+  // lines): the queues, and what the last dequeue_burst dropped (an array
+  // only such a port allocates) and marked.
   std::unique_ptr<FlowQueues> flowq_;
   std::unique_ptr<PfabricQueue> pfabric_;
-  bool by_flow_ = false;  // flowq_ or pfabric_
   bool unlimited_buffer_ = false;
   static constexpr unsigned kMaxDequeueDropped = 64;
   unsigned dequeue_dropped_count_ = 0;
   uint64_t dequeue_marks_ = 0;
-  TmPacket dequeue_dropped_[kMaxDequeueDropped];
-  uint64_t next_expiry_ns_ = UINT64_MAX;
-  uint64_t port_pause_until_ns_ = 0;
-  uint64_t pause_until_ns_[kMaxQueues] = {};
+  std::unique_ptr<TmPacket[]> dequeue_dropped_;
 };
 
 }  // namespace sluice
