@@ -12,6 +12,8 @@
 // The queue itself is the caller's: dequeue() takes a callback that pops
 // the queue's head (or says it is empty) and a callback that disposes of a
 // dropped packet, so the same state serves any FIFO. Time is an argument.
+// A caller that cannot take a drop now (its list of dropped packets is
+// full) says so, and the packet is sent instead, the drop still due.
 
 #include <cmath>
 #include <cstdint>
@@ -47,7 +49,9 @@ class CodelState {
   // Dequeues one packet of the queue at now_ns, dropping as the control
   // law says. pop(CodelPacket*) takes the head (false: the queue is empty)
   // and bytes_left() gives the queue's bytes after it; drop() disposes of
-  // the packet pop() just took. Returns kNone when the queue ran empty.
+  // the packet pop() just took, or returns false when it cannot, and then
+  // that packet is sent and the state stays as it was (the drop is still
+  // due at the next dequeue). Returns kNone when the queue ran empty.
   template <class Pop, class BytesLeft, class Drop>
   CodelVerdict dequeue(uint64_t now_ns, const CodelParams& p, Pop&& pop, BytesLeft&& bytes_left,
                        Drop&& drop) {
@@ -64,14 +68,15 @@ class CodelState {
         // Drop (or mark) at the control law's times until the next drop is
         // in the future or the sojourn time falls below target.
         while (now_ns >= drop_next_ns_ && dropping_) {
+          const bool mark = p.ecn && pkt.ecn_capable;
+          if (!mark && !drop()) return CodelVerdict::kSend;
           ++count_;
-          if (p.ecn && pkt.ecn_capable) {
+          if (mark) {
             ++marks_;
             drop_next_ns_ = control_law(drop_next_ns_, p.interval_ns, count_);
             return CodelVerdict::kSendMarked;
           }
           ++drops_;
-          drop();
           if (!do_dequeue(now_ns, p, pop, bytes_left, &pkt, &ok_to_drop)) {
             dropping_ = false;
             return CodelVerdict::kNone;
@@ -92,8 +97,8 @@ class CodelState {
       ++marks_;
       verdict = CodelVerdict::kSendMarked;
     } else {
+      if (!drop()) return CodelVerdict::kSend;  // enters at the next dequeue instead
       ++drops_;
-      drop();
       if (!do_dequeue(now_ns, p, pop, bytes_left, &pkt, &ok_to_drop)) verdict = CodelVerdict::kNone;
     }
     dropping_ = true;

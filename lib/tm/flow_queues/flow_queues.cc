@@ -85,7 +85,6 @@ void FlowQueues::push(uint64_t now_ns, uint64_t flow, const TmPacket& pkt, bool 
   }
   qu.tail = n;
   qu.flow = flow;
-  ++qu.packets;
   qu.bytes += pkt.bytes;
   bytes_.add(pkt.bytes);
   packets_.add(1);
@@ -136,7 +135,6 @@ FlowQueues::Popped FlowQueues::pop(uint64_t now_ns, TmPacket* out, unsigned max,
       const Node& node = nodes_[taken];
       qu.head = node.next;
       if (qu.head == kNone) qu.tail = kNone;
-      --qu.packets;
       qu.bytes -= node.pkt.bytes;
       bytes_.sub(node.pkt.bytes);
       packets_.sub(1);
@@ -151,21 +149,19 @@ FlowQueues::Popped FlowQueues::pop(uint64_t now_ns, TmPacket* out, unsigned max,
     bool sent_one = true, marked = false;
     if (codel_on_) {
       auto bytes_left = [&] { return qu.bytes; };
+      // A full drop list refuses: CoDel sends the packet instead and
+      // drops at the next call (max_dropped is a burst; rarely reached).
       auto drop = [&] {
+        if (r.dropped == max_dropped) return false;
         const TmPacket& p = nodes_[taken].pkt;
-        if (r.dropped < max_dropped) {
-          dropped[r.dropped++] = p;
-          r.dropped_bytes += p.bytes;
-          codel_drops_.add(1);
-        }
+        dropped[r.dropped++] = p;
+        r.dropped_bytes += p.bytes;
+        codel_drops_.add(1);
         give_back(taken);
         taken = kNone;
+        return true;
       };
-      // A full drop list ends CoDel's dropping for this call: what it would
-      // drop is sent instead (max_dropped is a burst; rarely reached).
-      const CodelVerdict v = r.dropped < max_dropped
-                                 ? qu.codel.dequeue(now_ns, codel_, take, bytes_left, drop)
-                                 : (take(&scratch_) ? CodelVerdict::kSend : CodelVerdict::kNone);
+      const CodelVerdict v = qu.codel.dequeue(now_ns, codel_, take, bytes_left, drop);
       sent_one = v != CodelVerdict::kNone;
       marked = v == CodelVerdict::kSendMarked;
       if (marked) codel_marks_.add(1);
@@ -189,7 +185,6 @@ FlowQueues::Popped FlowQueues::pop(uint64_t now_ns, TmPacket* out, unsigned max,
 void FlowQueues::reset() {
   for (auto& q : queues_) {
     q.head = q.tail = q.next_active = kNone;
-    q.packets = 0;
     q.bytes = 0;
     q.deficit = 0;
     q.credited = false;

@@ -114,7 +114,6 @@ class FlowQueues {
   struct Queue {
     uint32_t head = kNone, tail = kNone;
     uint32_t next_active = kNone;  // the round, as a singly linked list
-    uint32_t packets = 0;
     uint64_t bytes = 0;
     int64_t deficit = 0;
     bool credited = false;  // this visit's quantum was added

@@ -33,7 +33,10 @@ struct Fifo {
       return true;
     };
     auto left = [&] { return uint64_t{bytes} * q.size(); };
-    auto drop = [&] { drops.push_back(now); };
+    auto drop = [&] {
+      drops.push_back(now);
+      return true;
+    };
     return c.dequeue(t, p, pop, left, drop);
   }
 };

@@ -169,6 +169,31 @@ TEST(FlowQueues, CodelInEachQueueDropsOnlyTheStandingOne) {
   EXPECT_EQ(sent2, 20u);
 }
 
+TEST(FlowQueues, CodelDropsBeyondTheDropListAreSentNotLost) {
+  // A deep standing queue served rarely: the control law then wants several
+  // drops per dequeue, more than a one-slot drop list holds. Every packet
+  // must still be sent, handed back as dropped, or queued.
+  FlowQueueingConfig c = sfq(1);
+  c.codel = true;
+  c.codel_target_ns = 1 * kMs;
+  c.codel_interval_ns = 10 * kMs;
+  FlowQueues q(c, 1500);
+  for (int i = 0; i < 400; ++i) q.push(0, 1, packet(1500, i + 1), false);
+  TmPacket out[1], dropped[1];
+  uint64_t sent = 0, returned = 0;
+  for (uint64_t t = 5; t < 400; t += 10) {
+    int64_t budget = INT64_MAX / 2;
+    const FlowQueues::Popped r = q.pop(t * kMs, out, 1, &budget, 24, dropped, 1);
+    sent += r.sent;
+    returned += r.dropped;
+    ASSERT_LE(r.dropped, 1u);
+    ASSERT_EQ(sent + returned + q.packets(), 400u) << "at " << t << " ms";
+    ASSERT_EQ(q.bytes(), q.packets() * 1500);
+  }
+  EXPECT_GT(returned, 0u);
+  EXPECT_EQ(q.codel_drops(), returned);
+}
+
 EgressPortConfig flow_port(const FlowQueueingConfig& q) {
   EgressPortConfig cfg;
   cfg.queueing = q;
