@@ -68,7 +68,6 @@ struct FlowQueueingConfig {
   uint64_t codel_interval_ns = 100'000'000;
   bool codel_ecn = false;                  // mark ECN-capable packets instead of dropping them
   uint64_t pfabric_buffer_bytes = 36'000;  // pFabric: the port's own small buffer (24 x 1500 B)
-  int line = 0;                            // where it was given (0: not given)
 };
 
 struct BufferConfig {

@@ -195,7 +195,6 @@ class Loader {
 
   // How a port's data queues are kept (a switch's default, or a port's own).
   void load_queueing(const Field& q, FlowQueueingConfig* out) {
-    out->line = YamlReader::line_of(q.node);
     if (!r_.expect_map(q, {"mode", "queues", "quantum", "buffer", "codel"})) return;
     if (auto f = r_.field(q, "mode", Need::kRequired)) {
       set(r_.choice<QueueingKind>(*f, {{"class", QueueingKind::kClass},
