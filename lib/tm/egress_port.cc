@@ -86,23 +86,39 @@ unsigned EgressPort::dequeue_flows(uint64_t now_ns, TmPacket* out, unsigned n, u
   const bool shaped = !shaper_.unlimited();
   const int64_t start = shaped ? shaper_.wire_budget() : INT64_MAX / 2;
   int64_t budget = start;
-  if (pfabric_) return dequeue_ranked(now_ns, out, n, max, shaped, start);
-  const FlowQueues::Popped r =
-      flowq_->pop(now_ns, out + n, max - n, &budget, shaper_.overhead_bytes(),
-                  dequeue_dropped_.get(), kMaxDequeueDropped);
-  if (shaped) shaper_.spend_wire(static_cast<uint64_t>(start - budget));
-  if (!unlimited_buffer_) buffer_->release(r.bytes + r.dropped_bytes);
-  ResidenceBatch residence(now_ns);
-  for (unsigned i = 0; i < r.sent; ++i) residence.add(residence_, out[n + i].enqueue_ns, i);
-  residence.publish(residence_, r.sent);
+  TmPacket* const first = out + n;
   QueueStats& st = queues_[0].stats;
-  st.dequeued_packets.add(r.sent);
-  st.dequeued_bytes.add(r.bytes);
-  if (r.dropped != 0) st.drops[static_cast<unsigned>(DropReason::kCodel)].add(r.dropped);
-  dequeue_dropped_count_ = r.dropped;
-  dequeue_marks_ = r.marks << n;
-  if (flowq_->empty()) sched_.set_empty(0);
-  return n + r.sent;
+  unsigned sent = 0;
+  uint64_t bytes = 0;
+  bool empty;
+  if (pfabric_) {
+    // pFabric's own buffer (nothing charged to the shared one), no CoDel.
+    const uint64_t overhead = shaper_.overhead_bytes();
+    while (n + sent < max && budget >= 0 && pfabric_->dequeue(&first[sent])) {
+      budget -= static_cast<int64_t>(TokenBucketShaper::wire_bytes(first[sent].bytes, overhead));
+      bytes += first[sent++].bytes;
+    }
+    empty = pfabric_->packets() == 0;
+  } else {
+    const FlowQueues::Popped r =
+        flowq_->pop(now_ns, first, max - n, &budget, shaper_.overhead_bytes(),
+                    dequeue_dropped_.get(), kMaxDequeueDropped);
+    sent = r.sent;
+    bytes = r.bytes;
+    if (!unlimited_buffer_) buffer_->release(r.bytes + r.dropped_bytes);
+    if (r.dropped != 0) st.drops[static_cast<unsigned>(DropReason::kCodel)].add(r.dropped);
+    dequeue_dropped_count_ = r.dropped;
+    dequeue_marks_ = r.marks << n;
+    empty = flowq_->empty();
+  }
+  if (shaped) shaper_.spend_wire(static_cast<uint64_t>(start - budget));
+  ResidenceBatch residence(now_ns);
+  for (unsigned i = 0; i < sent; ++i) residence.add(residence_, first[i].enqueue_ns, i);
+  residence.publish(residence_, sent);
+  st.dequeued_packets.add(sent);
+  st.dequeued_bytes.add(bytes);
+  if (empty) sched_.set_empty(0);
+  return n + sent;
 }
 
 EnqueueResult EgressPort::refuse(uint16_t queue, uint32_t bytes) {
@@ -145,31 +161,6 @@ uint64_t EgressPort::next_event_ns(uint64_t now_ns) const {
     if (t == UINT64_MAX) return t;
   }
   return std::max(t, shaper_.next_ready_ns());
-}
-
-// pFabric's port: its own buffer (nothing charged to the shared one), no
-// CoDel, one packet per scan.
-unsigned EgressPort::dequeue_ranked(uint64_t now_ns, TmPacket* out, unsigned n, unsigned max,
-                                    bool shaped, int64_t budget) {
-  const int64_t start = budget;
-  const uint64_t overhead = shaper_.overhead_bytes();
-  ResidenceBatch residence(now_ns);
-  uint64_t bytes = 0;
-  unsigned sent = 0;
-  while (n + sent < max && budget >= 0 && pfabric_->dequeue(&out[n + sent])) {
-    const TmPacket& p = out[n + sent];
-    budget -= static_cast<int64_t>(TokenBucketShaper::wire_bytes(p.bytes, overhead));
-    residence.add(residence_, p.enqueue_ns, sent);
-    bytes += p.bytes;
-    ++sent;
-  }
-  if (shaped) shaper_.spend_wire(static_cast<uint64_t>(start - budget));
-  residence.publish(residence_, sent);
-  QueueStats& st = queues_[0].stats;
-  st.dequeued_packets.add(sent);
-  st.dequeued_bytes.add(bytes);
-  if (pfabric_->packets() == 0) sched_.set_empty(0);
-  return n + sent;
 }
 
 uint64_t EgressPort::queued_packets() const {

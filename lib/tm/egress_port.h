@@ -268,11 +268,9 @@ class EgressPort {
     return n + static_cast<unsigned>(total);
   }
 
-  // dequeue_data for a port that queues by flow (out of line: ports that
-  // queue by class never call it).
+  // dequeue_data for a port that queues by flow, SFQ, FQ or pFabric (out of
+  // line: ports that queue by class never call it).
   unsigned dequeue_flows(uint64_t now_ns, TmPacket* out, unsigned n, unsigned max);
-  unsigned dequeue_ranked(uint64_t now_ns, TmPacket* out, unsigned n, unsigned max, bool shaped,
-                          int64_t budget);
 
   // What dequeue_data keeps in registers across the packets of a burst.
   struct Run {
