@@ -106,6 +106,22 @@ def wait_for(path, proc, timeout):
     raise harness.TestFailure(f"{path} not created within {timeout} s\n" + proc.logs())
 
 
+def run_pair(up, down, sock, duration, during=None):
+    """Runs two sluice processes joined by net_memif: the upstream (memif
+    server) first, the downstream (client) once the server's socket exists
+    (the client's start fails before), during() while both run; waits for
+    both and checks that each exited cleanly."""
+    with up:
+        wait_for(sock, up, timeout=15)
+        with down:
+            if during is not None:
+                during()
+            down.wait(timeout=duration + 30)
+            up.wait(timeout=duration + 30)
+    up.expect_clean_exit()
+    down.expect_clean_exit()
+
+
 def paused_rows(trace):
     """Queue-trace rows of a/b's data queues held paused with packets in them."""
     with open(trace, newline="") as f:
@@ -185,15 +201,7 @@ def test(binary, srcdir):
                                        "--queue-trace-interval", "0.0001"])
         down = harness.Sluice(binary, tmp, downstream_config(tmp, sock), "bfc2p-down",
                               duration=DURATION, lcores="0@0,1@1,2@1", metrics=False)
-        with up:
-            # The client's start fails if the server's socket is not there yet.
-            wait_for(sock, up, timeout=15)
-            with down:
-                check_metrics(up.metrics_text())
-                down.wait(timeout=DURATION + 30)
-                up.wait(timeout=DURATION + 30)
-        up.expect_clean_exit()
-        down.expect_clean_exit()
+        run_pair(up, down, sock, DURATION, during=lambda: check_metrics(up.metrics_text()))
         check_summaries(up.summary(), down.summary(), paused_rows(trace))
 
 if __name__ == "__main__":

@@ -117,15 +117,12 @@ def test(binary, srcdir):
                             duration=two.DURATION, lcores="0@0,1@1")
         down = harness.Sluice(binary, tmp, downstream_config(tmp, sock), "fg2p-down",
                               duration=two.DURATION, lcores="0@0,1@1,2@1", metrics=False)
-        with up:
-            two.wait_for(sock, up, timeout=15)
-            with down:
-                check_metrics(up.metrics_text())
-                check_telemetry(up)
-                down.wait(timeout=two.DURATION + 30)
-                up.wait(timeout=two.DURATION + 30)
-        up.expect_clean_exit()
-        down.expect_clean_exit()
+
+        def during():
+            check_metrics(up.metrics_text())
+            check_telemetry(up)
+
+        two.run_pair(up, down, sock, two.DURATION, during)
         check_summaries(up.summary(), down.summary())
 
 

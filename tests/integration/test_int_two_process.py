@@ -139,13 +139,7 @@ def test(binary, srcdir):
                             duration=DURATION, lcores="0@0,1@1")
         down = harness.Sluice(binary, tmp, downstream_config(tmp, sock), "int2p-down",
                               duration=DURATION, lcores="0@0,1@1", metrics=False)
-        with up:
-            two.wait_for(sock, up, timeout=15)
-            with down:
-                down.wait(timeout=DURATION + 30)
-                up.wait(timeout=DURATION + 30)
-        up.expect_clean_exit()
-        down.expect_clean_exit()
+        two.run_pair(up, down, sock, DURATION)
         ups, downs = up.summary(), down.summary()
         a_b = harness.find_port(ups, "a", "b")
         b_h2 = harness.find_port(downs, "b", "h2")

@@ -107,13 +107,7 @@ def test(binary, srcdir):
                             duration=DURATION, lcores="0@0,1@1")
         down = harness.Sluice(binary, tmp, downstream_config(tmp, sock), "pfabric2p-down",
                               duration=DURATION, lcores="0@0,1@1", metrics=False)
-        with up:
-            two.wait_for(sock, up, timeout=15)
-            with down:
-                down.wait(timeout=DURATION + 30)
-                up.wait(timeout=DURATION + 30)
-        up.expect_clean_exit()
-        down.expect_clean_exit()
+        two.run_pair(up, down, sock, DURATION)
         got = received(os.path.join(tmp, "h2.pcap"))
         sent2 = sum(1 for i in range(FRAMES) if i % 20 == 10)
         flow2 = [g for g in got if g[0] == 2]
