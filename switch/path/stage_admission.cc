@@ -70,16 +70,14 @@ struct Worker::FlowQueuesChoice {
     uint32_t rank = kSltNoRank;
     if (m->data_len > l3)
       slt_rank(rte_pktmbuf_mtod(m, const uint8_t*) + l3, m->data_len - l3, &rank);
-    TmPacket evicted[kMaxEvicted];
+    TmPacket* const evicted = w.evicted_;
     unsigned n = 0;
     const EnqueueResult r = out.tm->enqueue_ranked(now, flow, rank, tp, evicted, kMaxEvicted, &n);
     for (unsigned i = 0; i < n; ++i)
       w.dequeue_dropped(out, evicted[i], DropReason::kPriorityDrop, now);
     return r;
   }
-  // Packets one arrival may evict from a pFabric buffer (then it is refused
-  // itself): a jumbo frame displacing minimum frames.
-  static constexpr unsigned kMaxEvicted = 160;
+  static constexpr unsigned kMaxEvicted = Worker::kMaxEvicted;
   void on_enqueued(Worker&, PortRuntime&, uint16_t, uint32_t, uint64_t) {}
 };
 
