@@ -109,7 +109,7 @@ struct PortConfig {
   std::optional<uint32_t> peer_ipv4;  // asked for by ARP when peer_mac is unknown
   std::optional<Ipv4Prefix> ipv4;     // the port's own address and connected subnet
   uint64_t hop_rtt_ns = 10'000;       // one-hop RTT to the peer
-  bool pfc = true;                    // takes part in the switch's PFC/PAUSE when on
+  PortPfcConfig pfc;                  // takes part in the switch's PFC/PAUSE unless off
   NicConfig nic;                      // capture-file ports: the emulated host NIC
   std::optional<FlowQueueingConfig> queueing;  // default: the switch's
   int line = 0;                                // where it was declared (for messages)

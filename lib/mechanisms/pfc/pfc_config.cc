@@ -15,7 +15,9 @@ namespace {
 // PFC / PAUSE generation; xoff is a size, or "dynamic" (alpha x free buffer).
 void parse_pfc(YamlReader& r, const Field& e, SwitchConfig* sw) {
   PfcConfig* out = &sw->pfc;
-  if (!r.expect_map(e, {"mode", "xoff", "alpha", "hysteresis", "quanta", "priorities"})) return;
+  if (!r.expect_map(e, {"mode", "xoff", "alpha", "hysteresis", "reserve", "headroom", "quanta",
+                        "priorities"}))
+    return;
   if (auto f = r.field(e, "mode", Need::kRequired)) {
     set(r.choice<PfcGenerationMode>(*f, {{"off", PfcGenerationMode::kOff},
                                          {"pfc", PfcGenerationMode::kPfc},
@@ -37,6 +39,10 @@ void parse_pfc(YamlReader& r, const Field& e, SwitchConfig* sw) {
   }
   if (auto f = r.field(e, "hysteresis", Need::kOptional))
     set(r.size(*f, 0, UINT64_MAX), &out->hysteresis_bytes);
+  if (auto f = r.field(e, "reserve", Need::kOptional))
+    set(r.size(*f, 0, UINT64_MAX), &out->reserve_bytes);
+  if (auto f = r.field(e, "headroom", Need::kOptional))
+    set(r.size(*f, 0, UINT64_MAX), &out->headroom_bytes);
   if (auto f = r.field(e, "quanta", Need::kOptional)) set(r.integer(*f, 1, 65535), &out->quanta);
   if (auto f = r.field(e, "priorities", Need::kOptional)) {
     if (auto items = r.list(*f)) {
@@ -48,9 +54,31 @@ void parse_pfc(YamlReader& r, const Field& e, SwitchConfig* sw) {
   }
 }
 
-// A port takes part in its switch's PFC / PAUSE unless it says pfc: false.
+// A port takes part in its switch's PFC / PAUSE unless it says pfc: false;
+// a map gives it its own thresholds (and keeps it in).
 void parse_port_pfc(YamlReader& r, const Field& f, PortConfig* port) {
-  set(r.boolean(f), &port->pfc);
+  PortPfcConfig* out = &port->pfc;
+  if (!f.node.IsMap()) {
+    set(r.boolean(f), &out->enabled);
+    return;
+  }
+  if (!r.expect_map(f, {"xoff", "alpha", "hysteresis", "reserve", "headroom"})) return;
+  if (auto x = r.field(f, "xoff", Need::kOptional)) {
+    if (x->node.IsScalar() && x->node.Scalar() == "dynamic") {
+      out->dynamic = true;
+    } else if (auto v = r.size(*x, 1, UINT64_MAX)) {
+      out->dynamic = false;
+      out->xoff_bytes = *v;
+    }
+  }
+  if (auto x = r.field(f, "alpha", Need::kOptional))
+    if (auto v = r.real(*x, 0.0, INFINITY)) out->alpha = *v;
+  if (auto x = r.field(f, "hysteresis", Need::kOptional))
+    if (auto v = r.size(*x, 0, UINT64_MAX)) out->hysteresis_bytes = *v;
+  if (auto x = r.field(f, "reserve", Need::kOptional))
+    if (auto v = r.size(*x, 0, UINT64_MAX)) out->reserve_bytes = *v;
+  if (auto x = r.field(f, "headroom", Need::kOptional))
+    if (auto v = r.size(*x, 0, UINT64_MAX)) out->headroom_bytes = *v;
 }
 
 // The PFC priorities data can have: those of the queues the class map uses.
@@ -72,11 +100,44 @@ std::string priority_list(uint8_t mask) {
   return out;
 }
 
+// A port's own thresholds need the switch's PFC and a dynamic threshold for
+// alpha; what the ports set aside (headroom and reserve, once per port as
+// the public simulators' MMU counts them) must leave some of the buffer.
+void validate_port_pfc(ConfigCheck& k, size_t s) {
+  const SwitchConfig& sw = k.config().switches[s];
+  uint64_t set_aside = 0;
+  for (size_t p = 0; p < sw.ports.size(); ++p) {
+    const PortPfcConfig& pp = sw.ports[p].pfc;
+    const std::string key = port_key(s, p) + ".pfc";
+    if (!pp.enabled) continue;
+    const PfcConfig c = port_pfc(sw.pfc, pp);
+    if (sw.pfc.mode != PfcGenerationMode::kOff) set_aside += c.headroom_bytes + c.reserve_bytes;
+    if (k.has_error_under(key)) continue;
+    const bool own = pp.dynamic || pp.xoff_bytes || pp.alpha || pp.hysteresis_bytes ||
+                     pp.reserve_bytes || pp.headroom_bytes;
+    if (own && sw.pfc.mode == PfcGenerationMode::kOff) {
+      k.error(key, "a port's own PFC settings need its switch's pfc: mode pfc or pause");
+      continue;
+    }
+    if (c.headroom_bytes != 0 && sw.pfc.mode == PfcGenerationMode::kPause)
+      k.error(key + ".headroom", "headroom is counted per priority: it needs mode pfc, not pause");
+    if (pp.alpha && !c.dynamic)
+      k.error(key + ".alpha", "\"alpha\" applies only to a dynamic threshold (xoff: dynamic, "
+                              "here or in the switch's pfc)");
+  }
+  if (sw.pfc.mode != PfcGenerationMode::kOff && set_aside >= sw.buffer.size_bytes)
+    k.error(switch_key(s) + ".pfc",
+            "the ports' PFC headroom and reserve set aside " + std::to_string(set_aside) +
+                " bytes, the whole buffer (" + std::to_string(sw.buffer.size_bytes) +
+                " bytes): nothing is left to share");
+}
+
 // PFC pauses priorities, PAUSE the whole port: priorities must mean
 // something to the mode, and a PFC switch must have a lossless priority
 // that its class map puts data in.
 void validate_pfc(ConfigCheck& k, size_t s) {
   const SwitchConfig& sw = k.config().switches[s];
+  validate_port_pfc(k, s);
   const std::string key = switch_key(s) + ".pfc.priorities";
   if (!k.written(key) || k.has_error_under(key)) return;
   if (sw.pfc.mode == PfcGenerationMode::kPause) {

@@ -1,5 +1,6 @@
 #include "lib/mechanisms/pfc/pfc_ingress.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -38,13 +39,38 @@ uint64_t PfcIngress::xon_level(uint64_t free_bytes) const {
   return thr > cfg_.hysteresis_bytes ? thr - cfg_.hysteresis_bytes : 0;
 }
 
-bool PfcIngress::poll_pause(uint64_t now_ns, uint64_t total, uint64_t thr, uint64_t xon,
-                            PfcDecision* out) const {
+void PfcIngressBytes::on_enqueue(uint8_t prio, uint32_t bytes, uint64_t reserve,
+                                 uint64_t threshold, PfcPoolUse& pool) {
+  const uint64_t before = bytes_[prio & 7].get();
+  const uint64_t after = before + bytes;
+  if (after > reserve && after - reserve > threshold) {
+    headroom_[prio & 7].add(bytes);
+    pool.headroom.add(bytes);
+    return;
+  }
+  bytes_[prio & 7].add(bytes);
+  pool.reserved.add(std::min(after, reserve) - std::min(before, reserve));
+}
+
+void PfcIngressBytes::on_dequeue(uint8_t prio, uint32_t bytes, uint64_t reserve,
+                                 PfcPoolUse& pool) {
+  const uint64_t from_headroom = std::min<uint64_t>(headroom_[prio & 7].get(), bytes);
+  headroom_[prio & 7].sub(from_headroom);
+  pool.headroom.sub(from_headroom);
+  const uint64_t rest = bytes - from_headroom;
+  const uint64_t before = bytes_[prio & 7].get();
+  const uint64_t after = before > rest ? before - rest : 0;
+  bytes_[prio & 7].sub(rest);
+  pool.reserved.sub(std::min(before, reserve) - std::min(after, reserve));
+}
+
+bool PfcIngress::poll_pause(uint64_t now_ns, uint64_t shared, bool in_headroom, uint64_t thr,
+                            uint64_t xon, PfcDecision* out) const {
   const bool off = xoff_[kAllPriorities];
   uint16_t quanta;
-  if (!off && total > thr) {
+  if (!off && (in_headroom || shared > thr)) {
     quanta = cfg_.xoff_quanta;
-  } else if (off && total <= xon) {
+  } else if (off && !in_headroom && shared <= xon) {
     quanta = 0;
   } else if (off && now_ns >= refresh_at_ns_[kAllPriorities]) {
     quanta = cfg_.xoff_quanta;
@@ -58,14 +84,18 @@ bool PfcIngress::poll_pause(uint64_t now_ns, uint64_t total, uint64_t thr, uint6
 }
 
 bool PfcIngress::poll(uint64_t now_ns, const std::array<uint64_t, kPfcClasses>& bytes,
-                      uint64_t free_bytes, PfcDecision* out) const {
+                      const std::array<uint64_t, kPfcClasses>& headroom, uint64_t free_bytes,
+                      PfcDecision* out) const {
   if (cfg_.mode == PfcMode::kOff) return false;
   const uint64_t thr = threshold(free_bytes);
   const uint64_t xon = thr > cfg_.hysteresis_bytes ? thr - cfg_.hysteresis_bytes : 0;
   if (cfg_.mode == PfcMode::kPause) {
-    uint64_t total = 0;
-    for (uint64_t b : bytes) total += b;
-    return poll_pause(now_ns, total, thr, xon, out);
+    uint64_t in_shared = 0, room = 0;
+    for (uint32_t c = 0; c < kPfcClasses; ++c) {
+      in_shared += shared(bytes[c]);
+      room += headroom[c];
+    }
+    return poll_pause(now_ns, in_shared, room != 0, thr, xon, out);
   }
   uint8_t due = 0;   // classes that force a frame now
   uint8_t held = 0;  // classes staying in XOFF (refreshed by any frame)
@@ -73,12 +103,13 @@ bool PfcIngress::poll(uint64_t now_ns, const std::array<uint64_t, kPfcClasses>& 
   for (uint32_t c = 0; c < kPfcClasses; ++c) {
     const uint8_t bit = static_cast<uint8_t>(1u << c);
     if (!(cfg_.priorities & bit)) continue;
+    const uint64_t in_shared = shared(bytes[c]);
     if (!xoff_[c]) {
-      if (bytes[c] > thr) {
+      if (headroom[c] != 0 || in_shared > thr) {
         due |= bit;
         quanta[c] = cfg_.xoff_quanta;
       }
-    } else if (bytes[c] <= xon) {
+    } else if (headroom[c] == 0 && in_shared <= xon) {
       due |= bit;  // XON: quanta 0
     } else {
       held |= bit;

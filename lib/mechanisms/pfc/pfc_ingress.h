@@ -30,7 +30,32 @@ struct PfcIngressConfig {
   uint64_t hysteresis_bytes = 0;
   uint16_t xoff_quanta = kMaxQuanta;  // pause time asked for by an XOFF
   uint64_t rate_bps = 0;              // this port's link rate (> 0): quanta <-> ns
+  // Per priority, bytes below reserve count against neither the threshold
+  // nor the pool. With headroom > 0, bytes that arrive while the priority
+  // is above its threshold are headroom: out of the pool, and the priority
+  // stays in XOFF until they have left (the public simulators' MMU).
+  uint64_t reserve_bytes = 0;
+  uint64_t headroom_bytes = 0;
 };
+
+// What a switch's ingresses hold outside the shared pool: bytes within
+// their reserves and bytes in their headroom. One per (lcore shard, switch).
+struct PfcPoolUse {
+  RelaxedCounter reserved;
+  RelaxedCounter headroom;
+};
+
+// The free pool a dynamic threshold follows: the buffer less what the
+// ports set aside (headroom and reserve) and less the bytes in the shared
+// part (in use, outside reserves and headroom). Floored at 0. With nothing
+// set aside and nothing reserved it is the free buffer.
+constexpr uint64_t pfc_pool_free(uint64_t capacity, uint64_t set_aside, uint64_t used,
+                                 uint64_t reserved, uint64_t headroom) {
+  const uint64_t outside = reserved + headroom;
+  const uint64_t shared = used > outside ? used - outside : 0;
+  const uint64_t taken = set_aside + shared;
+  return capacity > taken ? capacity - taken : 0;
+}
 
 // Two maximum-size frames as sluice counts them (MTU + Ethernet header, no FCS).
 constexpr uint64_t default_pfc_hysteresis_bytes(uint32_t mtu) { return 2ull * (mtu + 14); }
@@ -65,14 +90,24 @@ struct PfcDecision {
 // The 60-byte PAUSE or PFC frame for a decision; 0 when cap < 60.
 uint32_t build_decision_frame(const PfcDecision& d, uint8_t* out, uint32_t cap, const MacAddr& src);
 
-// Per-priority bytes in the buffer that came in on one ingress port. One
-// writer (the lcore that enqueues and dequeues them); several writers keep
-// one each and the deciding lcore sums them (bytes() is safe to read).
+// Per-priority bytes in the buffer that came in on one ingress port: those
+// counted against the threshold (reserve included) and those in headroom.
+// One writer (the lcore that enqueues and dequeues them); several writers
+// keep one each and the deciding lcore sums them (reads are safe).
 class PfcIngressBytes {
  public:
+  // Without reserve or headroom accounting.
   void on_enqueue(uint8_t prio, uint32_t bytes) { bytes_[prio & 7].add(bytes); }
   void on_dequeue(uint8_t prio, uint32_t bytes) { bytes_[prio & 7].sub(bytes); }
+  // With them: a packet that takes the priority's shared part above
+  // `threshold` goes to headroom (threshold UINT64_MAX: never); what is
+  // within `reserve` is counted in pool.reserved. A departure leaves
+  // headroom first, then the shared part, the reserve last.
+  void on_enqueue(uint8_t prio, uint32_t bytes, uint64_t reserve, uint64_t threshold,
+                  PfcPoolUse& pool);
+  void on_dequeue(uint8_t prio, uint32_t bytes, uint64_t reserve, PfcPoolUse& pool);
   uint64_t bytes(uint8_t prio) const { return bytes_[prio & 7].get(); }
+  uint64_t headroom(uint8_t prio) const { return headroom_[prio & 7].get(); }
   std::array<uint64_t, kPfcClasses> snapshot() const {
     std::array<uint64_t, kPfcClasses> s;
     for (uint32_t c = 0; c < kPfcClasses; ++c) s[c] = bytes_[c].get();
@@ -81,6 +116,7 @@ class PfcIngressBytes {
 
  private:
   RelaxedCounter bytes_[kPfcClasses];
+  RelaxedCounter headroom_[kPfcClasses];
 };
 
 // Index kAllPriorities counts 802.3x PAUSE frames and transitions.
@@ -105,8 +141,10 @@ class PfcIngress {
   PfcIngressBytes& local() { return local_; }
   const PfcIngressBytes& local() const { return local_; }
 
-  // XOFF when bytes > threshold; XON when bytes <= xon_level (threshold -
-  // hysteresis, floored at 0). free_bytes matters only for dynamic thresholds.
+  // XOFF when the shared part (bytes beyond the reserve) > threshold or any
+  // byte is in headroom; XON when none is and the shared part <= xon_level
+  // (threshold - hysteresis, floored at 0). free_bytes (the free pool)
+  // matters only for dynamic thresholds.
   uint64_t threshold(uint64_t free_bytes) const;
   uint64_t xon_level(uint64_t free_bytes) const;
 
@@ -118,7 +156,18 @@ class PfcIngress {
     return poll(now_ns, local_.snapshot(), free_bytes, out);
   }
   bool poll(uint64_t now_ns, const std::array<uint64_t, kPfcClasses>& bytes, uint64_t free_bytes,
+            PfcDecision* out) const {
+    return poll(now_ns, bytes, {}, free_bytes, out);
+  }
+  bool poll(uint64_t now_ns, const std::array<uint64_t, kPfcClasses>& bytes,
+            const std::array<uint64_t, kPfcClasses>& headroom, uint64_t free_bytes,
             PfcDecision* out) const;
+  // The threshold a packet's classification into headroom compares with
+  // (UINT64_MAX without headroom accounting).
+  uint64_t headroom_threshold(uint64_t free_bytes) const {
+    return cfg_.headroom_bytes != 0 ? threshold(free_bytes) : UINT64_MAX;
+  }
+  const PfcIngressConfig& config() const { return cfg_; }
   // The frame for `d` left (was queued) at now_ns: commit the state.
   void on_sent(const PfcDecision& d, uint64_t now_ns);
 
@@ -133,8 +182,11 @@ class PfcIngress {
   PfcMode mode() const { return cfg_.mode; }
 
  private:
-  bool poll_pause(uint64_t now_ns, uint64_t total, uint64_t thr, uint64_t xon,
+  bool poll_pause(uint64_t now_ns, uint64_t shared, bool in_headroom, uint64_t thr, uint64_t xon,
                   PfcDecision* out) const;
+  uint64_t shared(uint64_t bytes) const {
+    return bytes > cfg_.reserve_bytes ? bytes - cfg_.reserve_bytes : 0;
+  }
   void commit(uint32_t slot, uint16_t quanta, uint64_t now_ns);
 
   static constexpr unsigned kAlphaFracBits = 20;

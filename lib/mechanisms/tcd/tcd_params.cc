@@ -33,7 +33,7 @@ uint64_t switch_hop_rtt_ns(const SwitchConfig& sw) {
 TcdPauseSource tcd_pause_source(const SwitchConfig& sw, const PortConfig& port) {
   // BFC owns a switch-facing port's queue pauses; PFC there would not run.
   if (sw.bfc.enabled && port.role == PortRole::kSwitch) return TcdPauseSource::kBfc;
-  if (sw.pfc.mode != PfcGenerationMode::kOff && port.pfc) return TcdPauseSource::kPfc;
+  if (sw.pfc.mode != PfcGenerationMode::kOff && port.pfc.enabled) return TcdPauseSource::kPfc;
   return TcdPauseSource::kNone;
 }
 

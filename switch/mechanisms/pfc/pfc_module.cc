@@ -33,32 +33,38 @@ PfcModuleState* state(const Runtime& rt) {
 std::string PfcModule::build(Runtime& rt) {
   auto s = std::make_unique<PfcModuleState>();
   s->ports.resize(rt.ports.size());
+  s->set_aside.assign(rt.switches.size(), 0);
   bool any = false;
   for (auto& p : rt.ports) {
     const SwitchConfig& sc = *rt.switches[p->switch_index].cfg;
     if (sc.pfc.mode == PfcGenerationMode::kOff) continue;
     rt.switches[p->switch_index].ingress_meta = true;
-    if (!p->cfg->pfc) continue;
+    if (!p->cfg->pfc.enabled) continue;
     // On a BFC switch, BFC owns the switch-facing ports' queue pauses; PFC
     // only holds back hosts (which BFC cannot pause).
     if (sc.bfc.enabled && p->cfg->role == PortRole::kSwitch) continue;
     // An unshaped port still needs a rate to turn quanta into time: assume 100G.
     const uint64_t rate = p->cfg->rate_bps != 0 ? p->cfg->rate_bps : 100'000'000'000ull;
+    const PfcConfig pc = port_pfc(sc.pfc, p->cfg->pfc);
     PfcIngressConfig ic;
-    ic.mode = pfc_mode(sc.pfc.mode);
-    ic.priorities = sc.pfc.priorities;
-    ic.xoff_bytes = sc.pfc.xoff_bytes;
-    ic.dynamic_alpha = sc.pfc.dynamic ? sc.pfc.alpha : 0.0;
-    ic.hysteresis_bytes = sc.pfc.hysteresis_bytes != 0 ? sc.pfc.hysteresis_bytes
-                                                       : default_pfc_hysteresis_bytes(p->cfg->mtu);
-    ic.xoff_quanta = sc.pfc.quanta;
+    ic.mode = pfc_mode(pc.mode);
+    ic.priorities = pc.priorities;
+    ic.xoff_bytes = pc.xoff_bytes;
+    ic.dynamic_alpha = pc.dynamic ? pc.alpha : 0.0;
+    ic.hysteresis_bytes = pc.hysteresis_bytes != 0 ? pc.hysteresis_bytes
+                                                   : default_pfc_hysteresis_bytes(p->cfg->mtu);
+    ic.xoff_quanta = pc.quanta;
     ic.rate_bps = rate;
+    ic.reserve_bytes = pc.reserve_bytes;
+    ic.headroom_bytes = pc.headroom_bytes;
     PfcReactionConfig rc;
     rc.mode = ic.mode;
     rc.priorities = sc.pfc.priorities;
     rc.rate_bps = rate;
     rc.class_queues = default_class_queues(sc.tm.queues_per_port);
     auto port = std::make_unique<PfcPort>();
+    port->pooled = pc.reserve_bytes != 0 || pc.headroom_bytes != 0;
+    s->set_aside[p->switch_index] += pc.reserve_bytes + pc.headroom_bytes;
     try {
       port->ingress = std::make_unique<PfcIngress>(ic);
       port->reaction = std::make_unique<PfcReaction>(rc);
@@ -72,6 +78,8 @@ std::string PfcModule::build(Runtime& rt) {
   if (!any) return "";
   s->bytes.resize(rt.workers.size());
   for (auto& shard : s->bytes) shard = std::vector<PfcIngressBytes>(rt.ports.size());
+  s->pool.resize(rt.workers.size());
+  for (auto& shard : s->pool) shard = std::vector<PfcPoolUse>(rt.switches.size());
   rt.module_state[kId] = std::move(s);
   return "";
 }
@@ -79,11 +87,12 @@ std::string PfcModule::build(Runtime& rt) {
 PfcModule::PfcModule(Worker& w) : w_(w), s_(state(w.rt())) {
   if (s_ == nullptr) return;
   bytes_ = &s_->bytes[w.slot()];
+  pool_ = &s_->pool[w.slot()];
   const Runtime& rt = w.rt();
   dynamic_.resize(rt.switches.size());
   for (uint16_t p : w.lcore().ports) {
     const PortRuntime& port = *rt.ports[p];
-    if (at(port) != nullptr && rt.switches[port.switch_index].cfg->pfc.dynamic)
+    if (at(port) != nullptr && at(port)->ingress->config().dynamic_alpha > 0)
       dynamic_[port.switch_index].push_back(p);
   }
 }
@@ -105,8 +114,25 @@ void PfcModule::count(PortRuntime& out, rte_mbuf* m, uint16_t ingress, uint16_t 
                       uint32_t bytes) {
   const uint8_t prio = priority_of_queue(class_queue, out.tm->num_queues());
   mbuf_extra(m)->pfc_priority = prio;
-  (*bytes_)[ingress].on_enqueue(prio, bytes);
+  const PfcPort& in = *at(w_.port(ingress));
+  if (in.pooled) {
+    const uint16_t sw = out.switch_index;
+    (*bytes_)[ingress].on_enqueue(prio, bytes, in.ingress->config().reserve_bytes,
+                                  in.ingress->headroom_threshold(free_pool(sw)), (*pool_)[sw]);
+  } else {
+    (*bytes_)[ingress].on_enqueue(prio, bytes);
+  }
   w_.touch_misc(ingress);  // its XOFF may be due
+}
+
+// Counted out under the rule it was counted in with.
+void PfcModule::uncount(uint16_t ingress, uint16_t sw, uint8_t prio, uint32_t bytes) {
+  const PfcPort& in = *at(w_.port(ingress));
+  if (in.pooled)
+    (*bytes_)[ingress].on_dequeue(prio, bytes, in.ingress->config().reserve_bytes, (*pool_)[sw]);
+  else
+    (*bytes_)[ingress].on_dequeue(prio, bytes);
+  w_.touch_misc(ingress);
 }
 
 void PfcModule::hold(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta) {
@@ -114,18 +140,19 @@ void PfcModule::hold(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta) {
   if (at(w_.port(in)) != nullptr) count(out, m, in, meta.queue, m->pkt_len);
 }
 
-void PfcModule::unhold(PortRuntime&, rte_mbuf* m) {
+// Counted again if admitted; an XON may be owed if not.
+void PfcModule::unhold(PortRuntime& out, rte_mbuf* m) {
   const uint16_t in = mbuf_extra(m)->ingress;
   if (at(w_.port(in)) == nullptr) return;
-  (*bytes_)[in].on_dequeue(mbuf_extra(m)->pfc_priority, m->pkt_len);
-  w_.touch_misc(in);  // counted again if admitted; an XON may be owed if not
+  uncount(in, out.switch_index, mbuf_extra(m)->pfc_priority, m->pkt_len);
 }
 
-void PfcModule::release(PortRuntime&, const TmPacket& p, uint64_t) {
+// Its XON may be due.
+void PfcModule::release(PortRuntime& port, const TmPacket& p, uint64_t) {
   if (p.aux == 0) return;
   rte_mbuf* m = static_cast<rte_mbuf*>(p.handle);
-  (*bytes_)[p.aux - 1].on_dequeue(mbuf_extra(m)->pfc_priority, p.bytes);
-  w_.touch_misc(static_cast<uint32_t>(p.aux - 1));  // its XON may be due
+  uncount(static_cast<uint16_t>(p.aux - 1), port.switch_index, mbuf_extra(m)->pfc_priority,
+          p.bytes);
 }
 
 bool PfcModule::mac_control(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now) {
@@ -143,14 +170,29 @@ bool PfcModule::mac_control(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp
 // that arrived on it and still wait in this switch (summed over the lcores'
 // shards).
 bool PfcModule::decision(const PortRuntime& port, uint64_t now, PfcDecision* d) const {
-  std::array<uint64_t, kPfcClasses> bytes{};
+  std::array<uint64_t, kPfcClasses> bytes{}, headroom{};
   for (const auto& shard : s_->bytes) {
     const PfcIngressBytes& b = shard[port.index];
-    for (uint32_t c = 0; c < kPfcClasses; ++c) bytes[c] += b.bytes(static_cast<uint8_t>(c));
+    for (uint32_t c = 0; c < kPfcClasses; ++c) {
+      bytes[c] += b.bytes(static_cast<uint8_t>(c));
+      headroom[c] += b.headroom(static_cast<uint8_t>(c));
+    }
   }
-  const SharedBuffer* buf = w_.lcore().buffers[port.switch_index].get();
-  const uint64_t free_bytes = buf->capacity() - std::min(buf->capacity(), buf->used());
-  return at(port)->ingress->poll(now, bytes, free_bytes, d);
+  return at(port)->ingress->poll(now, bytes, headroom, free_pool(port.switch_index), d);
+}
+
+// The free pool of switch sw as this lcore sees it: its share of the
+// buffer, less what the ports set aside and the shared bytes in use.
+uint64_t PfcModule::free_pool(uint16_t sw) const {
+  const SharedBuffer* buf = w_.lcore().buffers[sw].get();
+  uint64_t reserved = 0, headroom = 0;
+  if (s_->set_aside[sw] != 0) {
+    for (const auto& shard : s_->pool) {
+      reserved += shard[sw].reserved.get();
+      headroom += shard[sw].headroom.get();
+    }
+  }
+  return pfc_pool_free(buf->capacity(), s_->set_aside[sw], buf->used(), reserved, headroom);
 }
 
 void PfcModule::generate(PortRuntime& port, uint64_t now) {

@@ -30,6 +30,9 @@ struct PfcPort {
   // Exact time: a frame that could not be queued (no mbuf, control queue
   // full) is asked again no sooner than this (owner lcore).
   uint64_t retry_ns = 0;
+  // Counted with its reserve and headroom (either set): PfcIngressBytes'
+  // second form.
+  bool pooled = false;
 };
 
 struct PfcModuleState : ModuleState {
@@ -37,6 +40,11 @@ struct PfcModuleState : ModuleState {
   // Bytes in each lcore's queues by (ingress port, priority): the ingress
   // port's owner sums these shards over lcores. [lcore slot][global port].
   std::vector<std::vector<PfcIngressBytes>> bytes;
+  // Per switch, what its PFC ports set aside from the buffer (headroom and
+  // reserve, once per port); and per [lcore slot][switch] what its
+  // ingresses hold within reserves and in headroom.
+  std::vector<uint64_t> set_aside;
+  std::vector<std::vector<PfcPoolUse>> pool;
 };
 
 class PfcModule {
@@ -82,13 +90,16 @@ class PfcModule {
 
  private:
   bool decision(const PortRuntime& port, uint64_t now, PfcDecision* d) const;
+  uint64_t free_pool(uint16_t sw) const;
   void generate(PortRuntime& port, uint64_t now);
   void count(PortRuntime& out, rte_mbuf* m, uint16_t ingress, uint16_t class_queue, uint32_t bytes);
+  void uncount(uint16_t ingress, uint16_t sw, uint8_t prio, uint32_t bytes);
   void touch_dynamic(uint16_t sw);
 
   Worker& w_;
   PfcModuleState* s_ = nullptr;  // nullptr: no switch runs PFC
   std::vector<PfcIngressBytes>* bytes_ = nullptr;  // this lcore's shard
+  std::vector<PfcPoolUse>* pool_ = nullptr;        // this lcore's, per switch
   // Per switch: this lcore's ports whose XOFF threshold follows the free
   // buffer (pfc.dynamic).
   std::vector<std::vector<uint16_t>> dynamic_;

@@ -35,7 +35,7 @@ TEST(PfcConfig, DefaultsAreOffWithStaticThreshold) {
   EXPECT_FALSE(p.dynamic);
   EXPECT_EQ(p.quanta, 0xFFFF);
   EXPECT_EQ(p.priorities, 0xFF);
-  EXPECT_TRUE(r.config.switches[0].ports[0].pfc);
+  EXPECT_TRUE(r.config.switches[0].ports[0].pfc.enabled);
 }
 
 TEST(PfcConfig, EveryKeyIsRead) {
@@ -54,7 +54,7 @@ TEST(PfcConfig, EveryKeyIsRead) {
   EXPECT_EQ(p.hysteresis_bytes, 4000u);
   EXPECT_EQ(p.quanta, 1000);
   EXPECT_EQ(p.priorities, 0b1001);
-  EXPECT_FALSE(r.config.switches[0].ports[0].pfc);
+  EXPECT_FALSE(r.config.switches[0].ports[0].pfc.enabled);
 }
 
 TEST(PfcConfig, DynamicThresholdTakesAlpha) {
@@ -82,7 +82,7 @@ TEST(PfcConfig, MistakesNameTheirLineAndKey) {
       "t.yaml:7: switches[0].pfc.quanta: expected an integer between 1 and 65535, got \"70000\"",
       "t.yaml:8: switches[0].pfc.priorities[0]: expected an integer between 0 and 7, got \"8\"",
       "t.yaml:9: switches[0].pfc.pause: unknown key \"pause\"; allowed keys: mode, xoff, alpha, "
-      "hysteresis, quanta, priorities"};
+      "hysteresis, reserve, headroom, quanta, priorities"};
   EXPECT_EQ(e, expected);
 }
 
@@ -122,6 +122,59 @@ TEST(PfcConfig, ALosslessPriorityMustCarryData) {
   EXPECT_TRUE(errors_of(with_pfc("    pfc: {mode: pfc, priorities: [0]}\n")).empty());
   // A malformed list is reported as such, not also as carrying no data.
   EXPECT_EQ(errors_of(with_pfc("    pfc: {mode: pfc, priorities: [3, 9]}\n")).size(), 1u);
+}
+
+TEST(PfcConfig, APortSetsItsOwnThresholds) {
+  const ConfigResult r = load_config_string(
+      with_pfc("    pfc: {mode: pfc, xoff: dynamic, alpha: 0.25, reserve: 4KiB}\n",
+               "        pfc: {alpha: 1, headroom: 240000B, hysteresis: 3KiB}\n"),
+      "t.yaml");
+  ASSERT_TRUE(r.ok()) << r.errors[0].to_string();
+  const SwitchConfig& sw = r.config.switches[0];
+  EXPECT_EQ(sw.pfc.reserve_bytes, 4096u);
+  EXPECT_EQ(sw.pfc.headroom_bytes, 0u);
+  const PortPfcConfig& pp = sw.ports[0].pfc;
+  EXPECT_TRUE(pp.enabled);
+  const PfcConfig c = port_pfc(sw.pfc, pp);
+  EXPECT_TRUE(c.dynamic);
+  EXPECT_DOUBLE_EQ(c.alpha, 1.0);
+  EXPECT_EQ(c.headroom_bytes, 240'000u);
+  EXPECT_EQ(c.hysteresis_bytes, 3'072u);
+  EXPECT_EQ(c.reserve_bytes, 4'096u);  // the switch's
+  // A static threshold of its own replaces the switch's dynamic one.
+  const ConfigResult s = load_config_string(
+      with_pfc("    pfc: {mode: pfc, xoff: dynamic}\n", "        pfc: {xoff: 50KB}\n"), "t.yaml");
+  ASSERT_TRUE(s.ok());
+  const PfcConfig st = port_pfc(s.config.switches[0].pfc, s.config.switches[0].ports[0].pfc);
+  EXPECT_FALSE(st.dynamic);
+  EXPECT_EQ(st.xoff_bytes, 50'000u);
+}
+
+TEST(PfcConfig, APortsOwnSettingsAreChecked) {
+  EXPECT_EQ(errors_of(with_pfc("", "        pfc: {alpha: 0.5}\n")),
+            (std::vector<std::string>{
+                "t.yaml:8: switches[0].ports[0].pfc: a port's own PFC settings need its "
+                "switch's pfc: mode pfc or pause",
+            }));
+  EXPECT_EQ(errors_of(with_pfc("    pfc: {mode: pfc}\n", "        pfc: {alpha: 0.5}\n")),
+            (std::vector<std::string>{
+                "t.yaml:9: switches[0].ports[0].pfc.alpha: \"alpha\" applies only to a dynamic "
+                "threshold (xoff: dynamic, here or in the switch's pfc)",
+            }));
+  EXPECT_EQ(errors_of(with_pfc("    pfc: {mode: pause}\n", "        pfc: {headroom: 10KB}\n")),
+            (std::vector<std::string>{
+                "t.yaml:9: switches[0].ports[0].pfc.headroom: headroom is counted per priority: "
+                "it needs mode pfc, not pause",
+            }));
+  EXPECT_EQ(errors_of(with_pfc("    buffer: {size: 100KB}\n    pfc: {mode: pfc, reserve: 40KB}\n",
+                               "        pfc: {headroom: 60KB}\n")),
+            (std::vector<std::string>{
+                "t.yaml:4: switches[0].pfc: the ports' PFC headroom and reserve set aside "
+                "100000 bytes, the whole buffer (100000 bytes): nothing is left to share",
+            }));
+  EXPECT_EQ(errors_of(with_pfc("    pfc: {mode: pfc}\n", "        pfc: {reserve: -1, speed: 3}\n"))
+                .size(),
+            2u);
 }
 
 }  // namespace

@@ -217,6 +217,96 @@ TEST(PfcIngress, PauseModeSumsPrioritiesAndSendsPause) {
   EXPECT_EQ(in.stats().xon[kAllPriorities].get(), 1u);
 }
 
+// The public simulators' MMU (HPCC's and Floodgate's ns-3, switch-mmu.cc):
+// the first `reserve` bytes of an (ingress, priority) are its own, and only
+// what is beyond them is compared with the threshold.
+TEST(PfcIngress, ReserveIsNeitherThresholdNorPool) {
+  PfcIngressConfig c = static_config();  // xoff 10,000, hysteresis 3,000
+  c.reserve_bytes = 4'096;
+  PfcIngress in(c);
+  PfcIngressBytes b;
+  PfcPoolUse pool;
+  b.on_enqueue(0, 4'000, 4'096, UINT64_MAX, pool);
+  EXPECT_EQ(pool.reserved.get(), 4'000u);
+  b.on_enqueue(0, 10'000, 4'096, UINT64_MAX, pool);  // 14,000: 9,904 beyond the reserve
+  EXPECT_EQ(pool.reserved.get(), 4'096u);
+  EXPECT_EQ(pool.headroom.get(), 0u);
+  PfcDecision d;
+  EXPECT_FALSE(in.poll(0, b.snapshot(), {}, 0, &d));
+  b.on_enqueue(0, 97, 4'096, UINT64_MAX, pool);  // 10,001 beyond
+  ASSERT_TRUE(in.poll(0, b.snapshot(), {}, 0, &d));
+  in.on_sent(d, 0);
+  b.on_dequeue(0, 1'500, 4'096, pool);  // the shared part leaves first
+  EXPECT_EQ(pool.reserved.get(), 4'096u);
+  EXPECT_FALSE(in.poll(1, b.snapshot(), {}, 0, &d));  // 8,501 > 7,000
+  b.on_dequeue(0, 1'502, 4'096, pool);                // 6,999 <= 7,000
+  ASSERT_TRUE(in.poll(1, b.snapshot(), {}, 0, &d));
+  EXPECT_EQ(d.quanta[0], 0);
+  b.on_dequeue(0, 11'095, 4'096, pool);
+  EXPECT_EQ(b.bytes(0), 0u);
+  EXPECT_EQ(pool.reserved.get(), 0u);
+}
+
+TEST(PfcIngress, PoolFreeIsTheBufferLessSetAsideAndShared) {
+  EXPECT_EQ(pfc_pool_free(1'000, 0, 300, 0, 0), 700u);      // the free buffer
+  EXPECT_EQ(pfc_pool_free(1'000, 100, 300, 50, 50), 700u);  // 200 shared
+  EXPECT_EQ(pfc_pool_free(1'000, 900, 300, 0, 0), 0u);      // floored
+  EXPECT_EQ(pfc_pool_free(1'000, 0, 100, 80, 40), 1'000u);  // nothing shared
+}
+
+// Bytes that arrive while the priority's shared part is above its threshold
+// are headroom: outside the pool, and the priority stays in XOFF until every
+// one of them has left, whatever the shared part.
+TEST(PfcIngress, HeadroomHoldsXoffUntilItEmpties) {
+  PfcIngressConfig c = static_config();
+  c.dynamic_alpha = 0.25;
+  c.hysteresis_bytes = 3'072;
+  c.headroom_bytes = 60'000;
+  PfcIngress in(c);
+  PfcIngressBytes b;
+  PfcPoolUse pool;
+  constexpr uint64_t kCap = 1'000'000, kAside = 60'000;
+  uint64_t used = 0;
+  auto free_pool = [&] {
+    return pfc_pool_free(kCap, kAside, used, pool.reserved.get(), pool.headroom.get());
+  };
+  auto enqueue = [&](uint32_t n) {
+    b.on_enqueue(0, n, 0, in.headroom_threshold(free_pool()), pool);
+    used += n;
+  };
+  auto dequeue = [&](uint32_t n) {
+    b.on_dequeue(0, n, 0, pool);
+    used -= n;
+  };
+  EXPECT_EQ(in.headroom_threshold(free_pool()), 235'000u);  // (1,000,000 - 60,000) / 4
+  enqueue(100'000);
+  enqueue(110'000);  // 210,000 against (940,000 - 100,000) / 4 = 210,000: not above
+  EXPECT_EQ(pool.headroom.get(), 0u);
+  PfcDecision d;
+  ASSERT_TRUE(in.poll(0, b.snapshot(), {}, free_pool(), &d));  // 210,000 > 182,500
+  in.on_sent(d, 0);
+  enqueue(1'500);  // 211,500 > 182,500: headroom
+  EXPECT_EQ(b.bytes(0), 210'000u);
+  EXPECT_EQ(b.headroom(0), 1'500u);
+  EXPECT_EQ(free_pool(), 730'000u);  // headroom bytes are not the pool's
+  dequeue(150'000);  // 1,500 from headroom, then 148,500: 61,500 shared
+  EXPECT_EQ(b.headroom(0), 0u);
+  EXPECT_EQ(b.bytes(0), 61'500u);
+  // With a byte still in headroom there is no XON, however low the rest.
+  std::array<uint64_t, 8> bytes{}, room{};
+  room[0] = 1;
+  EXPECT_FALSE(in.poll(1, bytes, room, 1'000'000, &d));
+  EXPECT_TRUE(in.poll(1, bytes, {}, 1'000'000, &d));
+  EXPECT_EQ(d.quanta[0], 0);
+  // And a byte in headroom asks for XOFF on its own.
+  in.on_sent(d, 1);
+  ASSERT_TRUE(in.poll(2, bytes, room, 1'000'000, &d));
+  EXPECT_EQ(d.quanta[0], 0xFFFF);
+  // Without headroom accounting nothing is ever classed as headroom.
+  PfcIngress plain(static_config());
+  EXPECT_EQ(plain.headroom_threshold(0), UINT64_MAX);
+}
+
 TEST(PfcIngress, HeadroomByHand) {
   // 10 Gb/s, 1 us each way: 2 us x 1.25 B/ns = 2,500 B in flight; our
   // frame in progress 1514 + 24; the PFC frame 60 + 24; upstream burst 16 KiB.

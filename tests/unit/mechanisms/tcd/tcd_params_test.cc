@@ -28,11 +28,11 @@ TEST(TcdParams, PauseSourceFollowsHowTheDataPathPausesEachPort) {
   EXPECT_EQ(tcd_pause_source(sw, sw.ports[1]), TcdPauseSource::kNone);
   sw.pfc.mode = PfcGenerationMode::kPause;
   EXPECT_EQ(tcd_pause_source(sw, sw.ports[0]), TcdPauseSource::kPfc);
-  sw.ports[0].pfc = false;  // opted out of the switch's PFC
+  sw.ports[0].pfc.enabled = false;  // opted out of the switch's PFC
   EXPECT_EQ(tcd_pause_source(sw, sw.ports[0]), TcdPauseSource::kNone);
   // BFC owns switch-facing ports; PFC still holds back hosts.
   sw.bfc.enabled = true;
-  sw.ports[0].pfc = true;
+  sw.ports[0].pfc.enabled = true;
   EXPECT_EQ(tcd_pause_source(sw, sw.ports[0]), TcdPauseSource::kPfc);
   EXPECT_EQ(tcd_pause_source(sw, sw.ports[1]), TcdPauseSource::kBfc);
   sw.pfc.mode = PfcGenerationMode::kOff;
