@@ -112,6 +112,7 @@ struct PortConfig {
   PortPfcConfig pfc;                  // takes part in the switch's PFC/PAUSE unless off
   NicConfig nic;                      // capture-file ports: the emulated host NIC
   std::optional<FlowQueueingConfig> queueing;  // default: the switch's
+  std::optional<EcnConfig> ecn;                // default: the switch's (tm.ecn)
   int line = 0;                                // where it was declared (for messages)
 };
 

@@ -282,7 +282,7 @@ class Loader {
     out->line = YamlReader::line_of(p.node);
     if (!r_.expect_map(p, keys({"name", "device", "link", "pcap", "delay", "loss", "fifo", "role",
                                 "rate", "mtu", "wire_overhead", "shaper_burst", "mac", "peer_mac",
-                                "peer_ip", "ipv4", "hop_rtt", "queueing"},
+                                "peer_ip", "ipv4", "hop_rtt", "queueing", "ecn"},
                                &ConfigSections::in_port, {}))) {
       return;
     }
@@ -306,6 +306,7 @@ class Loader {
     }
     if (auto f = r_.field(p, "queueing", Need::kOptional))
       load_queueing(*f, &out->queueing.emplace());
+    if (auto f = r_.field(p, "ecn", Need::kOptional)) load_ecn(*f, &out->ecn.emplace());
     for (const ConfigSections* sections : all_config_sections()) {
       const PortSection& section = sections->in_port;
       if (section.key.empty()) continue;

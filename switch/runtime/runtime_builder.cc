@@ -503,7 +503,8 @@ void create_traffic_managers(Runtime& rt) {
                                : default_burst(p->cfg->rate_bps);
     ec.burst_bytes = p->cfg->shaper_burst_bytes != 0 ? p->cfg->shaper_burst_bytes : burst;
     ec.wire_overhead_bytes = p->cfg->wire_overhead_bytes;
-    ec.ecn = enqueue_ecn_config(sc);  // none on a TCD switch: TCD marks at departure
+    // None on a TCD switch (TCD marks at departure); else the port's own or the switch's.
+    ec.ecn = enqueue_ecn_config(sc, *p->cfg);
     ec.rng_seed = derive_seed(rt.config.seed, SeedStream::kRed, p->index);
     ec.queueing = port_queueing(sc.tm, *p->cfg);
     ec.mtu_bytes = p->cfg->mtu;

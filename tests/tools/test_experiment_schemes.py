@@ -267,6 +267,39 @@ class Schemes(unittest.TestCase):
             cwd=tmp)
         return proc.returncode, proc.stdout + proc.stderr
 
+    def test_pfc_profiles(self):
+        """--pfc-profile writes each PFC port's own alpha, headroom, reserve
+        and resume offset as the public simulators' ns-3 computes them
+        (docs/mechanisms/pfc.md, "Per port"); sluice --check accepts them."""
+        from sluicepy import pfc_profiles
+        v = pfc_profiles.port_values
+        # Floodgate's fabric: 100G hosts, 400G cores, 600 ns links.
+        self.assertEqual(v("floodgate-ns3", 100 * 10**9, 600, 100 * 10**9),
+                         {"alpha": 0.25, "headroom": 60000, "reserve": 4096, "hysteresis": 3072})
+        self.assertEqual(v("floodgate-ns3", 400 * 10**9, 600, 100 * 10**9)["alpha"], 1.0)
+        self.assertEqual(v("floodgate-ns3", 400 * 10**9, 600, 100 * 10**9)["headroom"], 240000)
+        self.assertEqual(v("hpcc-ns3", 400 * 10**9, 1000, 100 * 10**9)["alpha"], 0.5)
+        self.assertEqual(v("hpcc-ns3", 400 * 10**9, 1000, 100 * 10**9)["headroom"], 150000)
+        self.assertEqual(v("hpcc-ns3", 25 * 10**9, 1000, 100 * 10**9)["alpha"], 0.125)
+        with tempfile.TemporaryDirectory() as tmp:
+            for profile, alpha, headroom in (("floodgate-ns3", 0.25, "10000B"),
+                                             ("hpcc-ns3", 0.125, "3750B")):
+                conf = self.exp.apply_scheme(self.conf, "pfc",
+                                             self.args("--pfc-profile", profile))
+                leaf = conf["switches"][0]
+                self.assertEqual(leaf["pfc"]["xoff"], "dynamic")
+                ports = {p["name"]: p["pfc"] for p in leaf["ports"]}
+                # 10 Gb/s links of 1 us; host ports without a delay get none.
+                self.assertEqual(ports["u0"], {"alpha": alpha, "headroom": headroom,
+                                               "reserve": "4096B", "hysteresis": "3072B"})
+                self.assertEqual(ports["h0"]["headroom"], "0B")
+                rc, out = self.check(conf, profile, tmp)
+                self.assertEqual(rc, 0, profile + ": " + out)
+                # A scheme without PFC leaves no port's own settings behind.
+                plain = self.exp.apply_scheme(conf, "droptail", self.args())
+                self.assertFalse(any("pfc" in p for sw in plain["switches"]
+                                     for p in sw["ports"]))
+
     def test_sluice_accepts_every_scheme(self):
         self.assertTrue(os.path.exists(SLUICE), "no sluice binary at " + SLUICE)
         with tempfile.TemporaryDirectory() as tmp:

@@ -50,7 +50,7 @@ import sys
 
 import yaml
 
-from . import allocator_proc, cli, counters, fidelity, provenance, sluice, units
+from . import allocator_proc, cli, counters, fidelity, pfc_profiles, provenance, sluice, units
 
 ROOT = sluice.ROOT
 
@@ -188,6 +188,12 @@ def parse_args(argv):
     p.add_argument("--pfc-xoff", default="50KB",
                    help="PFC XOFF threshold for the pfc schemes (pfc, ecn+pfc, bfc+pfc, "
                         "floodgate+pfc, tcd+pfc), per ingress port; see docs/testbed.md")
+    p.add_argument("--pfc-profile", choices=pfc_profiles.PROFILES, default="switch",
+                   help="PFC per port as a public simulator sets it: floodgate-ns3 (alpha 1/4 at "
+                        "the hosts' rate, doubling with each doubling of a port's rate; headroom "
+                        "8 x rate x delay) or hpcc-ns3 (1/8; 3 x rate x delay), each with a 4 KiB "
+                        "reserve and a 3 KiB resume offset, instead of --pfc-xoff on every port "
+                        "(switch, the default); docs/mechanisms/pfc.md, \"Per port\"")
     p.add_argument("--drain", type=float, default=1.0,
                    help="seconds sluice keeps running after the last packet is due (default "
                         "%(default)s; in exact time idle seconds cost no wall time)")
@@ -337,6 +343,9 @@ def apply_scheme(conf, scheme, args, allocator=DEFAULT_ALLOCATOR):
             sw["ecn"] = {"mode": s["ecn"], "k": args.ecn_k}
         if s["pfc"]:
             sw["pfc"] = {"mode": s["pfc"], "xoff": args.pfc_xoff}
+        for port in sw.get("ports", []):
+            if isinstance(port.get("pfc"), dict):
+                del port["pfc"]  # a profile's, from an earlier scheme
         bfc = sw.setdefault("bfc", {})
         bfc["enabled"] = s["bfc"] is not None
         if s["bfc"]:
@@ -353,6 +362,7 @@ def apply_scheme(conf, scheme, args, allocator=DEFAULT_ALLOCATOR):
             sw["queueing"] = queueing_section(s["queueing"], args)
         set_flowtune(sw, s, args, allocator)
         set_host_nics(sw, host_nic_mode(s, args))
+    pfc_profiles.apply(conf, getattr(args, "pfc_profile", "switch"))
     set_transport(conf, args)
     conf.setdefault("metrics", {})["enabled"] = False
     # The fabric's random choices (ECMP, BFC, DIBS, loss) follow the

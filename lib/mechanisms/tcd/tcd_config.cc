@@ -49,6 +49,12 @@ void validate_tcd(ConfigCheck& k, size_t s) {
   const SwitchConfig& sw = k.config().switches[s];
   if (!sw.tcd.enabled) return;
   const std::string tpath = switch_key(s) + ".tcd";
+  for (size_t p = 0; p < sw.ports.size(); ++p) {
+    if (sw.ports[p].ecn)
+      k.error(port_key(s, p) + ".ecn",
+              "a port's own ecn is refused on a tcd switch: TCD marks at dequeue by the "
+              "switch's ecn step threshold (or tcd.q_th)");
+  }
   if (sw.tm.ecn.mode == EcnMode::kRed) {
     k.error(tpath,
             "tcd replaces ECN marking at enqueue on its switch, so ecn mode red would never "

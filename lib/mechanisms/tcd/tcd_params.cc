@@ -81,4 +81,9 @@ EcnConfig enqueue_ecn_config(const SwitchConfig& sw) {
   return off;
 }
 
+EcnConfig enqueue_ecn_config(const SwitchConfig& sw, const PortConfig& port) {
+  if (sw.tcd.enabled || !port.ecn) return enqueue_ecn_config(sw);
+  return *port.ecn;
+}
+
 }  // namespace sluice

@@ -41,7 +41,9 @@ TcdParams tcd_params(const SwitchConfig& sw, const PortConfig& port);
 TcdCodepoints tcd_codepoints(const TcdConfig& tcd);
 
 // The ECN marking the port's traffic manager does at enqueue: none on a TCD
-// switch (TCD marks at dequeue instead), the switch's ecn otherwise.
+// switch (TCD marks at dequeue instead), the port's own ecn or else the
+// switch's otherwise.
 EcnConfig enqueue_ecn_config(const SwitchConfig& sw);
+EcnConfig enqueue_ecn_config(const SwitchConfig& sw, const PortConfig& port);
 
 }  // namespace sluice

@@ -48,11 +48,13 @@ import shutil
 
 import yaml
 
-from .. import cli, counters, experiment as exp, fct_analysis, provenance, queue_trace, sluice
+from .. import cli, counters, experiment as exp, fct_analysis, pfc_profiles, provenance
+from .. import queue_trace, sluice
 from .. import spread, workload_gen
 from ..cdf import FlowSizeCdf
 from ..fct_analysis import nearest_rank as percentile
 from ..hosts import hosts_from_config
+from .. import units
 from ..units import format_ns, parse_time, seconds_to_ns
 
 ROOT = sluice.ROOT
@@ -98,6 +100,10 @@ def parse_args(argv):
                    help="flow sizes of the Poisson flows (websearch: their FLOW_CDF 8)")
     p.add_argument("--load", type=float, default=0.8, help="Poisson load per host (0.8)")
     p.add_argument("--incast-flows", type=int, default=720, help="flows per incast (720)")
+    p.add_argument("--incast-packets", default="30-40",
+                   help="packets of 1,460 bytes per incast flow, LO-HI, drawn uniformly (30-40, "
+                        "their INCAST_CDF 9; 240-320 gives the incast 8 times theirs on which "
+                        "their ns-3 was run, docs/mechanisms/floodgate-incast.md)")
     p.add_argument("--incast-load", type=float, default=0.5,
                    help="incast load on the receiver's link, sets the period (0.5)")
     p.add_argument("--poisson-ms", type=float, default=2.0, help="ms of Poisson arrivals (2)")
@@ -107,12 +113,23 @@ def parse_args(argv):
     p.add_argument("--schemes", default="",
                    help="some of " + ",".join(s[0].lower() for s in SCHEMES) + " (all)")
     p.add_argument("--trace-interval", default="20us", help="buffer sampling period (20us)")
+    p.add_argument("--ports", choices=("floodgate-ns3", "switch"), default="floodgate-ns3",
+                   help="PFC and ECN per port by link rate as the authors' ns-3 sets them "
+                        "(floodgate-ns3, the default), or one PFC alpha of 1/4 and the 100 Gb/s "
+                        "ECN on every port with nothing set aside (switch)")
     p.add_argument("--report-only", action="store_true",
                    help="run nothing: print the table of the runs already in --out")
     p.add_argument("--out", default=os.path.join(ROOT, "runs", "reproduce", "floodgate"))
     p.add_argument("--sluice", default=os.path.join(ROOT, "build", "switch", "sluice"))
     a = p.parse_args(argv)
     a.seeds = [int(s) for s in a.seeds.split(",") if s.strip()]
+    lo, _, hi = a.incast_packets.partition("-")
+    try:
+        a.incast_packets = (int(lo), int(hi or lo))
+    except ValueError:
+        p.error(f"--incast-packets {a.incast_packets!r}: expected LO-HI, e.g. 30-40")
+    if not 0 < a.incast_packets[0] <= a.incast_packets[1]:
+        p.error("--incast-packets: LO-HI with 0 < LO <= HI")
     a.schemes = [s.strip().lower() for s in a.schemes.split(",") if s.strip()]
     known = {s[0].lower() for s in SCHEMES}
     for s in a.schemes:
@@ -132,7 +149,8 @@ def make_flows(path, a, seed):
     cdf = FlowSizeCdf.from_file(os.path.join(ROOT, "conf", "workloads", CDFS[a.cdf]))
     rng = random.Random(f"{seed}/floodgate-mix")
     tors = len(hosts) // HOSTS_PER_TOR
-    incast_size_mean = 35 * PAYLOAD
+    lo, hi = a.incast_packets
+    incast_size_mean = (lo + hi) / 2 * PAYLOAD
     period_ns = round(incast_size_mean * a.incast_flows * 8 / (HOST_RATE_BPS * a.incast_load) * 1e9)
     incasts = max(1, int(seconds_to_ns(a.poisson_ms / 1e3) // period_ns)) if a.incast_flows else 0
     receivers = {(i % tors) * HOSTS_PER_TOR for i in range(incasts)}
@@ -143,7 +161,7 @@ def make_flows(path, a, seed):
             src = rng.choice([h for h in range(len(hosts))
                               if h // HOSTS_PER_TOR != dst // HOSTS_PER_TOR])
             t = 100 + rng.randrange(100) + i * period_ns
-            rows.append((t, src, dst, rng.randint(30, 40) * PAYLOAD, 1))
+            rows.append((t, src, dst, rng.randint(lo, hi) * PAYLOAD, 1))
     rate = a.load * HOST_RATE_BPS / 8 / cdf.expectation(lambda s: s)  # flows/s per host
     end_ns = 30_000 + seconds_to_ns(a.poisson_ms / 1e3)
     for h in range(len(hosts)):
@@ -167,7 +185,12 @@ def make_flows(path, a, seed):
     return (sum(1 for r in rows if not r[4]), sum(1 for r in rows if r[4]), period_ns)
 
 
-def configure(fabric, exp, scheme, transport, params, seed, flows):
+# Their ECN (mix/config-*.ini KMIN_MAP, KMAX_MAP, PMAX_MAP; KB = 1000 bytes)
+# by link rate, for the transports that react to marks.
+ECN_BY_RATE = {100 * 10**9: ("400KB", "1600KB", 0.2), 400 * 10**9: ("1600KB", "6400KB", 0.2)}
+
+
+def configure(fabric, exp, scheme, transport, params, seed, flows, ports="floodgate-ns3"):
     argv = ["--config", "x", "--schemes", scheme, "--workload", "w", "--out", "o",
             "--clock", "exact", "--seed", str(seed), "--transport", transport,
             "--base-rtt", BASE_RTT, "--transport-param", f"mss={PAYLOAD}"]
@@ -177,11 +200,18 @@ def configure(fabric, exp, scheme, transport, params, seed, flows):
     conf = exp.apply_scheme(fabric, scheme, args)
     conf["transport"]["flows"] = flows
     for sw in conf["switches"]:
-        # Their PFC: dynamic, a quarter of the free buffer on 100 Gb/s ports
-        # (sluice has one alpha per switch; theirs is 1 on 400 Gb/s ports).
+        # Their PFC and ECN are per port, by link rate (ports "floodgate-ns3":
+        # PFC alpha 1/4 on 100 Gb/s ports and 1 on 400 Gb/s ones, headroom
+        # 8 x rate x delay, 4 KiB reserve, 3 KiB resume offset, ECN_BY_RATE);
+        # "switch": alpha 1/4 and the 100 Gb/s marking on every port,
+        # nothing set aside.
         sw["pfc"] = {"mode": "pfc", "xoff": "dynamic", "alpha": 0.25}
         if transport in ("dcqcn", "dctcp"):
             sw["ecn"] = {"mode": "red", "min": "400KB", "max": "1600KB", "pmax": 0.2}
+            for port in sw["ports"] if ports == "floodgate-ns3" else []:
+                kmin, kmax, pmax = ECN_BY_RATE[units.parse_rate(port["rate"])]
+                if kmin != "400KB":
+                    port["ecn"] = {"mode": "red", "min": kmin, "max": kmax, "pmax": pmax}
         # Lossless as theirs: their egress has no dynamic threshold (alpha
         # 1000 stands for none), and one deep queue per port so a queue of
         # ACKs, many frames in few bytes, never fills a ring first.
@@ -193,7 +223,7 @@ def configure(fabric, exp, scheme, transport, params, seed, flows):
             port["mtu"] = 1600
             if port.get("role") == "host":
                 port["pcap"] = {}
-    return conf
+    return pfc_profiles.apply(conf, "floodgate-ns3" if ports == "floodgate-ns3" else "switch")
 
 
 def tiers(fabric):
@@ -259,7 +289,7 @@ def run(a):
             d = os.path.join(a.out, f"seed{seed}", label.lower())
             shutil.rmtree(d, ignore_errors=True)
             os.makedirs(d)
-            conf = configure(fabric, exp, scheme, transport, params, seed, flows)
+            conf = configure(fabric, exp, scheme, transport, params, seed, flows, a.ports)
             with open(os.path.join(d, "sluice.yaml"), "w") as f:
                 yaml.safe_dump(conf, f, sort_keys=False)
             seconds = sluice.REPLAY_LEAD_S + (a.poisson_ms + a.drain_ms) / 1e3

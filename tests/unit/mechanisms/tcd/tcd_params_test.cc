@@ -110,5 +110,25 @@ TEST(TcdParams, TcdTurnsTheEnqueueEcnMarkerOff) {
   EXPECT_EQ(enqueue_ecn_config(sw).mode, EcnMode::kStep);
 }
 
+// A port's own ecn (the public simulators mark by link rate) replaces the
+// switch's, except on a TCD switch, where nothing marks at enqueue.
+TEST(TcdParams, APortsOwnEcnReplacesTheSwitchs) {
+  SwitchConfig sw = two_ports();
+  sw.tcd.enabled = false;
+  sw.tm.ecn.mode = EcnMode::kStep;
+  sw.tm.ecn.step_k_bytes = 30'000;
+  EcnConfig red;
+  red.mode = EcnMode::kRed;
+  red.red_min_bytes = 1'600'000;
+  red.red_max_bytes = 6'400'000;
+  red.red_pmax = 0.2;
+  sw.ports[1].ecn = red;
+  EXPECT_EQ(enqueue_ecn_config(sw, sw.ports[0]).mode, EcnMode::kStep);
+  EXPECT_EQ(enqueue_ecn_config(sw, sw.ports[1]).mode, EcnMode::kRed);
+  EXPECT_EQ(enqueue_ecn_config(sw, sw.ports[1]).red_max_bytes, 6'400'000u);
+  sw.tcd.enabled = true;
+  EXPECT_EQ(enqueue_ecn_config(sw, sw.ports[1]).mode, EcnMode::kOff);
+}
+
 }  // namespace
 }  // namespace sluice
