@@ -12,10 +12,16 @@ build/switch/sluice, in exact fabric time. Judged on every run:
 - The paper's direction (section 5.2.1): with Floodgate the ToR-down
   maximum falls and the ToR-up maximum (where the VOQs hold the incast)
   rises.
+- The switches have the authors' ns-3 PFC and ECN per port, by link rate:
+  alpha 1/4 and 60,000 bytes of headroom on 100 Gb/s ports, alpha 1 and
+  240,000 bytes on 400 Gb/s ones (8 x rate x 600 ns), a 4 KiB reserve and
+  a 3 KiB resume offset; RED 1,600 / 6,400 KB on the 400 Gb/s ports.
 """
 
 import json
 import os
+
+import yaml
 import tempfile
 import unittest
 
@@ -37,6 +43,16 @@ class FloodgateIncastMix(unittest.TestCase):
                                        "--out", out, "--sluice", SLUICE)
             with open(os.path.join(out, "results.json")) as f:
                 rows = {r["scheme"]: r for r in json.load(f)["rows"]}
+            with open(os.path.join(out, "seed1", "dcqcn", "sluice.yaml")) as f:
+                conf = yaml.safe_load(f)
+        ports = {p["rate"]: p for sw in conf["switches"] for p in sw["ports"]}
+        self.assertEqual(ports["100Gbps"]["pfc"], {"alpha": 0.25, "headroom": "60000B",
+                                                   "reserve": "4096B", "hysteresis": "3072B"})
+        self.assertNotIn("ecn", ports["100Gbps"])  # the switch's: 400 / 1,600 KB
+        self.assertEqual(ports["400Gbps"]["pfc"], {"alpha": 1.0, "headroom": "240000B",
+                                                   "reserve": "4096B", "hysteresis": "3072B"})
+        self.assertEqual(ports["400Gbps"]["ecn"],
+                         {"mode": "red", "min": "1600KB", "max": "6400KB", "pmax": 0.2})
         self.assertEqual(set(rows), {"DCQCN", "DCQCN+FG"})
         for r in rows.values():
             self.assertEqual(r["drops"], {}, r)
