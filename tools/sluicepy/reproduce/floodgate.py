@@ -341,6 +341,9 @@ def measure(a, seed, label, d, summary, fabric, wall, rss):
            "max_tor_up_kb": best["tor_up"][0] / 1e3, "max_core_kb": best["core"][0] / 1e3,
            "max_tor_down_kb": best["tor_down"][0] / 1e3,
            "max_receiver_port_kb": best["receiver"][0] / 1e3,
+           # When each maximum was sampled (the trace's seconds, the flows'
+           # clock), to set a run beside one that stopped early.
+           "max_at_s": {tier: best[tier][1] for tier in best},
            "paused_pct": counters.paused_pct(summary),
            "drops": drops, "transmissions": summary["clock"]["transmissions"],
            "wall_s": wall, "rss_mb": rss}
