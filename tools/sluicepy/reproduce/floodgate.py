@@ -4,6 +4,7 @@ exact fabric time, with the transports at the hosts.
 
     tools/reproduce floodgate [--cdf websearch|hadoop] [--seeds 1]
         [--poisson-ms 2] [--drain-ms 20] [--schemes dcqcn,dcqcn+fg,...]
+        [--ports floodgate-ns3|switch] [--incast-packets 30-40]
         [--out runs/reproduce/floodgate]
 
 The scenario is the one the authors' public ns-3 code builds (mix/README.md
@@ -15,17 +16,20 @@ their lambda), each to a host under another ToR chosen uniformly, sizes from
 --cdf, arriving from 30 us on; one incast of --incast-flows 720 flows from
 hosts under other ToRs to the first host of the first ToR at 100-200 ns,
 each 30-40 packets of 1460 bytes (their INCAST_CDF 9: 3-4 x the host's
-bytes per second / 1.25e9, at 100 Gb/s), incast i at i x the period that
+bytes per second / 1.25e9, at 100 Gb/s; --incast-packets), incast i at i x the period that
 gives --incast-load 0.5 of the receiver's link (5.9 ms) to the first host
 of ToR i, as many as the Poisson arrivals span (at least one); Poisson flows from or to an incast receiver
 are dropped, as theirs are. Schemes: DCQCN, DCTCP and HPCC, each over PFC
-(dynamic threshold, alpha 0.25: theirs on 100 Gb/s ports) without and with
-Floodgate; every queue pair with their one-BDP window and no timeout (their
+without and with Floodgate. PFC and ECN are set per port by link rate as
+theirs (--ports floodgate-ns3, tools/sluicepy/pfc_profiles.py): a dynamic
+threshold of alpha 1/4 on 100 Gb/s ports and 1 on 400 Gb/s ones, headroom
+8 x rate x delay, a 4 KiB reserve, a 3 KiB resume offset; every queue pair with their one-BDP window and no timeout (their
 HAS_WIN 1 and RTO_us 0); DCTCP is sluice's TCP DCTCP (theirs is a
 rate-based RDMA DCTCP) with an initial window of one BDP. Floodgate is
 sluice's defaults, the authors' mix/floodgate-config (a window of 1.5
-BDP + 10 us, a credit per 10 KiB or 10 us). RED marking between 400 KB
-and 1,600 KB, pmax 0.2 (theirs at 100 Gb/s) for DCQCN and DCTCP.
+BDP + 10 us, a credit per 10 KiB or 10 us). RED marking for DCQCN and
+DCTCP between 400 KB and 1,600 KB on 100 Gb/s ports and 1,600 KB and
+6,400 KB on 400 Gb/s ones, pmax 0.2.
 
 Reports, beside the paper's direction (its copy holds no numbers): mean and
 p99 FCT (and slowdown) of the Poisson flows, every one counted (unfinished
