@@ -28,6 +28,12 @@ Schemes:
             paper's servers); drop-tail switches, no ECN. A rate holds
             --lease (100us) at the host.
   flowtune-lease10ms  the same with sluice's default lease, 10 ms.
+  pfabric   pFabric (--schemes pfabric): its hosts (line-rate start, rank
+            = remaining bytes, docs/transports.md) and its switch port (a
+            36 KB buffer served smallest rank first, the largest dropped).
+  sfq-codel the paper's Cubic over sfqCoDel as near as sluice has it:
+            NewReno TCP (no Cubic) over SFQ of 32 queues with CoDel in
+            each (target 5 us, interval 100 us), no ECN.
 Every flow counts. Reported per size bucket in packets of --mss bytes
 (the paper's Fig. 12: 1, 1-10, 10-100, 100-1000, over 1000 packets): mean
 and p99 FCT and normalised FCT (FCT over the flow's time on an empty
@@ -37,10 +43,8 @@ packets); the p99 and largest queueing delay of the leaves' ports toward
 the hosts (paper Fig. 13: DCTCP's queues 12x Flowtune's) and of the
 leaf-spine ports.
 
-sfqCoDel (Cubic over stochastic fair queueing with CoDel, the paper's
-third baseline) is not run: sluice's switches have no CoDel (no
-sojourn-time dropping), no per-flow hashed queues outside BFC, and its
-hosts no Cubic; pFabric and XCP neither.
+XCP is not run: it needs an explicit feedback header the routers rewrite
+and hosts that follow it, neither of which sluice has.
 
 convergence: the paper's experiment (D), Fig. 8: five senders (one in each
 of racks 1-5) and a receiver in rack 0; every --step a sender starts a
@@ -89,7 +93,27 @@ BUCKETS = ((1, 1, "1"), (2, 10, "1-10"), (11, 100, "10-100"), (101, 1000, "100-1
 # The paper's improvement of p99 FCT, Flowtune over DCTCP (5.3, (H)),
 # across its loads.
 PAPER_VS_DCTCP = {"1": "8.6-10.9x", "1-10": "2.1-2.9x"}
-SCHEMES = ("dctcp", "flowtune", "flowtune-lease10ms")
+# The baselines' p99 FCT over Flowtune's, as section 5.3 (H) words them.
+PAPER_VS = {
+    "dctcp": PAPER_VS_DCTCP,
+    "pfabric": {"1": "about 1x (1-100 packets: 'similar ratios')",
+                "1-10": "about 1x", "10-100": "about 1x"},
+    "sfq-codel": {"10-100": "3.5-3.8x at high load", "100-1000": "2.1-2.4x at low load",
+                  ">1000": "about 1x ('comparable on large flows')"},
+}
+SCHEMES = ("dctcp", "flowtune", "flowtune-lease10ms", "pfabric", "sfq-codel")
+# Per scheme: tools/experiment's scheme, the hosts' transport (None: the
+# flowtune transport) and whether the hosts are ECN-capable.
+SCHEME_SETUP = {
+    "dctcp": ("ecn", "dctcp", True),
+    "flowtune": ("flowtune", None, False),
+    "flowtune-lease10ms": ("flowtune", None, False),
+    # pFabric: its transport and its switch port (36 KB buffer, rank order).
+    "pfabric": ("pfabric", "pfabric", False),
+    # The paper's Cubic over sfqCoDel: sluice's hosts have no Cubic, so
+    # NewReno TCP, over SFQ (32 queues) with CoDel in each (5 us / 100 us).
+    "sfq-codel": ("sfq-codel", "tcp", False),
+}
 
 
 def fabric_command(a, path):
@@ -123,15 +147,16 @@ def scheme_conf(a, fabric, scheme, flows_path, seed, capture=()):
     """The fabric under one scheme: DCTCP hosts with ECN step marking, or
     Flowtune's allocator with hosts pacing at their rates; captures of what
     the switch sends the hosts in `capture` (port names), none elsewhere."""
-    transport = "dctcp" if scheme == "dctcp" else a.flowtune_transport
+    exp_scheme, transport, ecn = SCHEME_SETUP[scheme]
+    transport = transport or a.flowtune_transport
     lease = "10ms" if scheme == "flowtune-lease10ms" else a.lease
-    argv = ["--config", "x", "--schemes", "ecn" if scheme == "dctcp" else "flowtune",
+    argv = ["--config", "x", "--schemes", exp_scheme,
             "--workload", "w", "--out", "o", "--clock", "exact", "--seed", str(seed),
             "--flowtune-lease", lease,
             "--transport", transport, "--base-rtt", "20us", "--ecn-k", a.ecn_k,
             "--transport-param", f"mss={a.mss}",
             "--transport-param", f"tcp.min_rto={a.min_rto}",
-            "--transport-param", f"tcp.ecn={'true' if scheme == 'dctcp' else 'false'}"]
+            "--transport-param", f"tcp.ecn={'true' if ecn else 'false'}"]
     args = exp.parse_args(argv)
     conf = exp.apply_scheme(fabric, args.schemes[0], args)
     conf["transport"]["flows"] = flows_path
@@ -142,6 +167,9 @@ def scheme_conf(a, fabric, scheme, flows_path, seed, capture=()):
             sw["flowtune"]["pace_at"] = "host"
             sw["flowtune"]["idle_gap"] = a.idle_gap
         for port in sw["ports"]:
+            if scheme == "pfabric":
+                # Its segments carry a 4-byte rank and its ACKs an 8-byte SACK.
+                port["mtu"] = a.mss + 56 + 12
             if port.get("role") == "host":
                 if port["name"] in capture and sw["name"] == "leaf0":
                     port["pcap"] = {"tx": f"rx_{port['name']}.pcap", "snaplen": 128}
@@ -379,7 +407,18 @@ def print_fct(a, rows):
           "empty fabric; '>=' marks figures with unfinished flows, counted to the run's end)")
     by = {(r["seed"], r["scheme"]): r for r in rows}
     for seed in a.seeds:
-        d, f = by.get((seed, "dctcp")), by.get((seed, "flowtune"))
+        f = by.get((seed, "flowtune"))
+        for base in ("pfabric", "sfq-codel"):
+            b = by.get((seed, base))
+            if not b or not f:
+                continue
+            print(f"seed {seed}: {base}'s p99 normalised FCT over Flowtune's, by size "
+                  "(paper, section 5.3 (H), in words):")
+            for _, _, n in BUCKETS:
+                if b["buckets"][n] and f["buckets"][n]:
+                    ratio = b["buckets"][n]["norm_p99"] / f["buckets"][n]["norm_p99"]
+                    print(f"  {n:>8} packets: {ratio:.2f}x  (paper {PAPER_VS[base].get(n, '-')})")
+        d = by.get((seed, "dctcp"))
         if not d or not f:
             continue
         print(f"seed {seed}: DCTCP's p99 normalised FCT over Flowtune's, by size (paper, "
@@ -514,8 +553,8 @@ def main(argv):
                                 epilog="\n".join(__doc__.split("\n")[2:]))
     p.add_argument("--parts", default="fct,convergence", help="fct, convergence (both)")
     p.add_argument("--schemes", default="dctcp,flowtune,flowtune-lease10ms",
-                   help="fct: dctcp, flowtune, flowtune-lease10ms (all); convergence runs "
-                        "dctcp and flowtune of these")
+                   help="fct: some of " + ", ".join(SCHEMES) + " (the first three); "
+                        "convergence runs dctcp and flowtune of these")
     p.add_argument("--load", type=float, default=0.6,
                    help="fct: load of the server links (0.6; the paper runs 0.2-0.8)")
     p.add_argument("--cdf", default=os.path.join(ROOT, "conf", "workloads", "fb_hadoop.cdf"),
