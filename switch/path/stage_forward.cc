@@ -21,20 +21,10 @@
 
 namespace sluice {
 
-static_assert(PrefixTable::kNoRoute == kNoDefaultRoute);
-
 void Worker::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now) {
   const SwitchRuntime& sw = rt_.switches[in.switch_index];
-  uint32_t nh;
-  if (sw.lpm != nullptr) [[likely]] {
-    if (rte_lpm_lookup(sw.lpm, pp.dst_ip, &nh) != 0) nh = kNoDefaultRoute;
-  } else {
-    nh = sw.routes->lookup(pp.dst_ip);  // the emulator's (PrefixTable::kNoRoute: none)
-  }
-  if (nh == kNoDefaultRoute) {
-    nh = sw.default_group;  // 0.0.0.0/0 lives outside the route table
-    if (nh == kNoDefaultRoute) return drop(in.index, m, DropReason::kNoRoute);
-  }
+  const uint32_t nh = route_next_hop(sw, pp.dst_ip);
+  if (nh == kNoDefaultRoute) return drop(in.index, m, DropReason::kNoRoute);
   if (nh == kLocalNextHop) return drop(in.index, m, DropReason::kLocalDelivery);
   const NextHopGroup16& g = sw.groups[nh];
   uint16_t egress = g.ports[0];

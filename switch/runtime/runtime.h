@@ -143,6 +143,20 @@ struct SwitchRuntime {
   std::array<void*, kMaxModules> module{};  // each module's state for this switch
 };
 
+static_assert(PrefixTable::kNoRoute == kNoDefaultRoute);
+
+// The next-hop group switch `sw` routes dst_ip by: its longest prefix, else
+// its default route; kNoDefaultRoute: none; kLocalNextHop: its own address.
+inline uint32_t route_next_hop(const SwitchRuntime& sw, uint32_t dst_ip) {
+  uint32_t nh;
+  if (sw.lpm != nullptr) [[likely]] {
+    if (rte_lpm_lookup(sw.lpm, dst_ip, &nh) != 0) nh = kNoDefaultRoute;
+  } else {
+    nh = sw.routes->lookup(dst_ip);  // the emulator's (PrefixTable::kNoRoute: none)
+  }
+  return nh == kNoDefaultRoute ? sw.default_group : nh;  // 0.0.0.0/0 lives outside the table
+}
+
 // A module's state for the whole process (built on the main lcore before
 // the workers start; then each piece has one writer, as everywhere).
 struct ModuleState {

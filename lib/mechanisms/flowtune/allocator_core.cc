@@ -8,11 +8,13 @@ namespace sluice::flowtune {
 AllocatorCore::AllocatorCore(const AllocatorConfig& cfg, AllocatorCounters& counters)
     : cfg_(cfg),
       counters_(counters),
-      alloc_(NedConfig{cfg.max_flows, 2 * cfg.max_hosts, kDefaultGamma, cfg.threshold}),
+      alloc_(NedConfig{cfg.max_flows, 2 * cfg.max_hosts + cfg.max_fabric_links, kDefaultGamma,
+                       cfg.threshold}),
       flows_(cfg.max_flows),
       hosts_(cfg.max_hosts),
       senders_(cfg.max_senders) {
   host_links_.reserve(2 * size_t{cfg.max_hosts});
+  fabric_link_.assign(2 * size_t{cfg.max_hosts} + cfg.max_fabric_links, false);
   meta_.resize(cfg.max_flows);
   notices_.resize(std::max<uint32_t>(cfg.max_flows, 1));
   out_.resize(std::max<uint32_t>(cfg.max_flows, 1));
@@ -45,6 +47,13 @@ uint32_t AllocatorCore::host(uint32_t ip) {
   return h;
 }
 
+LinkId AllocatorCore::add_fabric_link(double capacity) {
+  const LinkId l = alloc_.add_link(capacity);
+  if (l != kInvalidLink) fabric_link_[l] = true;
+  set_gauges();
+  return l;
+}
+
 uint32_t AllocatorCore::add_sender(uint64_t sender_key) {
   const uint32_t known = senders_.find(sender_key);
   if (known != KeyIndex::kAbsent) return known;
@@ -53,14 +62,16 @@ uint32_t AllocatorCore::add_sender(uint64_t sender_key) {
 }
 
 StartOutcome AllocatorCore::flowlet_start(uint64_t sender_key, const FlowletStart& s,
-                                          uint32_t* sender) {
+                                          uint32_t* sender, std::span<const LinkId> via) {
   uint32_t who = senders_.find(sender_key);
   *sender = who == KeyIndex::kAbsent ? kNoSender : who;
   if (who != KeyIndex::kAbsent && flows_.find(flow_key(who, s.flow_id)) != KeyIndex::kAbsent) {
     counters_.start_duplicate.add();
     return StartOutcome::kDuplicate;
   }
-  const uint32_t hs = host(s.src_ip);
+  bool via_ok = via.size() + 2 <= kMaxPathLinks;
+  for (LinkId l : via) via_ok = via_ok && l < fabric_link_.size() && fabric_link_[l];
+  const uint32_t hs = via_ok ? host(s.src_ip) : KeyIndex::kAbsent;
   const uint32_t hd = hs == KeyIndex::kAbsent ? KeyIndex::kAbsent : host(s.dst_ip);
   set_gauges();
   if (hd == KeyIndex::kAbsent) {
@@ -75,8 +86,11 @@ StartOutcome AllocatorCore::flowlet_start(uint64_t sender_key, const FlowletStar
     }
     *sender = who;
   }
-  const LinkId path[2] = {host_links_[2 * hs], host_links_[2 * hd + 1]};
-  const FlowId f = alloc_.add_flow(double(s.weight), path);
+  FlowPath path;
+  path.push(host_links_[2 * hs]);
+  for (LinkId l : via) path.push(l);
+  path.push(host_links_[2 * hd + 1]);
+  const FlowId f = alloc_.add_flow(double(s.weight), path.view());
   if (f == kInvalidFlow || !flows_.insert(flow_key(who, s.flow_id), f)) {
     if (f != kInvalidFlow) alloc_.remove_flow(f);
     counters_.start_refused.add();

@@ -2,7 +2,7 @@
 // Flowtune's allocator without a transport or a clock (SPEC §4.5;
 // docs/mechanisms/flowtune.md, "The allocator core"): the flows the edges
 // reported, keyed by (sender, flow id), the hosts they name, NED over the
-// one-big-switch model, an iteration every `iteration_ns` while flows are
+// one-big-switch model or, with fabric links, full paths, an iteration every `iteration_ns` while flows are
 // live, the relative notification threshold, and lease re-sends. It is what
 // sluice-allocator runs behind its UDP socket (allocator/) and what exact
 // fabric time runs inside the fabric (fabric_allocator.h).
@@ -30,6 +30,7 @@ namespace sluice::flowtune {
 
 struct AllocatorConfig {
   uint32_t max_hosts = 1024;   // distinct IPv4 addresses (2 links each)
+  uint32_t max_fabric_links = 0;  // links between switches (add_fabric_link)
   uint32_t max_flows = 65536;  // live flows
   uint32_t max_senders = 65536;
   uint64_t host_rate_bps = 10'000'000'000ULL;  // every host link's capacity
@@ -75,10 +76,19 @@ class AllocatorCore {
   // its number, or kNoSender when the sender table is full.
   uint32_t add_sender(uint64_t sender_key);
 
+  // A link between switches, capacity in units of host_rate_bps, for the
+  // full-path model (paper section 6, "Path discovery"): a flow's path is
+  // then its source's up link, the fabric links it crosses (`via`), and
+  // its destination's down link. kInvalidLink when the table is full.
+  LinkId add_fabric_link(double capacity);
+
   // FLOWLET_START from the sender named `sender_key`. *sender is its index
   // (senders are numbered 0, 1, ... as they first appear) or kNoSender
-  // when the sender table is full.
-  StartOutcome flowlet_start(uint64_t sender_key, const FlowletStart& s, uint32_t* sender);
+  // when the sender table is full. `via`: fabric links between the host
+  // links (none: one big switch); refused when more than kMaxPathLinks - 2
+  // or one is not a fabric link.
+  StartOutcome flowlet_start(uint64_t sender_key, const FlowletStart& s, uint32_t* sender,
+                             std::span<const LinkId> via = {});
   // FLOWLET_END: false when no such flow is live.
   bool flowlet_end(uint64_t sender_key, uint32_t flow_id);
 
@@ -143,6 +153,7 @@ class AllocatorCore {
   KeyIndex hosts_;                  // IPv4 -> host number
   KeyIndex senders_;                // sender key -> sender number
   std::vector<LinkId> host_links_;  // up, down per host
+  std::vector<bool> fabric_link_;   // by LinkId: added by add_fabric_link
   std::vector<FlowMeta> meta_;      // by FlowId
   uint32_t flow_slots_ = 0;         // FlowIds ever used: the lease pass looks at these
   std::vector<RateNotice> notices_;

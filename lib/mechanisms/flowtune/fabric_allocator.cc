@@ -24,14 +24,18 @@ FabricAllocator::FabricAllocator(const FabricAllocatorConfig& cfg)
   for (uint32_t e = 0; e < cfg.edges; ++e) core_.add_sender(e);
 }
 
-bool FabricAllocator::send_start(uint32_t edge, const FlowletStart& s, uint64_t now_ns) {
-  if (to_core_.send(News{edge, true, s}, now_ns)) return true;
+bool FabricAllocator::send_start(uint32_t edge, const FlowletStart& s, uint64_t now_ns,
+                                 std::span<const LinkId> via) {
+  News n{edge, true, 0, s, {}};
+  n.via_size = static_cast<uint8_t>(std::min<size_t>(via.size(), kMaxVia + 1));
+  std::copy_n(via.begin(), std::min<size_t>(via.size(), kMaxVia), n.via.begin());
+  if (to_core_.send(n, now_ns)) return true;
   counters_.news_lost.add();
   return false;
 }
 
 bool FabricAllocator::send_end(uint32_t edge, uint32_t flow_id, uint64_t now_ns) {
-  if (to_core_.send(News{edge, false, FlowletStart{flow_id, 0, 0, 0}}, now_ns)) return true;
+  if (to_core_.send(News{edge, false, 0, FlowletStart{flow_id, 0, 0, 0}, {}}, now_ns)) return true;
   counters_.news_lost.add();
   return false;
 }
@@ -39,7 +43,12 @@ bool FabricAllocator::send_end(uint32_t edge, uint32_t flow_id, uint64_t now_ns)
 void FabricAllocator::take(const News& n) {
   if (n.start) {
     uint32_t sender;
-    core_.flowlet_start(n.edge, n.entry, &sender);
+    // A path longer than kMaxVia keeps its length, so the core refuses it.
+    static const std::array<LinkId, kMaxVia + 1> kTooLong = {};
+    const std::span<const LinkId> via =
+        n.via_size <= kMaxVia ? std::span<const LinkId>(n.via.data(), n.via_size)
+                              : std::span<const LinkId>(kTooLong);
+    core_.flowlet_start(n.edge, n.entry, &sender, via);
   } else {
     core_.flowlet_end(n.edge, n.entry.flow_id);
   }

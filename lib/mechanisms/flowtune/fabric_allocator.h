@@ -17,7 +17,9 @@
 // Time is an argument: the caller runs run() at next_due_ns(). Fixed
 // tables; nothing allocates after construction. Single writer.
 
+#include <array>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "lib/common/relaxed_counter.h"
@@ -50,8 +52,18 @@ class FabricAllocator {
 
   explicit FabricAllocator(const FabricAllocatorConfig& cfg);
 
+  // Fabric links between the host links a flow may cross.
+  static constexpr uint32_t kMaxVia = kMaxPathLinks - 2;
+
+  // A link between switches (capacity in host-rate units) for the
+  // full-path model, before any news; kInvalidLink when the table is full.
+  LinkId add_fabric_link(double capacity) { return core_.add_fabric_link(capacity); }
+
   // News an edge sent at now. False: lost (counted), the path was full.
-  bool send_start(uint32_t edge, const FlowletStart& s, uint64_t now_ns);
+  // `via`: the fabric links the flow crosses (AllocatorCore::flowlet_start;
+  // more than kMaxVia: the flow is refused there).
+  bool send_start(uint32_t edge, const FlowletStart& s, uint64_t now_ns,
+                  std::span<const LinkId> via = {});
   bool send_end(uint32_t edge, uint32_t flow_id, uint64_t now_ns);
 
   // When run() next has something to do: news or a rate arriving, an
@@ -76,7 +88,9 @@ class FabricAllocator {
   struct News {
     uint32_t edge = 0;
     bool start = false;
+    uint8_t via_size = 0;  // kMaxVia + 1: too long a path
     FlowletStart entry{};  // an END uses flow_id only
+    std::array<LinkId, kMaxVia> via{};
   };
   struct Rate {
     uint32_t edge = 0;

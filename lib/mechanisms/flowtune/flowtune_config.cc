@@ -73,7 +73,8 @@ void parse_flowtune_allocator(YamlReader& r, const Field& a, Config* c) {
   out->line = YamlReader::line_of(a.node);
   out->enabled = true;
   if (!r.expect_map(a,
-                    {"control_delay", "iteration", "threshold", "host_rate", "hosts", "flows"})) {
+                    {"control_delay", "iteration", "threshold", "host_rate", "hosts", "flows",
+                     "paths"})) {
     return;
   }
   if (auto f = r.field(a, "control_delay", Need::kOptional))
@@ -84,6 +85,8 @@ void parse_flowtune_allocator(YamlReader& r, const Field& a, Config* c) {
   if (auto f = r.field(a, "host_rate", Need::kOptional)) set(r.rate(*f), &out->host_rate_bps);
   if (auto f = r.field(a, "hosts", Need::kOptional)) set(r.integer(*f, 1, 1u << 24), &out->hosts);
   if (auto f = r.field(a, "flows", Need::kOptional)) set(r.integer(*f, 1, 1u << 24), &out->flows);
+  if (auto f = r.field(a, "paths", Need::kOptional))
+    set(r.choice<bool>(*f, {{"hosts", false}, {"fabric", true}}), &out->full_paths);
 }
 
 // Flowtune paces what hosts send into an edge, so the switch needs host

@@ -44,6 +44,9 @@ struct FlowtuneAllocatorConfig {
   uint64_t host_rate_bps = 0;         // 0: the edges' host ports' rate, if they share one
   uint32_t hosts = 1024;              // distinct host addresses
   uint32_t flows = 0;                 // live flows; 0: twice the edges' flowlet slots
+  // Paths: false, one big switch (each flow's host links only); true, the
+  // links between switches it crosses too (the paper's full paths).
+  bool full_paths = false;
   int line = 0;
 };
 

@@ -40,7 +40,29 @@ std::unique_ptr<flowtune::FabricAllocator> fabric_allocator(const Runtime& rt,
   // few iterations' rates for every flow; more is lost and counted.
   f.news_in_flight = static_cast<uint32_t>(std::min<uint64_t>(2 * slots, 1u << 24));
   f.rates_in_flight = static_cast<uint32_t>(std::min<uint64_t>(4ull * f.core.max_flows, 1u << 24));
+  if (c.full_paths) {
+    for (const auto& p : rt.ports) f.core.max_fabric_links += p->kind == PortKind::kLink;
+  }
   return std::make_unique<flowtune::FabricAllocator>(f);
+}
+
+// Full paths: a link of the allocator for each direction of each internal
+// link, its capacity in host-rate units (a 40 Gb/s link over 10 Gb/s hosts
+// is 4).
+std::string add_fabric_links(const Runtime& rt, FlowtuneModuleState& s) {
+  const double host_rate = double(s.allocator->core().config().host_rate_bps);
+  s.port_link.assign(rt.ports.size(), flowtune::kInvalidLink);
+  for (const auto& p : rt.ports) {
+    if (p->kind != PortKind::kLink) continue;
+    if (p->cfg->rate_bps == 0 || host_rate <= 0)
+      return rt.switch_label(p->index) + "/" + p->cfg->name +
+             ": flowtune_allocator paths: fabric needs every internal link's rate and the "
+             "hosts' rate";
+    s.port_link[p->index] = s.allocator->add_fabric_link(double(p->cfg->rate_bps) / host_rate);
+    if (s.port_link[p->index] == flowtune::kInvalidLink)
+      return "flowtune_allocator: no room for the fabric's links";
+  }
+  return "";
 }
 
 }  // namespace
@@ -77,6 +99,9 @@ std::string FlowtuneModule::build(Runtime& rt) {
   }
   if (fabric && !s->numbered.empty()) {
     s->allocator = fabric_allocator(rt, *s);
+    if (rt.config.flowtune_allocator.full_paths) {
+      if (std::string err = add_fabric_links(rt, *s); !err.empty()) return err;
+    }
     for (uint32_t i = 0; i < s->numbered.size(); ++i)
       s->numbered[i]->attach_fabric(s->allocator.get(), i);
   }

@@ -34,12 +34,12 @@ void FlowtuneEdge::count_message(bool start, uint64_t now_ns) {
 }
 
 void FlowtuneEdge::report_start(uint32_t flow_id, uint32_t src_ip, uint32_t dst_ip,
-                                uint64_t now_ns) {
+                                uint64_t now_ns, std::span<const flowtune::LinkId> via) {
   starts_reported.add();
   bool sent;
   if (fabric_ != nullptr) {
     sent = fabric_->send_start(
-        number_, {flow_id, src_ip, dst_ip, static_cast<uint16_t>(cfg.weight)}, now_ns);
+        number_, {flow_id, src_ip, dst_ip, static_cast<uint16_t>(cfg.weight)}, now_ns, via);
     if (sent) count_message(true, now_ns);
   } else {
     sent = udp_->post_start(flow_id, src_ip, dst_ip);

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -44,7 +45,10 @@ class FlowtuneEdge {
 
   // Worker lcore: news for the allocator, sent at now (lost, and counted,
   // if the way is full: the flow then stays unpaced, the safe side).
-  void report_start(uint32_t flow_id, uint32_t src_ip, uint32_t dst_ip, uint64_t now_ns);
+  // `via`: the fabric links the flow crosses, for the allocator in the
+  // fabric with full paths (empty otherwise).
+  void report_start(uint32_t flow_id, uint32_t src_ip, uint32_t dst_ip, uint64_t now_ns,
+                    std::span<const flowtune::LinkId> via = {});
   void report_end(uint32_t flow_id, uint64_t now_ns);
   // A rate reached the edge: the pacer holds the flow to it for a lease.
   void apply_rate(uint32_t flow_id, uint32_t kbps, uint64_t now_ns);

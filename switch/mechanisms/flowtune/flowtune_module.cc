@@ -4,7 +4,9 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "lib/common/seeds.h"
 #include "lib/mechanisms/flowtune/flow_key.h"
+#include "lib/net/flow_hash.h"
 #include "lib/net/ipv4_rewrite.h"
 #include "lib/emulator/transport/segment_wire.h"
 #include "switch/emulator/fabric_loop.h"
@@ -59,6 +61,32 @@ class AllocatorElement final : public CalendarElement {
 
 }  // namespace
 
+// Full paths: the allocator's links a packet entering switch `sw` crosses
+// between switches, each switch choosing as the forward stage does (its
+// route, and among an ECMP group's ports the one its salted 5-tuple hash
+// picks), until a port that is not an internal link. At most kMaxVia + 1
+// (the allocator refuses a longer path); 0 where a hop has no route.
+uint32_t FlowtuneModule::fabric_via(uint16_t sw, const ParsedPacket& pp,
+                                    flowtune::LinkId* via) const {
+  const Runtime& rt = w_.rt();
+  const uint32_t hash = flow_hash(pp.src_ip, pp.dst_ip, pp.proto, pp.src_port, pp.dst_port);
+  uint32_t n = 0;
+  while (n <= flowtune::FabricAllocator::kMaxVia) {
+    const SwitchRuntime& at_sw = rt.switches[sw];
+    const uint32_t nh = route_next_hop(at_sw, pp.dst_ip);
+    if (nh == kNoDefaultRoute || nh == kLocalNextHop) return 0;
+    const NextHopGroup16& g = at_sw.groups[nh];
+    const uint64_t salted = salted_flow_hash(hash, at_sw.ecmp_salt);
+    const uint16_t egress =
+        g.size > 1 ? g.ports[ecmp_pick(static_cast<uint32_t>(salted >> 32), g.size)] : g.ports[0];
+    const PortRuntime& out = *rt.ports[egress];
+    if (out.kind != PortKind::kLink) return n;
+    via[n++] = s_->port_link[egress];
+    sw = rt.ports[out.link_out->rx_port]->switch_index;
+  }
+  return n;
+}
+
 // True: the packet goes on to admission now. False: the pacer holds it (it
 // comes back when due) or dropped it.
 bool FlowtuneModule::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now) {
@@ -80,7 +108,9 @@ bool FlowtuneModule::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& p
   if (r.kind == FlowletTable::Kind::kUntracked) return true;
   if (r.kind == FlowletTable::Kind::kStart) {
     e.pacer.start(r.flow_id);
-    e.report_start(r.flow_id, pp.src_ip, pp.dst_ip, now);
+    flowtune::LinkId via[flowtune::FabricAllocator::kMaxVia + 1];
+    const uint32_t n = s_->port_link.empty() ? 0 : fabric_via(in.switch_index, pp, via);
+    e.report_start(r.flow_id, pp.src_ip, pp.dst_ip, now, {via, n});
     touch_edge(e);  // its idle gap runs out from now
     touch_allocator();
     if (e.cfg.pace_at_host) note_host_flow(e, in, m, pp, r.flow_id);
@@ -493,6 +523,9 @@ void FlowtuneModule::summary_top(const Runtime& rt, JsonFields& f) {
   j("end_unknown", c.core.end_unknown.get());
   j("flows_at_stop", c.core.flows.get());
   j("hosts", c.core.hosts.get());
+  // Full paths: the allocator's links between switches, among all its links.
+  j("fabric_links", cfg.max_fabric_links);
+  j("links", c.core.links.get());
   j("iterations", c.core.iterations.get());
   j("rate_updates", c.core.updates.get());
   j("lease_resends", c.core.lease_resends.get());

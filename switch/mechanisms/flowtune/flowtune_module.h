@@ -34,6 +34,10 @@ struct FlowtuneModuleState : ModuleState {
   std::vector<FlowtuneEdge*> numbered;  // every edge, by the allocator's number for it
   // The allocator in the fabric (exact time; written by the one worker).
   std::unique_ptr<flowtune::FabricAllocator> allocator;
+  // With full paths (flowtune_allocator.paths: fabric): per global port, the
+  // allocator's link for what it sends into its internal link, else
+  // kInvalidLink; empty with one big switch.
+  std::vector<flowtune::LinkId> port_link;
   FlowtuneControl control;  // real time: the UDP path's thread
 };
 
@@ -81,6 +85,7 @@ class FlowtuneModule {
   void host_rate(FlowtuneEdge& e, uint32_t flowlet, uint32_t kbps, uint64_t now);
   void touch_edge(const FlowtuneEdge& e);
   void touch_allocator();
+  uint32_t fabric_via(uint16_t sw, const ParsedPacket& pp, flowtune::LinkId* via) const;
 
   Worker& w_;
   FlowtuneModuleState* s_ = nullptr;

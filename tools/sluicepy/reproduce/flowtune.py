@@ -21,8 +21,10 @@ fb_hadoop.cdf); the paper's default, Facebook's Web workload, is not at
 hand (section 5.3 names Web, Cache and Hadoop; Hadoop is one of them).
 Schemes:
   dctcp     DCTCP hosts, switches mark ECN at a step of --ecn-k.
-  flowtune  the allocator in the fabric (NED, an iteration every 10 us,
-            8.5 us control path each way) and hosts that pace each flow
+  flowtune  the allocator in the fabric (NED over each flow's full path:
+            its host links and the leaf-spine links its ECMP choice
+            crosses, --paths; an iteration every 10 us, 8.5 us control
+            path each way) and hosts that pace each flow
             at its allocated rate (flowtune.pace_at: host) over
             --flowtune-transport (tcp: "a regular TCP connection", the
             paper's servers); drop-tail switches, no ECN. A rate holds
@@ -162,6 +164,7 @@ def scheme_conf(a, fabric, scheme, flows_path, seed, capture=()):
     conf["transport"]["flows"] = flows_path
     if "flowtune_allocator" in conf:
         conf["flowtune_allocator"]["threshold"] = a.threshold
+        conf["flowtune_allocator"]["paths"] = a.paths
     for sw in conf["switches"]:
         if (sw.get("flowtune") or {}).get("enabled"):
             sw["flowtune"]["pace_at"] = "host"
@@ -586,6 +589,9 @@ def main(argv):
     p.add_argument("--threshold", type=float, default=THRESHOLD,
                    help="flowtune: the allocator's headroom and notification threshold "
                         "(0.01, the paper's)")
+    p.add_argument("--paths", choices=("fabric", "hosts"), default="fabric",
+                   help="flowtune: the allocator's model, the links each flow crosses (fabric, "
+                        "the paper's full paths) or its host links only (hosts: one big switch)")
     p.add_argument("--idle-gap", default="100us",
                    help="flowtune: the edge ends a flowlet after this long idle (100us)")
     p.add_argument("--out", default=os.path.join(ROOT, "runs", "reproduce", "flowtune"))

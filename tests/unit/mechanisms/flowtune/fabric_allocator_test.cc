@@ -99,6 +99,42 @@ TEST(FabricAllocator, TwoEdgesIntoOneHostGetHalfEach) {
   EXPECT_NEAR(last[1], 495'000, 0.01 * 495'000);
 }
 
+// Full paths: two flows from different hosts to different hosts share
+// nothing in one big switch, so each gets its whole host link (0.99 of
+// 1 Gb/s); across one shared fabric link of capacity 1 (1 Gb/s) they get
+// half of it each, and a flow crossing a link of capacity 4 alone is held
+// only by its host links.
+TEST(FabricAllocator, FullPathsShareTheFabricLinksTheyCross) {
+  constexpr uint32_t kHostD = 0x0A000402;
+  FabricAllocatorConfig cfg = config(1, 0);
+  cfg.core.max_fabric_links = 2;
+  FabricAllocator a(cfg);
+  const LinkId thin = a.add_fabric_link(1.0);
+  const LinkId fat = a.add_fabric_link(4.0);
+  ASSERT_NE(thin, kInvalidLink);
+  ASSERT_NE(fat, kInvalidLink);
+  Clock c{a};
+  a.send_start(0, {1, kHostA, kHostC, 1}, 0, std::vector<LinkId>{thin});
+  a.send_start(0, {2, kHostB, kHostD, 1}, 0, std::vector<LinkId>{thin, fat});
+  c.until(2'000 * kUs);
+  uint32_t last[3] = {0, 0, 0};
+  for (const Delivered& d : c.got) last[d.flow_id] = d.kbps;
+  EXPECT_NEAR(last[1], 495'000, 0.01 * 495'000);
+  EXPECT_NEAR(last[2], 495'000, 0.01 * 495'000);
+  a.send_end(0, 1, 2'000 * kUs);
+  c.until(4'000 * kUs);
+  for (const Delivered& d : c.got) last[d.flow_id] = d.kbps;
+  EXPECT_NEAR(last[2], 990'000, 0.01 * 990'000);
+  // A path with a host link in it (links 2 on are the hosts', added as
+  // they first appear), or longer than kMaxVia, is refused.
+  const uint64_t refused = a.counters().core.start_refused.get();
+  a.send_start(0, {3, kHostA, kHostC, 1}, 4'000 * kUs, std::vector<LinkId>{2});
+  a.send_start(0, {4, kHostA, kHostC, 1}, 4'000 * kUs,
+               std::vector<LinkId>(FabricAllocator::kMaxVia + 1, fat));
+  c.until(4'001 * kUs);
+  EXPECT_EQ(a.counters().core.start_refused.get(), refused + 2);
+}
+
 TEST(FabricAllocator, RatesAreCountedAsRateUpdateMessagesPerEdgeAndPass) {
   FabricAllocator a(config(2, 1 * kUs));
   Clock c{a};
