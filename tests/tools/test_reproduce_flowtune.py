@@ -8,6 +8,8 @@ against build/switch/sluice on the paper's 4 x 9 x 16 fabric at 10 Gb/s
   DCTCP's are 12x longer) and the p99 FCT of its 1-packet flows is lower
   (Fig. 12: 8.6-10.9x lower; only the direction is judged on this short
   run, whose network is still filling up);
+- the allocator allocates over full paths: the 72 leaf-spine link
+  directions are its links beside the host links, and no path is refused;
 - the allocator hears of data flowlets only, as the paper's servers report
   them (section 4): fewer than 1.5 per flow (every flow has one; counting
   each flow's ACK stream too would make it at least 2);
@@ -70,6 +72,12 @@ class Flowtune(unittest.TestCase):
             self.assertGreater(d1["p99_us"], f1["p99_us"], (d1, f1))
             self.assertGreater(rows["dctcp"]["queue_p99_us"], rows["flowtune"]["queue_p99_us"])
 
+            # Full paths: each direction of the 36 leaf-spine links is a link
+            # of the allocator, beside the host links; no path was refused.
+            alloc = rows["flowtune"]["allocator"]
+            self.assertEqual(alloc["fabric_links"], 72)
+            self.assertEqual(alloc["links"], 72 + 2 * alloc["hosts"])
+            self.assertEqual(alloc["start_refused"], 0)
             flowlets = rows["flowtune"]["allocator"]["flowlets_started"]
             self.assertGreaterEqual(flowlets, n_flows)
             self.assertLess(flowlets, 1.5 * n_flows)
