@@ -111,7 +111,10 @@ void validate_port_pfc(ConfigCheck& k, size_t s) {
     const std::string key = port_key(s, p) + ".pfc";
     if (!pp.enabled) continue;
     const PfcConfig c = port_pfc(sw.pfc, pp);
-    if (sw.pfc.mode != PfcGenerationMode::kOff) set_aside += c.headroom_bytes + c.reserve_bytes;
+    // On a BFC switch PFC runs on the host-facing ports only.
+    const bool runs = sw.pfc.mode != PfcGenerationMode::kOff &&
+                      !(sw.bfc.enabled && sw.ports[p].role == PortRole::kSwitch);
+    if (runs) set_aside += c.headroom_bytes + c.reserve_bytes;
     if (k.has_error_under(key)) continue;
     const bool own = pp.dynamic || pp.xoff_bytes || pp.alpha || pp.hysteresis_bytes ||
                      pp.reserve_bytes || pp.headroom_bytes;
