@@ -158,6 +158,7 @@ def scheme_conf(a, fabric, scheme, flows_path, seed, capture=()):
             "--transport", transport, "--base-rtt", "20us", "--ecn-k", a.ecn_k,
             "--transport-param", f"mss={a.mss}",
             "--transport-param", f"tcp.min_rto={a.min_rto}",
+            "--transport-param", f"tcp.init_cwnd={a.init_cwnd}",
             "--transport-param", f"tcp.ecn={'true' if ecn else 'false'}"]
     args = exp.parse_args(argv)
     conf = exp.apply_scheme(fabric, args.schemes[0], args)
@@ -576,6 +577,9 @@ def main(argv):
     p.add_argument("--ecn-k", default="100KB",
                    help="dctcp: ECN step threshold (100KB, about 65 full frames)")
     p.add_argument("--min-rto", default="1ms", help="both: TCP minimum RTO (1ms)")
+    p.add_argument("--init-cwnd", type=int, default=10,
+                   help="the TCP hosts' initial window in segments (10, RFC 6928; the paper "
+                        "does not give its ns-2 TCP's)")
     p.add_argument("--port-buffer", type=int, default=600,
                    help="switch buffer in full packets per port (600; the paper gives none and "
                         "reports DCTCP dropping negligible amounts, 5.3 (J); at 150 DCTCP "
