@@ -344,8 +344,10 @@ def apply_scheme(conf, scheme, args, allocator=DEFAULT_ALLOCATOR):
         if s["pfc"]:
             sw["pfc"] = {"mode": s["pfc"], "xoff": args.pfc_xoff}
         for port in sw.get("ports", []):
-            if isinstance(port.get("pfc"), dict):
-                del port["pfc"]  # a profile's, from an earlier scheme
+            # A port's own PFC settings (the configuration's, or a
+            # profile's) need PFC on its switch: kept only where it is on.
+            if isinstance(port.get("pfc"), dict) and not s["pfc"]:
+                del port["pfc"]
         bfc = sw.setdefault("bfc", {})
         bfc["enabled"] = s["bfc"] is not None
         if s["bfc"]:
