@@ -1,7 +1,9 @@
 """PFC per port as the public simulators the papers compare with set it
-(docs/mechanisms/pfc.md, "Per port"): HPCC's ns-3 and the Floodgate
-authors' ns-3 (NASA-NJU/Floodgate-NS3, scratch/third.cc and
-src/point-to-point/model/switch-mmu.cc, read for the facts).
+(docs/mechanisms/pfc.md, "Per port"): HPCC's ns-3
+(alibaba-edu/High-Precision-Congestion-Control, simulation/scratch/third.cc
+and simulation/src/point-to-point/model/switch-mmu.cc) and the Floodgate
+authors' ns-3 (NASA-NJU/Floodgate-NS3, the same two files), read for the
+facts.
 
 Both give every switch port a dynamic threshold whose alpha is 2^-shift at
 the hosts' NIC rate and doubles with each doubling of the port's rate
