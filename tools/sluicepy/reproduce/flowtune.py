@@ -386,6 +386,15 @@ def fmt(st, key, unit=""):
     return f"{lb}{st[key]:.1f}{unit}" if key.endswith("us") else f"{lb}{st[key]:.2f}"
 
 
+def print_ratios(base, flowtune, paper):
+    """Per size bucket: base's p99 normalised FCT over Flowtune's, beside the
+    paper's figure for that bucket."""
+    for _, _, n in BUCKETS:
+        if base["buckets"][n] and flowtune["buckets"][n]:
+            ratio = base["buckets"][n]["norm_p99"] / flowtune["buckets"][n]["norm_p99"]
+            print(f"  {n:>8} packets: {ratio:.2f}x  (paper {paper.get(n, '-')})")
+
+
 def print_fct(a, rows):
     print()
     print("| seed | scheme | flows (unfinished) | " +
@@ -418,19 +427,13 @@ def print_fct(a, rows):
                 continue
             print(f"seed {seed}: {base}'s p99 normalised FCT over Flowtune's, by size "
                   "(paper, section 5.3 (H), in words):")
-            for _, _, n in BUCKETS:
-                if b["buckets"][n] and f["buckets"][n]:
-                    ratio = b["buckets"][n]["norm_p99"] / f["buckets"][n]["norm_p99"]
-                    print(f"  {n:>8} packets: {ratio:.2f}x  (paper {PAPER_VS[base].get(n, '-')})")
+            print_ratios(b, f, PAPER_VS[base])
         d = by.get((seed, "dctcp"))
         if not d or not f:
             continue
         print(f"seed {seed}: DCTCP's p99 normalised FCT over Flowtune's, by size (paper, "
               "Fig. 12: 8.6-10.9x at 1 packet, 2.1-2.9x at 1-10 packets):")
-        for _, _, n in BUCKETS:
-            if d["buckets"][n] and f["buckets"][n]:
-                ratio = d["buckets"][n]["norm_p99"] / f["buckets"][n]["norm_p99"]
-                print(f"  {n:>8} packets: {ratio:.2f}x  (paper {PAPER_VS_DCTCP.get(n, '-')})")
+        print_ratios(d, f, PAPER_VS_DCTCP)
         if d["queue_p99_us"] and f["queue_p99_us"]:
             print(f"  leaf-to-host queue p99: DCTCP {d['queue_p99_us']:.1f} us, Flowtune "
                   f"{f['queue_p99_us']:.1f} us (paper, Fig. 13: DCTCP's queues 12x longer)")
