@@ -57,6 +57,10 @@ class Spread(unittest.TestCase):
         s = spread.stats([1, 3])
         self.assertEqual((s["n"], s["mean"], s["min"], s["max"]), (2, 2, 1, 3))
         self.assertAlmostEqual(s["std"], 2 ** 0.5)
+        s = spread.stats([1.0, float("inf")])
+        self.assertEqual((s["mean"], s["min"], s["max"], s["std"]),
+                         (float("inf"), 1.0, float("inf"), float("inf")))
+        self.assertEqual(spread.text([1.0, float("inf")], "%.1f"), "inf (1.0-inf)")
 
 
 class StartSluice(unittest.TestCase):

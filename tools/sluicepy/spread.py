@@ -2,17 +2,23 @@
 multi-seed run gives the mean or median with the min-max (and the JSON the
 standard deviation) of the seeds' values."""
 
+import math
 import statistics
 
 
 def stats(values):
     """{n, mean, median, min, max, std} of the values (None ignored), or
-    None when there are none."""
+    None when there are none. An infinite value (a p99 over unfinished
+    work) makes the mean and the standard deviation infinite."""
     v = [x for x in values if x is not None]
     if not v:
         return None
+    if not all(math.isfinite(x) for x in v):
+        std = math.inf
+    else:
+        std = statistics.stdev(v) if len(v) > 1 else 0.0
     return {"n": len(v), "mean": statistics.fmean(v), "median": statistics.median(v),
-            "min": min(v), "max": max(v), "std": statistics.stdev(v) if len(v) > 1 else 0.0}
+            "min": min(v), "max": max(v), "std": std}
 
 
 def text(values, fmt="%.3g", centre="mean"):
