@@ -3,7 +3,8 @@ with DCTCP hosts, background flows plus degree-40 queries, with and without
 DIBS, in exact fabric time (docs/mechanisms/dibs-fattree.md).
 
     tools/reproduce dibs-fattree [--fabric-ms 300] [--seeds 1] [--bg-sweep 120ms,40ms,20ms]
-                                 [--qps-sweep 2000,10000] [--out runs/reproduce/dibs-fattree]
+                                 [--qps-sweep 2000,10000] [--size-sweep 50KB,160KB]
+                                 [--out runs/reproduce/dibs-fattree]
 
 The fabric is conf/fabrics/dibs-fattree-k8.yaml: 128 hosts, 80 switches,
 1 Gb/s links, 100-frame port buffers, flow-level ECMP. Every host runs
@@ -38,8 +39,10 @@ its time until the end of the run, and figures with any are lower bounds
 --bg-sweep repeats both schemes at other background inter-arrival times
 (the paper's Fig. 7 axis, 10-120 ms), --qps-sweep at other query rates
 (Fig. 13, section 5.7: DIBS stops helping above 10,000 queries per
-second), each for --sweep-fabric-ms. Writes OUT/results.json,
-OUT/qct_cdf.png and OUT/sweep.png.
+second), --size-sweep at other response sizes (Fig. 9 and Table 2,
+sections 5.4.3 and 5.7: 20-160 KB), each for --sweep-fabric-ms. With
+several seeds each point is also summarised over the seeds (mean and
+min-max). Writes OUT/results.json, OUT/qct_cdf.png and OUT/sweep.png.
 """
 
 import argparse
@@ -80,9 +83,10 @@ PAPER = {
 }
 
 
-def make_flows(path, hosts, a, bg_ia_ns, qps, seed):
+def make_flows(path, hosts, a, bg_ia_ns, qps, seed, response_size):
     """Writes the flow list; returns ({query: (arrival ns, [flow ids])},
-    {background flow id: size})."""
+    {background flow id: size}). The response size draws nothing from the
+    generator, so a size sweep keeps the same arrivals and targets."""
     rng = random.Random(seed)
     cdf = FlowSizeCdf.from_file(a.cdf)
     horizon = a.fabric_ms * 1e6
@@ -102,7 +106,7 @@ def make_flows(path, hosts, a, bg_ia_ns, qps, seed):
             target = rng.randrange(len(hosts))
             others = [h for h in range(len(hosts)) if h != target]
             for s in rng.sample(others, a.degree):
-                flows.append((int(t), s, target, a.response_size, q))
+                flows.append((int(t), s, target, response_size, q))
             queries[q] = (int(t), [])
             q += 1
             t += rng.expovariate(qps / 1e9)
@@ -149,13 +153,13 @@ def fct_stats(values):
             "p99": percentile(values, 99)}
 
 
-def run_point(a, exp, fabric, hosts, seed, bg_ia, qps, tag):
+def run_point(a, exp, fabric, hosts, seed, bg_ia, qps, response_size, tag):
     """Both schemes on one traffic mix; returns their rows."""
     bg_ia_ns = seconds_to_ns(parse_time(bg_ia))
     base = os.path.join(a.out, tag)
     os.makedirs(base, exist_ok=True)
     flows_path = os.path.join(base, "flows.csv")
-    queries, background = make_flows(flows_path, hosts, a, bg_ia_ns, qps, seed)
+    queries, background = make_flows(flows_path, hosts, a, bg_ia_ns, qps, seed, response_size)
     sizes = FlowSizeCdf.from_file(a.cdf)
     rows = []
     for label, scheme, fr in SCHEMES:
@@ -214,6 +218,7 @@ def run_point(a, exp, fabric, hosts, seed, bg_ia, qps, tag):
         delivered = sum(hist.values())
         row = {"seed": seed, "tag": tag, "scheme": label, "bg_interarrival": bg_ia,
                "bg_load": mean_size_load(sizes, bg_ia_ns), "qps": qps,
+               "response_size": response_size,
                "fabric_ms": a.fabric_ms,
                "queries": len(qct), "unfinished_queries": sum(1 for x in qct if x == float("inf")),
                "qct_p50": percentile(qct, 50) if qct else None,
@@ -312,15 +317,39 @@ def lower_bound(row, key):
     return f"{mark}{st['mean']:.2f} / {mark}{st['p99']:.2f}"
 
 
+def point_label(tag):
+    """The point a run belongs to, whatever its seed: 'qps2000-s3' -> 'qps2000'."""
+    head, sep, seed = tag.rpartition("-s")
+    return head if sep and seed.isdigit() else tag
+
+
+def over_seeds(rows):
+    """{(point, scheme): {figure: [one value per seed]}}, in the rows' order."""
+    out = {}
+    for r in rows:
+        o = out.setdefault((point_label(r["tag"]), r["scheme"]),
+                           {"seeds": [], "qct_p99": [], "bg_short_p99": [], "drops": [],
+                            "detoured_share": [], "unfinished_queries": []})
+        o["seeds"].append(r["seed"])
+        o["qct_p99"].append(r["qct_p99"])
+        o["bg_short_p99"].append((r["bg_short"] or {}).get("p99"))
+        o["drops"].append(r["drops"])
+        o["detoured_share"].append(r.get("detoured_share", 0.0))
+        o["unfinished_queries"].append(r["unfinished_queries"])
+    return out
+
+
 def write_results(a, rows):
     print()
-    print("| run | scheme | bg gap (load) | qps | queries (unfinished) | QCT p50 | QCT p99 | "
-          "QCT max | bg flows (unfinished) | bg FCT mean / p99 | 1-10 KB FCT mean / p99 | "
-          "drops | detours (packets detoured) | RTOs | wall s | CPU s | peak RSS MB |")
-    print("|---|---|---|---:|---|---:|---:|---:|---|---|---|---:|---:|---:|---:|---:|---:|")
+    print("| run | scheme | bg gap (load) | qps | response | queries (unfinished) | QCT p50 | "
+          "QCT p99 | QCT max | bg flows (unfinished) | bg FCT mean / p99 | "
+          "1-10 KB FCT mean / p99 | drops | detours (packets detoured) | RTOs | wall s | CPU s | "
+          "peak RSS MB |")
+    print("|---|---|---|---:|---:|---|---:|---:|---:|---|---|---|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         print(f"| {r['tag']} | {r['scheme']} | {r['bg_interarrival']} ({r['bg_load']:.2f}) | "
-              f"{r['qps']:g} | {r['queries']} ({r['unfinished_queries']}) | "
+              f"{r['qps']:g} | {r['response_size'] / 1e3:g} KB | "
+              f"{r['queries']} ({r['unfinished_queries']}) | "
               f"{fmt_ms(r['qct_p50'])} | {fmt_ms(r['qct_p99'])} | {fmt_ms(r['qct_max'])} | "
               f"{r['bg_flows']} ({r['bg_unfinished']}) | {lower_bound(r, 'bg_all')} | "
               f"{lower_bound(r, 'bg_short')} | {r['drops']} | {r['detours']} "
@@ -331,7 +360,7 @@ def write_results(a, rows):
     pairs = {}
     for r in rows:
         pairs.setdefault((r["seed"], r["tag"]), {})[r["scheme"]] = r
-    over_seeds = {}
+    by_point = {}
     for (seed, tag), p in pairs.items():
         if "dctcp" in p and "dibs" in p:
             c, b = p["dctcp"], p["dibs"]
@@ -341,20 +370,48 @@ def write_results(a, rows):
             cost = (sb - sc) if sc is not None and sb is not None else float("nan")
             print(f"seed {seed} {tag}: DIBS lowers the p99 QCT by {gain:.2f} ms; the p99 FCT "
                   f"of 1-10 KB background flows moves by {cost:+.2f} ms")
-            o = over_seeds.setdefault(tag, {"seeds": [], "gain": [], "cost": []})
+            o = by_point.setdefault(point_label(tag), {"seeds": [], "gain": [], "cost": []})
             o["seeds"].append(seed)
             o["gain"].append(gain if math.isfinite(gain) else None)
             o["cost"].append(cost if math.isfinite(cost) else None)
-    for tag, o in over_seeds.items():
+    for tag, o in by_point.items():
         if len(o["seeds"]) > 1:
             print(f"seeds {','.join(map(str, o['seeds']))} {tag}: DIBS lowers the p99 QCT by "
                   f"{spread.text(o['gain'], '%.2f')} ms, mean (min-max); the p99 FCT of 1-10 KB "
                   f"background flows moves by {spread.text(o['cost'], '%+.2f')} ms")
+    seeds = over_seeds(rows)
+    summary = []
+    if any(len(o["seeds"]) > 1 for o in seeds.values()):
+        print()
+        print("| point | scheme | seeds | QCT p99 | 1-10 KB FCT p99 | drops | packets detoured | "
+              "unfinished queries |")
+        print("|---|---|---|---:|---:|---:|---:|---:|")
+        for (point, scheme), o in seeds.items():
+            print(f"| {point} | {scheme} | {','.join(map(str, o['seeds']))} | "
+                  f"{spread.text(o['qct_p99'], '%.2f')} | "
+                  f"{spread.text(o['bg_short_p99'], '%.2f')} | "
+                  f"{spread.text(o['drops'], '%.0f')} | "
+                  f"{spread.text([100 * x for x in o['detoured_share']], '%.1f')} % | "
+                  f"{spread.range_text(o['unfinished_queries'])} |")
+            summary.append({"point": point, "scheme": scheme,
+                            **{k: v if k == "seeds" else spread.stats(v) for k, v in o.items()}})
+        print("(ms; mean (min-max) over the seeds; a p99 is inf when more than 1 % of a "
+              "run's queries did not finish)")
     for k, v in PAPER.items():
         print(f"paper: {v}")
     with open(os.path.join(a.out, "results.json"), "w") as f:
-        json.dump({"rows": rows, "paper": PAPER, "args": vars(a)}, f, indent=2, default=str)
+        json.dump({"rows": rows, "over_seeds": summary, "paper": PAPER, "args": vars(a)}, f,
+                  indent=2, default=str)
     plot(a, rows)
+
+
+def errorbars(ax, points, style, label):
+    """Plots each (x, [values]) at the values' mean with a min-max bar."""
+    xs = [x for x, _ in points]
+    mean = [sum(v) / len(v) for _, v in points]
+    lo = [m - min(v) for m, (_, v) in zip(mean, points)]
+    hi = [max(v) - m for m, (_, v) in zip(mean, points)]
+    return ax.errorbar(xs, mean, yerr=[lo, hi], fmt=style, capsize=3, label=label).lines[0]
 
 
 def plot(a, rows):
@@ -396,7 +453,9 @@ def plot(a, rows):
         plt.close(fig)
     sweeps = (("bg", "background flow inter-arrival per host (ms)", "bg_interarrival",
                lambda r: parse_time(r["bg_interarrival"]) * 1e3),
-              ("qps", "query arrival rate (queries/s)", "qps", lambda r: r["qps"]))
+              ("qps", "query arrival rate (queries/s)", "qps", lambda r: r["qps"]),
+              ("size", "response size (KB)", "response_size",
+               lambda r: r["response_size"] / 1e3))
     panels = [(k, xl, f, xf) for k, xl, f, xf in sweeps
               if len({xf(r) for r in rows if r["tag"].startswith(k)}) > 1]
     if not panels:
@@ -405,18 +464,22 @@ def plot(a, rows):
     for row_ax, (k, xlabel, _, xf) in zip(axes, panels):
         pts = [r for r in rows if r["tag"].startswith(k)]
         for scheme, style in (("dctcp", "o--"), ("dibs", "s-")):
-            ss = sorted((xf(r), r) for r in pts if r["scheme"] == scheme)
-            xs = [x for x, _ in ss]
-            q = [r["qct_p99"] for _, r in ss]
-            fs = [(r["bg_short"] or {}).get("p99", float("nan")) for _, r in ss]
-            line, = row_ax[0].plot([x for x, y in zip(xs, q) if math.isfinite(y)],
-                                   [y for y in q if math.isfinite(y)], style, label=scheme)
-            top = [x for x, y in zip(xs, q) if not math.isfinite(y)]
+            # One point per x: the mean over the seeds, bars from min to max.
+            by_x = {}
+            for r in pts:
+                if r["scheme"] == scheme:
+                    by_x.setdefault(xf(r), []).append(r)
+            xs = sorted(by_x)
+            q = [[r["qct_p99"] for r in by_x[x]] for x in xs]
+            fs = [[(r["bg_short"] or {}).get("p99", float("nan")) for r in by_x[x]] for x in xs]
+            fin = [(x, v) for x, v in zip(xs, q) if all(math.isfinite(y) for y in v)]
+            line = errorbars(row_ax[0], fin, style, scheme)
+            top = [x for x, v in zip(xs, q) if not all(math.isfinite(y) for y in v)]
             if top:
-                # p99 infinite: more than 1 % of the queries never finished.
+                # p99 infinite: more than 1 % of some seed's queries never finished.
                 row_ax[0].plot(top, [2e3] * len(top), "^", color=line.get_color(), mfc="none",
                                label=f"{scheme}: p99 infinite (> 1 % unfinished)")
-            row_ax[1].plot(xs, fs, style, label=scheme)
+            errorbars(row_ax[1], list(zip(xs, fs)), style, scheme)
         row_ax[0].set_ylabel("99th pct QCT (ms)")
         row_ax[1].set_ylabel("99th pct FCT, 1-10 KB bg (ms)")
         for ax in row_ax:
@@ -425,7 +488,8 @@ def plot(a, rows):
                 ax.set_xscale("log")
             ax.set_yscale("log")
             ax.legend(fontsize=8)
-    fig.suptitle("DIBS k=8 fat-tree in exact time (paper Figs. 7 and 13)", fontsize=10)
+    fig.suptitle("DIBS k=8 fat-tree in exact time (paper Figs. 7, 9 and 13; "
+                 "mean over seeds, bars min-max)", fontsize=10)
     fig.tight_layout()
     fig.savefig(os.path.join(a.out, "sweep.png"), dpi=110)
     plt.close(fig)
@@ -457,6 +521,8 @@ def main(argv):
     p.add_argument("--bg-sweep", default="",
                    help="more background gaps, e.g. 60ms,30ms,20ms (none)")
     p.add_argument("--qps-sweep", default="", help="more query rates, e.g. 2000,10000 (none)")
+    p.add_argument("--size-sweep", default="",
+                   help="more response sizes, e.g. 50KB,160KB (none)")
     p.add_argument("--sweep-fabric-ms", type=float, default=None,
                    help="ms of arrivals of the sweep runs (--fabric-ms)")
     p.add_argument("--no-baseline", action="store_true", help="only the sweeps")
@@ -478,12 +544,17 @@ def main(argv):
         for s in bg_sweep:
             parse_time(s)
         qps_sweep = [float(s) for s in a.qps_sweep.split(",") if s.strip()]
+        size_sweep = [parse_size(s.strip()) for s in a.size_sweep.split(",") if s.strip()]
     except ValueError as e:
         raise cli.ToolError(str(e))
     a.schemes = [s.strip() for s in a.schemes.split(",") if s.strip()]
     bad = set(a.schemes) - {s for s, _, _ in SCHEMES}
     if bad:
         raise cli.ToolError(f"unknown scheme(s) {sorted(bad)}; known: dctcp, dibs")
+    if any(q <= 0 for q in qps_sweep) or a.qps <= 0:
+        raise cli.ToolError("query rates must be above 0")
+    if any(x <= 0 for x in size_sweep + [a.response_size]):
+        raise cli.ToolError("response sizes must be above 0")
     if not 1 <= a.degree <= 127:
         raise cli.ToolError("--degree must be 1..127 (128 hosts)")
     a.sluice = os.path.abspath(a.sluice)
@@ -493,12 +564,12 @@ def main(argv):
         fabric = yaml.safe_load(f)
     hosts = [(h.name, h.ip) for h in hosts_from_config(FABRIC)]
     rows = []
-    done = {}  # (seed, gap ns, qps, ms of arrivals): rows already run
+    done = {}  # (seed, gap ns, qps, response size, ms of arrivals): rows already run
 
-    def point(seed, bg, qps, tag):
-        key = (seed, seconds_to_ns(parse_time(bg)), qps, a.fabric_ms)
+    def point(seed, bg, qps, size, tag):
+        key = (seed, seconds_to_ns(parse_time(bg)), qps, size, a.fabric_ms)
         if key not in done:
-            done[key] = run_point(a, exp, fabric, hosts, seed, bg, qps, tag)
+            done[key] = run_point(a, exp, fabric, hosts, seed, bg, qps, size, tag)
             return done[key]
         # The same traffic (same seed and mix) ran under another tag.
         return [dict(r, tag=tag) for r in done[key]]
@@ -507,21 +578,26 @@ def main(argv):
     base_ms = a.fabric_ms
     # The distinct points (as point() keys them), each a run per scheme.
     keys = set()
+    gap = seconds_to_ns(parse_time(a.bg_interarrival))
+    size = a.response_size
     for seed in a.seeds:
         if not a.no_baseline:
-            keys.add((seed, seconds_to_ns(parse_time(a.bg_interarrival)), a.qps, base_ms))
+            keys.add((seed, gap, a.qps, size, base_ms))
         ms = a.sweep_fabric_ms or base_ms
-        keys |= {(seed, seconds_to_ns(parse_time(bg)), a.qps, ms) for bg in bg_sweep}
-        keys |= {(seed, seconds_to_ns(parse_time(a.bg_interarrival)), q, ms) for q in qps_sweep}
+        keys |= {(seed, seconds_to_ns(parse_time(bg)), a.qps, size, ms) for bg in bg_sweep}
+        keys |= {(seed, gap, q, size, ms) for q in qps_sweep}
+        keys |= {(seed, gap, a.qps, s, ms) for s in size_sweep}
     sluice.expect_runs(len(keys) * len(a.schemes))
     for seed in a.seeds:
         if not a.no_baseline:
-            rows += point(seed, a.bg_interarrival, a.qps, f"baseline-s{seed}")
+            rows += point(seed, a.bg_interarrival, a.qps, size, f"baseline-s{seed}")
         a.fabric_ms = a.sweep_fabric_ms or base_ms
         for bg in bg_sweep:
-            rows += point(seed, bg, a.qps, f"bg{bg}-s{seed}")
+            rows += point(seed, bg, a.qps, size, f"bg{bg}-s{seed}")
         for qps in qps_sweep:
-            rows += point(seed, a.bg_interarrival, qps, f"qps{qps:g}-s{seed}")
+            rows += point(seed, a.bg_interarrival, qps, size, f"qps{qps:g}-s{seed}")
+        for s in size_sweep:
+            rows += point(seed, a.bg_interarrival, a.qps, s, f"size{s / 1e3:g}KB-s{seed}")
         a.fabric_ms = base_ms
     print(f"reproduce: {len(rows)} runs in {time.monotonic() - t0:.0f} s")
     write_results(a, rows)
