@@ -35,7 +35,7 @@ void Worker::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint6
     salted = salted_flow_hash(flow_hash(pp.src_ip, pp.dst_ip, pp.proto, pp.src_port, pp.dst_port),
                               sw.ecmp_salt);
     h = static_cast<uint32_t>(salted);
-    if (g.size > 1) egress = g.ports[ecmp_pick(static_cast<uint32_t>(salted >> 32), g.size)];
+    egress = ecmp_member(g, salted);
   }
   // In a large emulated fabric the egress port's state is cold: ask for all
   // of its lines at once rather than one miss at a time.

@@ -19,6 +19,7 @@
 #include "lib/common/xorshift.h"
 #include "lib/config/config.h"
 #include "lib/emulator/link/link_timing.h"
+#include "lib/net/flow_hash.h"
 #include "lib/net/prefix_table.h"
 #include "lib/tm/egress_port.h"
 #include "lib/tm/latency_histogram.h"
@@ -49,6 +50,12 @@ struct NextHopGroup16 {
   uint16_t size = 0;
   uint16_t ports[kMaxEcmp] = {};  // global port indices
 };
+
+// The port of a group a flow takes: the high half of its salted flow hash
+// picks the member (the low half is left to a module's queue choice).
+inline uint16_t ecmp_member(const NextHopGroup16& g, uint64_t salted) {
+  return g.size > 1 ? g.ports[ecmp_pick(static_cast<uint32_t>(salted >> 32), g.size)] : g.ports[0];
+}
 
 enum class PortKind : uint8_t { kEthdev, kLink, kPcap };
 

@@ -76,9 +76,7 @@ uint32_t FlowtuneModule::fabric_via(uint16_t sw, const ParsedPacket& pp,
     const uint32_t nh = route_next_hop(at_sw, pp.dst_ip);
     if (nh == kNoDefaultRoute || nh == kLocalNextHop) return 0;
     const NextHopGroup16& g = at_sw.groups[nh];
-    const uint64_t salted = salted_flow_hash(hash, at_sw.ecmp_salt);
-    const uint16_t egress =
-        g.size > 1 ? g.ports[ecmp_pick(static_cast<uint32_t>(salted >> 32), g.size)] : g.ports[0];
+    const uint16_t egress = ecmp_member(g, salted_flow_hash(hash, at_sw.ecmp_salt));
     const PortRuntime& out = *rt.ports[egress];
     if (out.kind != PortKind::kLink) return n;
     via[n++] = s_->port_link[egress];

@@ -170,15 +170,16 @@ bool PfcModule::mac_control(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp
 // that arrived on it and still wait in this switch (summed over the lcores'
 // shards).
 bool PfcModule::decision(const PortRuntime& port, uint64_t now, PfcDecision* d) const {
+  const PfcPort& pfc = *at(port);
   std::array<uint64_t, kPfcClasses> bytes{}, headroom{};
   for (const auto& shard : s_->bytes) {
     const PfcIngressBytes& b = shard[port.index];
-    for (uint32_t c = 0; c < kPfcClasses; ++c) {
-      bytes[c] += b.bytes(static_cast<uint8_t>(c));
-      headroom[c] += b.headroom(static_cast<uint8_t>(c));
-    }
+    for (uint32_t c = 0; c < kPfcClasses; ++c) bytes[c] += b.bytes(static_cast<uint8_t>(c));
+    // Only a port counted under the pooled rule has headroom bytes.
+    if (pfc.pooled)
+      for (uint32_t c = 0; c < kPfcClasses; ++c) headroom[c] += b.headroom(static_cast<uint8_t>(c));
   }
-  return at(port)->ingress->poll(now, bytes, headroom, free_pool(port.switch_index), d);
+  return pfc.ingress->poll(now, bytes, headroom, free_pool(port.switch_index), d);
 }
 
 // The free pool of switch sw as this lcore sees it: its share of the
