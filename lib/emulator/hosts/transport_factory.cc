@@ -1,6 +1,7 @@
 #include "lib/emulator/hosts/transport_factory.h"
 
 #include "lib/emulator/transport/dcqcn/dcqcn_control.h"
+#include "lib/emulator/transport/dcqcn/dcqcn_mlx_control.h"
 #include "lib/emulator/transport/hpcc/hpcc_control.h"
 #include "lib/emulator/transport/pfabric/pfabric_receiver.h"
 #include "lib/emulator/transport/pfabric/pfabric_sender.h"
@@ -64,7 +65,10 @@ std::unique_ptr<FlowSender> ConfiguredTransport::sender(const FlowSpec& f) const
     case TransportKind::kPfabric:
       return std::make_unique<PfabricSender>(cfg_.pfabric, ctx_, f);
     case TransportKind::kDcqcn:
-      cc = std::make_unique<DcqcnControl>(cfg_.dcqcn, ctx_);
+      if (cfg_.dcqcn.rules == DcqcnParams::Rules::kNs3Mlx)
+        cc = std::make_unique<DcqcnMlxControl>(cfg_.dcqcn, ctx_);
+      else
+        cc = std::make_unique<DcqcnControl>(cfg_.dcqcn, ctx_);
       break;
     case TransportKind::kHpcc:
       cc = std::make_unique<HpccControl>(cfg_.hpcc, ctx_);

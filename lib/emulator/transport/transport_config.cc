@@ -37,10 +37,13 @@ void parse_tcp(YamlReader& r, const Field& t, TcpParams* out) {
 }
 
 void parse_rdma(YamlReader& r, const Field& t, GbnParams* out) {
-  if (!r.expect_map(t, {"ack_every", "cnp_interval", "timeout", "nack_once_per_gap", "window"}))
+  if (!r.expect_map(t, {"ack_every", "cnp_interval", "timeout", "nack_once_per_gap", "window",
+                        "window_follows_rate"}))
     return;
   if (auto f = r.field(t, "window", Need::kOptional))
     set(r.size(*f, 0, uint64_t{1} << 30), &out->window_bytes);
+  if (auto f = r.field(t, "window_follows_rate", Need::kOptional))
+    set(r.boolean(*f), &out->window_follows_rate);
   if (auto f = r.field(t, "ack_every", Need::kOptional)) set(r.integer(*f, 1, 64), &out->ack_every);
   if (auto f = r.field(t, "cnp_interval", Need::kOptional))
     set(r.duration(*f, 0, kMaxTimerNs), &out->cnp_interval_ns);
@@ -51,9 +54,16 @@ void parse_rdma(YamlReader& r, const Field& t, GbnParams* out) {
 }
 
 void parse_dcqcn(YamlReader& r, const Field& t, DcqcnParams* out) {
-  if (!r.expect_map(t, {"g", "alpha_interval", "rate_timer", "byte_counter", "fast_recovery_stages",
-                        "rate_ai", "rate_hai", "min_rate", "clamp_target_rate", "ue_aware"}))
+  if (!r.expect_map(t, {"rules", "g", "alpha_interval", "rate_timer", "byte_counter",
+                        "fast_recovery_stages", "rate_ai", "rate_hai", "min_rate",
+                        "clamp_target_rate", "decrease_interval", "ue_aware"}))
     return;
+  if (auto f = r.field(t, "rules", Need::kOptional))
+    set(r.choice<DcqcnParams::Rules>(
+            *f, {{"paper", DcqcnParams::Rules::kPaper}, {"ns3-mlx", DcqcnParams::Rules::kNs3Mlx}}),
+        &out->rules);
+  if (auto f = r.field(t, "decrease_interval", Need::kOptional))
+    set(r.duration(*f, 1, kMaxTimerNs), &out->decrease_interval_ns);
   if (auto f = r.field(t, "g", Need::kOptional)) set(r.real(*f, 0, 1), &out->g);
   if (auto f = r.field(t, "alpha_interval", Need::kOptional))
     set(r.duration(*f, 1, kMaxTimerNs), &out->alpha_interval_ns);
@@ -196,6 +206,9 @@ void validate_transport(ConfigCheck& k) {
   if (c.clock.mode != ClockMode::kExact)
     k.error("transport.kind", "transport hosts run in exact fabric time only (clock.mode exact)");
   if (t.kind == TransportKind::kPfabric) validate_pfabric(k, t);
+  if (t.rdma.window_follows_rate && t.rdma.window_bytes == 0)
+    k.error("transport.rdma.window_follows_rate",
+            "a window that follows the rate needs rdma.window (the window at line rate)");
   const bool int_room = t.kind == TransportKind::kHpcc;
   // pFabric's data carries its rank (docs/wire-formats.md "Transport frames").
   const uint32_t options = t.kind == TransportKind::kPfabric ? 4 : 0;

@@ -12,6 +12,11 @@
 namespace sluice {
 
 struct DcqcnParams {
+  // Which reaction point: the paper's rules (DcqcnControl) or those of HPCC's
+  // and Floodgate's public ns-3, "Mellanox's version" (DcqcnMlxControl:
+  // alpha and the cut on fixed clocks, increases by the timer alone).
+  enum class Rules : uint8_t { kPaper, kNs3Mlx };
+  Rules rules = Rules::kPaper;
   // g: the gain of alpha's moving average (paper: 1/256).
   double g = 1.0 / 256;
   // alpha before the first CNP (the first cut halves the rate).
@@ -38,6 +43,9 @@ struct DcqcnParams {
   // false (HPCC's ns-3 default, CLAMP_TARGET_RATE 0): a cut that follows a
   // cut with no increase event between keeps the target rate.
   bool clamp_target_rate = true;
+  // kNs3Mlx only: a cut happens at most once per this, at the first tick
+  // after a CNP (RATE_DECREASE_INTERVAL, 4 us in both ns-3 configurations).
+  uint64_t decrease_interval_ns = 4'000;
   // TCD's UE-aware reaction: while the latest ACK or NACK echoes UE (data
   // through a port TCD found undetermined), rate-increase events are held:
   // neither rate moves and the increase counters stand still. CE (CNPs)

@@ -38,6 +38,11 @@ struct GbnParams {
   // window (0: none). The public RoCE simulators give every queue pair one
   // (HPCC's and Floodgate's ns-3, HAS_WIN 1: the fabric's largest BDP).
   uint64_t window_bytes = 0;
+  // With window_bytes: the cap follows the congestion control's rate,
+  // window_bytes x rate / line rate (at least one byte), so a flow cut to
+  // a tenth of the line keeps a tenth of the window in flight (HPCC's and
+  // Floodgate's ns-3 with VAR_WIN 1, RdmaQueuePair::GetWin). false: fixed.
+  bool window_follows_rate = false;
 };
 
 }  // namespace sluice

@@ -12,6 +12,14 @@ GbnSender::GbnSender(const GbnParams& params, const TransportContext& ctx, const
   next_send_ns_ = flow_.start_ns;
 }
 
+uint64_t GbnSender::nic_window_bytes() const {
+  const uint64_t w = params_.window_bytes;
+  if (w == 0 || !params_.window_follows_rate || ctx_.link_rate_bps == 0) return w;
+  // Integer arithmetic as the ns-3 queue pair's GetWin, without its overflow.
+  const auto scaled = static_cast<unsigned __int128>(w) * cc_->rate_bps() / ctx_.link_rate_bps;
+  return std::max<uint64_t>(static_cast<uint64_t>(std::min<unsigned __int128>(scaled, w)), 1);
+}
+
 uint32_t GbnSender::next_payload() const {
   const uint64_t left = flow_.bytes - snd_nxt_;
   return static_cast<uint32_t>(std::min<uint64_t>(ctx_.max_payload, left));

@@ -41,10 +41,12 @@ class GbnSender : public FlowSender {
   void on_timer(uint64_t now_ns) override;
   uint64_t completed_ns() const override { return completed_ns_; }
   uint64_t rate_bps() const override { return cc_->rate_bps(); }
-  // The smaller of the congestion control's window and params.window_bytes.
+  // The smaller of the congestion control's window and the NIC's cap
+  // (params.window_bytes, scaled by the rate with window_follows_rate).
   uint64_t window_bytes() const override {
     const uint64_t cc = cc_->window_bytes();
-    return params_.window_bytes != 0 && params_.window_bytes < cc ? params_.window_bytes : cc;
+    const uint64_t cap = nic_window_bytes();
+    return cap != 0 && cap < cc ? cap : cc;
   }
   const SenderCounters& counters() const override { return counters_; }
 
@@ -55,6 +57,9 @@ class GbnSender : public FlowSender {
   const RateControl& cc() const { return *cc_; }
 
  private:
+  // params.window_bytes, or with window_follows_rate its share at the
+  // current rate; 0: no cap.
+  uint64_t nic_window_bytes() const;
   uint32_t next_payload() const;
   void on_ack(uint64_t now_ns, const Segment& s);
   void on_nack(uint64_t now_ns, const Segment& s);

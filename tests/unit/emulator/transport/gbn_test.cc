@@ -204,6 +204,35 @@ TEST(GbnSender, ParamsWindowCapsBytesInFlightAndTheSmallerWindowWins) {
   EXPECT_EQ(r.s->send_due_ns(), kTransportNever);  // 1000 + 1000 > 1500
 }
 
+// rdma.window_follows_rate (ns-3's VAR_WIN): the cap is window x rate /
+// line rate, recomputed from the control's current rate, at least 1 byte.
+TEST(GbnSender, WindowFollowingTheRateShrinksWithIt) {
+  GbnParams p;
+  p.window_bytes = 65'000;
+  p.window_follows_rate = true;
+  auto r = make_sender(100'000, kTransportNever, 0, p);
+  EXPECT_EQ(r.s->window_bytes(), 65'000u);  // at the 100 Gb/s line rate
+  r.cc->rate = 10'000'000'000;              // 65,000 x 10 / 100
+  EXPECT_EQ(r.s->window_bytes(), 6'500u);
+  r.cc->rate = 3'000'000'000;  // 65,000 x 3 / 100 = 1,950
+  EXPECT_EQ(r.s->window_bytes(), 1'950u);
+  Segment seg;
+  ASSERT_TRUE(r.s->send(0, &seg));
+  // 1000 in flight; another 1000 would make 2000 > 1950.
+  EXPECT_EQ(r.s->send_due_ns(), kTransportNever);
+  r.cc->rate = 1;  // 65,000 / 1e11 rounds to 0: one byte, never none
+  EXPECT_EQ(r.s->window_bytes(), 1u);
+  r.cc->window = 500;  // the control's own window is smaller still
+  EXPECT_EQ(r.s->window_bytes(), 1u);
+  r.cc->rate = 100'000'000'000;
+  EXPECT_EQ(r.s->window_bytes(), 500u);
+  // Without window_follows_rate the same rate leaves the cap fixed.
+  p.window_follows_rate = false;
+  auto fixed = make_sender(100'000, kTransportNever, 0, p);
+  fixed.cc->rate = 10'000'000'000;
+  EXPECT_EQ(fixed.s->window_bytes(), 65'000u);
+}
+
 TEST(GbnSender, WindowBelowOneSegmentStillSendsOneAtATime) {
   auto r = make_sender(10'000, 500);
   Segment seg;

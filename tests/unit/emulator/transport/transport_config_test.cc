@@ -22,8 +22,9 @@ transport:
   base_rtt: 12us
   ack_dscp: 46
   tcp: {min_rto: 10ms, fast_retransmit: false, init_cwnd: 4, ack_every: 2, delayed_ack: 20us}
-  rdma: {ack_every: 2, cnp_interval: 60us, timeout: 1ms, nack_once_per_gap: false}
-  dcqcn: {g: 0.5, rate_ai: 5Mbps, ue_aware: true}
+  rdma: {ack_every: 2, cnp_interval: 60us, timeout: 1ms, nack_once_per_gap: false, window: 65000,
+         window_follows_rate: true}
+  dcqcn: {rules: ns3-mlx, g: 0.5, rate_ai: 5Mbps, decrease_interval: 8us, ue_aware: true}
   hpcc: {eta: 0.9, max_stage: 0, expected_flows: 64}
   timely: {t_low: 40us, t_high: 400us, ue_aware: true}
   bfc_nic: {window: 64KB}
@@ -56,6 +57,10 @@ TEST(TransportConfig, Section) {
   EXPECT_EQ(t.rdma.cnp_interval_ns, 60'000u);
   EXPECT_EQ(t.rdma.rto_ns, 1'000'000u);
   EXPECT_FALSE(t.rdma.nack_once_per_gap);
+  EXPECT_EQ(t.rdma.window_bytes, 65'000u);
+  EXPECT_TRUE(t.rdma.window_follows_rate);
+  EXPECT_EQ(t.dcqcn.rules, DcqcnParams::Rules::kNs3Mlx);
+  EXPECT_EQ(t.dcqcn.decrease_interval_ns, 8'000u);
   EXPECT_DOUBLE_EQ(t.dcqcn.g, 0.5);
   EXPECT_EQ(t.dcqcn.rate_ai_bps, 5'000'000u);
   EXPECT_TRUE(t.dcqcn.ue_aware);
@@ -141,6 +146,22 @@ TEST(TransportConfig, Pfabric) {
   EXPECT_EQ(d.config.transport.pfabric.rto_ns, 0u);
   EXPECT_EQ(d.config.transport.pfabric.probe_after, 5u);
   EXPECT_EQ(d.config.transport.pfabric.max_window_bytes, 0u);
+}
+
+// A window that follows the rate scales rdma.window: without one it is refused.
+TEST(TransportConfig, WindowFollowingTheRateNeedsAWindow) {
+  std::string text = kTransport;
+  const std::string from = "window: 65000,";
+  const size_t at = text.find(from);
+  ASSERT_NE(at, std::string::npos);
+  text.erase(at, from.size());
+  const ConfigResult r = load_config_string(text, kFile);
+  std::string all;
+  for (const ConfigError& e : r.errors) all += e.to_string() + "\n";
+  EXPECT_NE(all.find("transport.rdma.window_follows_rate: a window that follows the rate needs "
+                     "rdma.window"),
+            std::string::npos)
+      << all;
 }
 
 TEST(TransportConfig, PfabricRefusals) {
