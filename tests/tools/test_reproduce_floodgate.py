@@ -12,7 +12,8 @@ build/switch/sluice, in exact fabric time. Judged on every run:
 - The paper's direction (section 5.2.1): with Floodgate the ToR-down
   maximum falls and the ToR-up maximum (where the VOQs hold the incast)
   rises.
-- The switches have the authors' ns-3 PFC and ECN per port, by link rate:
+- The hosts run the authors' ns-3 DCQCN (dcqcn.rules ns3-mlx, the window
+  following the rate), and the switches have their PFC and ECN per port, by link rate:
   alpha 1/4 and 60,000 bytes of headroom on 100 Gb/s ports, alpha 1 and
   240,000 bytes on 400 Gb/s ones (8 x rate x 600 ns), a 4 KiB reserve and
   a 3 KiB resume offset; RED 1,600 / 6,400 KB on the 400 Gb/s ports.
@@ -53,6 +54,11 @@ class FloodgateIncastMix(unittest.TestCase):
                                                    "reserve": "4096B", "hysteresis": "3072B"})
         self.assertEqual(ports["400Gbps"]["ecn"],
                          {"mode": "red", "min": "1600KB", "max": "6400KB", "pmax": 0.2})
+        # Their DCQCN: the ns-3 reaction point and the window that follows the rate.
+        self.assertEqual(conf["transport"]["dcqcn"]["rules"], "ns3-mlx")
+        self.assertEqual(conf["transport"]["dcqcn"]["decrease_interval"], "4us")
+        self.assertEqual(conf["transport"]["rdma"]["window_follows_rate"], True)
+        self.assertEqual(conf["transport"]["rdma"]["window"], "65000B")
         self.assertEqual(set(rows), {"DCQCN", "DCQCN+FG"})
         for r in rows.values():
             self.assertEqual(r["drops"], {}, r)

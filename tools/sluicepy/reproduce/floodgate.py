@@ -24,7 +24,9 @@ without and with Floodgate. PFC and ECN are set per port by link rate as
 theirs (--ports floodgate-ns3, tools/sluicepy/pfc_profiles.py): a dynamic
 threshold of alpha 1/4 on 100 Gb/s ports and 1 on 400 Gb/s ones, headroom
 8 x rate x delay, a 4 KiB reserve, a 3 KiB resume offset; every queue pair with their one-BDP window and no timeout (their
-HAS_WIN 1 and RTO_us 0); DCTCP is sluice's TCP DCTCP (theirs is a
+HAS_WIN 1 and RTO_us 0); DCQCN with their reaction point and their window
+that follows the rate (--dcqcn ns3, the default; --dcqcn paper: the DCQCN
+paper's timers and a fixed window); DCTCP is sluice's TCP DCTCP (theirs is a
 rate-based RDMA DCTCP) with an initial window of one BDP. Floodgate is
 sluice's defaults, the authors' mix/floodgate-config (a window of 1.5
 BDP + 10 us, a credit per 10 KiB or 10 us). RED marking for DCQCN and
@@ -78,10 +80,18 @@ NO_TIMEOUT = ["rdma.timeout=0"]
 # Their queue pairs' window (HAS_WIN 1, GLOBAL_T 1): the largest BDP, here
 # 100 Gb/s x 5.2 us (HPCC keeps its own window, which starts there).
 BDP_BYTES = 65_000
-# DCQCN: theirs (mix/config-dcqcn.ini) where sluice has the knob.
+# DCQCN: their steps, minimum, F and clamp (mix/config-dcqcn.ini).
 DCQCN_PARAMS = NO_TIMEOUT + [
     f"rdma.window={BDP_BYTES}B", "dcqcn.rate_ai=50Mbps", "dcqcn.rate_hai=100Mbps", "dcqcn.min_rate=100Mbps",
     "dcqcn.fast_recovery_stages=1", "dcqcn.clamp_target_rate=false"]
+# --dcqcn ns3 (the default) adds their reaction point ("Mellanox's
+# version": alpha every 1 us, a cut at most every 4 us, increases by a
+# 900 us timer alone), a CNP per microsecond of marks (theirs is a flag on
+# every ACK of marked data, read by each 1 us alpha update) and the window
+# that follows the rate (VAR_WIN 1). --dcqcn paper keeps the DCQCN paper's
+# timers and a fixed window.
+DCQCN_NS3 = ["dcqcn.rules=ns3-mlx", "dcqcn.alpha_interval=1us", "dcqcn.decrease_interval=4us",
+             "dcqcn.rate_timer=900us", "rdma.cnp_interval=1us", "rdma.window_follows_rate=true"]
 DCTCP_PARAMS = [f"tcp.init_cwnd={BDP_SEGMENTS}", "tcp.min_rto=100ms"]
 SCHEMES = (
     # label, tools/experiment scheme, transport, transport params
@@ -121,6 +131,10 @@ def parse_args(argv):
                    help="PFC and ECN per port by link rate as the authors' ns-3 sets them "
                         "(floodgate-ns3, the default), or one PFC alpha of 1/4 and the 100 Gb/s "
                         "ECN on every port with nothing set aside (switch)")
+    p.add_argument("--dcqcn", choices=("ns3", "paper"), default="ns3",
+                   help="DCQCN's reaction point and window: their ns-3's (ns3, the default: "
+                        "dcqcn.rules ns3-mlx with their clocks, the window following the rate) "
+                        "or the DCQCN paper's timers with a fixed window (paper)")
     p.add_argument("--report-only", action="store_true",
                    help="run nothing: print the table of the runs already in --out")
     p.add_argument("--out", default=os.path.join(ROOT, "runs", "reproduce", "floodgate"))
@@ -293,6 +307,8 @@ def run(a):
             d = os.path.join(a.out, f"seed{seed}", label.lower())
             shutil.rmtree(d, ignore_errors=True)
             os.makedirs(d)
+            if transport == "dcqcn" and a.dcqcn == "ns3":
+                params = params + DCQCN_NS3
             conf = configure(fabric, exp, scheme, transport, params, seed, flows, a.ports)
             with open(os.path.join(d, "sluice.yaml"), "w") as f:
                 yaml.safe_dump(conf, f, sort_keys=False)
