@@ -358,6 +358,21 @@ std::string workers_json(const Runtime& rt) {
   return j + "]";
 }
 
+// The process's own peak resident set (VmHWM of /proc/self/status): unlike
+// getrusage's ru_maxrss it does not include what the parent held when it
+// forked this process (Linux folds the pre-exec memory into ru_maxrss).
+// -1 where /proc cannot say.
+std::string process_json() {
+  long long kb = -1;
+  if (FILE* f = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    while (std::fgets(line, sizeof line, f) != nullptr)
+      if (std::sscanf(line, "VmHWM: %lld kB", &kb) == 1) break;
+    std::fclose(f);
+  }
+  return "{\"peak_rss_bytes\": " + std::to_string(kb < 0 ? -1 : kb * 1024) + "}";
+}
+
 // After drain_and_total: what the traffic managers, rings and links held is
 // back in the pool, so in_use is what is still held elsewhere (host NIC
 // queues of replaying ports, device rings).
@@ -476,7 +491,7 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
   });
   if (const std::string t = transport_json(rt); !t.empty()) j += ", \"transport\": " + t;
   j += ", \"clock\": " + clock_json(rt, seconds) + ", \"workers\": " + workers_json(rt) +
-       ", \"mbuf_pools\": " + mbuf_pools_json(rt) + "}\n";
+       ", \"mbuf_pools\": " + mbuf_pools_json(rt) + ", \"process\": " + process_json() + "}\n";
   FILE* f = std::fopen(path.c_str(), "w");
   if (f == nullptr) {
     *error = "cannot write " + path;

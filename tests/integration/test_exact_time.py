@@ -96,6 +96,10 @@ def run(binary, tmp, workload, conf, label, seed=1, disturb=False, workers=1):
     check(proc.returncode == 0, "%s: sluice exited %s:\n%s" % (label, proc.returncode, out))
     with open(os.path.join(d, "summary.json")) as f:
         summary = json.load(f)
+    # The process's own peak memory: at least what EAL was given (-m).
+    check(summary.get("process", {}).get("peak_rss_bytes", -1) > 16 * 1048576,
+          "%s: process.peak_rss_bytes missing or below 16 MiB: %s" % (label,
+                                                                     summary.get("process")))
     return d, summary, out
 
 
@@ -114,6 +118,7 @@ def fabric_figures(summary):
     s.pop("workers", None)
     # The pools' high-water mark moves with the lcores' mbuf caches.
     s.pop("mbuf_pools", None)
+    s.pop("process", None)  # the process's own memory
     for key in WALL_FIELDS:
         s.get("clock", {}).pop(key, None)
     return s

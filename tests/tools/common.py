@@ -156,6 +156,8 @@ summary = {"duration_seconds": float(opt("--duration")), "replay_start_epoch_sec
            "workers": [{"lcore": 1, "cpu": 1, "iterations": 1000, "busy_fraction": 0.25,
                         "loop_gap_p99_ns": 1600, "loop_gap_max_ns": 310000,
                         "loop_gaps_over_50us": 12, "loop_gaps_over_200us": 1}]}
+if os.environ.get("FAKE_SLUICE_RSS_BYTES"):
+    summary["process"] = {"peak_rss_bytes": int(os.environ["FAKE_SLUICE_RSS_BYTES"])}
 with open(opt("--summary-json"), "w") as f:
     json.dump(summary, f)
 '''

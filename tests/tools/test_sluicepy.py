@@ -89,6 +89,21 @@ class StartSluice(unittest.TestCase):
         self.assertTrue(os.path.exists(os.path.join(self.dir, "qt.csv")))
         self.assertEqual(set(run.record()), {"wall_s", "cpu_s", "rss_mb"})
 
+    def test_peak_memory_is_sluices_own(self):
+        # Where the summary reports the process's own peak it is taken, not
+        # wait4's, which also counts this test's memory at the fork.
+        os.environ["FAKE_SLUICE_RSS_BYTES"] = str(123 * 1048576)
+        try:
+            run = sluice.run(self.fake, self.dir, 0.25, prefix="sluicepy-test", echo=False)
+        finally:
+            del os.environ["FAKE_SLUICE_RSS_BYTES"]
+        self.assertEqual(run.rss_mb, 123.0)
+        ballast = bytearray(300 * 1048576)  # this process now holds 300 MB more
+        ballast[::4096] = b"\1" * len(ballast[::4096])
+        forked = sluice.run(self.fake, self.dir, 0.25, prefix="sluicepy-test", echo=False)
+        self.assertGreater(forked.rss_mb, 300)  # wait4's ru_maxrss: the parent's at the fork
+        del ballast
+
     def test_given_eal_keeps_its_options(self):
         run = sluice.run(self.fake, self.dir, 0.1, eal="--no-huge -m 2048 --no-pci -l 0,1",
                          echo=False)

@@ -49,7 +49,8 @@ What each digest covers (sha256; "-" when the run has none):
                                   waited for each other (0 on one lcore);
                  mbuf_pools       DPDK's mbuf pools: their size, what was
                                   in use after the drain, the peak in use
-                                  (a machine resource, not a fabric figure).
+                                  (a machine resource, not a fabric figure);
+                 process          the process's peak resident set.
                Nothing else in an exact-time summary reads the machine:
                replay_start_epoch_seconds and run_end_epoch_seconds are on
                the fabric's clock in exact time (switch/main.cc), every
@@ -82,7 +83,7 @@ NONE = "-"
 QUEUE_TRACES = ("qt.csv",)
 # Summary fields that report the machine, not the fabric: top-level keys,
 # and keys of the clock section.
-MACHINE_FIELDS = ("workers", "mbuf_pools")
+MACHINE_FIELDS = ("workers", "mbuf_pools", "process")
 MACHINE_CLOCK_FIELDS = ("wall_seconds", "instants", "windows", "window_wait_seconds")
 
 # tools/reproduce experiments: (name, arguments). Every scheme and transport

@@ -1,6 +1,7 @@
 """The one way the tools start sluice: its command line (EAL options, a file
 prefix of its own, the configuration, --duration, --summary-json), its log,
-the CPU time and peak memory of the process from its own wait4, the DPDK
+the CPU time of the process from its own wait4 and its peak memory from its
+summary (process.peak_rss_bytes; wait4's where there is no summary), the DPDK
 runtime directory it may leave (docs/testing.md, "Runtime state") and its
 summary JSON.
 
@@ -57,7 +58,7 @@ class Run:
     rc: int
     wall_s: float
     cpu_s: float           # user + system CPU seconds of the sluice process
-    rss_mb: float          # its peak resident set
+    rss_mb: float          # its peak resident set (its summary's, else wait4's)
     summary: dict = field(default_factory=dict)
     timed_out: bool = False  # stopped after the caller's timeout
 
@@ -257,15 +258,26 @@ class Process:
             path = os.path.join(self.dir, self.summary_name or "")
             if self.summary_name and rc == 0 and os.path.exists(path):
                 run.summary = cli.load_json(path, "sluice summary")
+                _take_own_rss(run)
             return run
         dpdk_runtime.check_run(self.prefix, rc, self.log_path)
         if self.summary_name:
             run.summary = cli.load_json(os.path.join(self.dir, self.summary_name),
                                         "sluice summary")
+            _take_own_rss(run)
             clock = run.summary.get("clock") or {}
             if check_clock and (clock.get("calendar_misses") or clock.get("stopped_stuck")):
                 raise cli.ToolError("%s: exact time misbehaved: %s" % (self.dir, clock))
         return run
+
+
+def _take_own_rss(run):
+    """The peak memory sluice reports of itself (process.peak_rss_bytes),
+    where it does: wait4's ru_maxrss also counts what this (Python) process
+    held when it forked sluice, so it only bounds sluice's from above."""
+    peak = ((run.summary or {}).get("process") or {}).get("peak_rss_bytes", -1)
+    if isinstance(peak, int) and peak >= 0:
+        run.rss_mb = peak / 1048576.0
 
 
 def start(binary, run_dir, seconds=None, **kw):
