@@ -563,42 +563,37 @@ def main(argv):
     with open(FABRIC) as f:
         fabric = yaml.safe_load(f)
     hosts = [(h.name, h.ip) for h in hosts_from_config(FABRIC)]
-    rows = []
-    done = {}  # (seed, gap ns, qps, response size, ms of arrivals): rows already run
-
-    def point(seed, bg, qps, size, tag):
-        key = (seed, seconds_to_ns(parse_time(bg)), qps, size, a.fabric_ms)
-        if key not in done:
-            done[key] = run_point(a, exp, fabric, hosts, seed, bg, qps, size, tag)
-            return done[key]
-        # The same traffic (same seed and mix) ran under another tag.
-        return [dict(r, tag=tag) for r in done[key]]
-
-    t0 = time.monotonic()
+    # Every point to run, in order: (seed, ms of arrivals, background gap,
+    # qps, response size, tag). Points that repeat another's traffic under
+    # a new tag (a sweep's value equal to the baseline's) run once.
+    plan = []
     base_ms = a.fabric_ms
-    # The distinct points (as point() keys them), each a run per scheme.
-    keys = set()
-    gap = seconds_to_ns(parse_time(a.bg_interarrival))
-    size = a.response_size
+    sweep_ms = a.sweep_fabric_ms or base_ms
+    bg, qps, size = a.bg_interarrival, a.qps, a.response_size
     for seed in a.seeds:
         if not a.no_baseline:
-            keys.add((seed, gap, a.qps, size, base_ms))
-        ms = a.sweep_fabric_ms or base_ms
-        keys |= {(seed, seconds_to_ns(parse_time(bg)), a.qps, size, ms) for bg in bg_sweep}
-        keys |= {(seed, gap, q, size, ms) for q in qps_sweep}
-        keys |= {(seed, gap, a.qps, s, ms) for s in size_sweep}
-    sluice.expect_runs(len(keys) * len(a.schemes))
-    for seed in a.seeds:
-        if not a.no_baseline:
-            rows += point(seed, a.bg_interarrival, a.qps, size, f"baseline-s{seed}")
-        a.fabric_ms = a.sweep_fabric_ms or base_ms
-        for bg in bg_sweep:
-            rows += point(seed, bg, a.qps, size, f"bg{bg}-s{seed}")
-        for qps in qps_sweep:
-            rows += point(seed, a.bg_interarrival, qps, size, f"qps{qps:g}-s{seed}")
-        for s in size_sweep:
-            rows += point(seed, a.bg_interarrival, a.qps, s, f"size{s / 1e3:g}KB-s{seed}")
-        a.fabric_ms = base_ms
+            plan.append((seed, base_ms, bg, qps, size, f"baseline-s{seed}"))
+        plan += [(seed, sweep_ms, g, qps, size, f"bg{g}-s{seed}") for g in bg_sweep]
+        plan += [(seed, sweep_ms, bg, q, size, f"qps{q:g}-s{seed}") for q in qps_sweep]
+        plan += [(seed, sweep_ms, bg, qps, z, f"size{z / 1e3:g}KB-s{seed}") for z in size_sweep]
+
+    def key(p):
+        seed, ms, gap, q, z, _ = p
+        return (seed, seconds_to_ns(parse_time(gap)), q, z, ms)
+
+    sluice.expect_runs(len({key(p) for p in plan}) * len(a.schemes))
+    t0 = time.monotonic()
+    rows = []
+    done = {}  # key(point): its rows
+    for p in plan:
+        seed, ms, gap, q, z, tag = p
+        if key(p) in done:  # the same traffic ran under another tag
+            rows += [dict(r, tag=tag) for r in done[key(p)]]
+            continue
+        a.fabric_ms = ms  # run_point and make_flows read it
+        done[key(p)] = run_point(a, exp, fabric, hosts, seed, gap, q, z, tag)
+        rows += done[key(p)]
+    a.fabric_ms = base_ms  # results.json's args keep the baseline's
     print(f"reproduce: {len(rows)} runs in {time.monotonic() - t0:.0f} s")
     write_results(a, rows)
     provenance.write(a.out, seeds=a.seeds, configs=[FABRIC], inputs=[a.cdf],
