@@ -12,20 +12,22 @@
 namespace sluice {
 namespace {
 
-const RateControl& control_of(const TransportConfig& cfg) {
-  static std::unique_ptr<FlowSender> sender;
-  sender = ConfiguredTransport(cfg, TransportContext{}).sender(FlowSpec{1, 10'000, 0});
-  const auto* gbn = dynamic_cast<const GbnSender*>(sender.get());
-  EXPECT_NE(gbn, nullptr);
-  return gbn->cc();
+// The congestion control of the go-back-N sender a flow gets; null if the
+// sender is not one.
+const RateControl* control_of(const FlowSender* sender) {
+  const auto* gbn = dynamic_cast<const GbnSender*>(sender);
+  return gbn == nullptr ? nullptr : &gbn->cc();
 }
 
 TEST(TransportFactory, DcqcnRulesPickTheReactionPoint) {
   TransportConfig cfg;
   cfg.kind = TransportKind::kDcqcn;
-  EXPECT_NE(dynamic_cast<const DcqcnControl*>(&control_of(cfg)), nullptr);
+  const FlowSpec flow{1, 10'000, 0};
+  const auto paper = ConfiguredTransport(cfg, TransportContext{}).sender(flow);
+  EXPECT_NE(dynamic_cast<const DcqcnControl*>(control_of(paper.get())), nullptr);
   cfg.dcqcn.rules = DcqcnParams::Rules::kNs3Mlx;
-  EXPECT_NE(dynamic_cast<const DcqcnMlxControl*>(&control_of(cfg)), nullptr);
+  const auto mlx = ConfiguredTransport(cfg, TransportContext{}).sender(flow);
+  EXPECT_NE(dynamic_cast<const DcqcnMlxControl*>(control_of(mlx.get())), nullptr);
 }
 
 }  // namespace
