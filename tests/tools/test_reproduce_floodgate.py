@@ -17,6 +17,8 @@ build/switch/sluice, in exact fabric time. Judged on every run:
   alpha 1/4 and 60,000 bytes of headroom on 100 Gb/s ports, alpha 1 and
   240,000 bytes on 400 Gb/s ones (8 x rate x 600 ns), a 4 KiB reserve and
   a 3 KiB resume offset; RED 1,600 / 6,400 KB on the 400 Gb/s ports.
+- `--path-seed` gives the switches their own seed (ECMP salts, RED's
+  coin) and leaves the flows those of the flow seed.
 """
 
 import json
@@ -27,6 +29,7 @@ import tempfile
 import unittest
 
 import common
+from sluicepy.reproduce import floodgate
 
 SLUICE = os.environ.get("SLUICE_BINARY", os.path.join(common.ROOT, "build", "switch", "sluice"))
 # Core -> ToR: 400 Gb/s, hop_rtt 1231 ns (conf/fabrics/floodgate-10tor-4core.yaml).
@@ -41,11 +44,20 @@ class FloodgateIncastMix(unittest.TestCase):
             common.run_tool_serialised("reproduce", "floodgate", "--poisson-ms", "0.1",
                                        "--drain-ms", "2", "--incast-flows", "200",
                                        "--schemes", "dcqcn,dcqcn+fg", "--seeds", "1",
-                                       "--out", out, "--sluice", SLUICE)
+                                       "--path-seed", "7", "--out", out, "--sluice", SLUICE)
             with open(os.path.join(out, "results.json")) as f:
                 rows = {r["scheme"]: r for r in json.load(f)["rows"]}
             with open(os.path.join(out, "seed1", "dcqcn", "sluice.yaml")) as f:
                 conf = yaml.safe_load(f)
+            with open(os.path.join(out, "seed1", "workload", "flows.csv")) as f:
+                flows = f.read()
+            args = floodgate.parse_args(["--poisson-ms", "0.1", "--incast-flows", "200",
+                                         "--out", out])
+            floodgate.make_flows(os.path.join(out, "seed1-flows.csv"), args, 1)
+            with open(os.path.join(out, "seed1-flows.csv")) as f:
+                self.assertEqual(f.read(), flows)
+        self.assertEqual(conf["seed"], 7)
+        self.assertEqual({r["path_seed"] for r in rows.values()}, {7})
         ports = {p["rate"]: p for sw in conf["switches"] for p in sw["ports"]}
         self.assertEqual(ports["100Gbps"]["pfc"], {"alpha": 0.25, "headroom": "60000B",
                                                    "reserve": "4096B", "hysteresis": "3072B"})

@@ -124,6 +124,10 @@ def parse_args(argv):
     p.add_argument("--drain-ms", type=float, default=20.0,
                    help="ms the run goes on after the last arrival (20)")
     p.add_argument("--seeds", default="1", help="comma-separated seeds (1)")
+    p.add_argument("--path-seed", type=int, default=None,
+                   help="the switches' seed (each switch's ECMP salt, RED's coin) apart from the "
+                        "flows' seed, to see what the path draw alone changes (default: each "
+                        "run's flow seed)")
     p.add_argument("--schemes", default="",
                    help="some of " + ",".join(s[0].lower() for s in SCHEMES) + " (all)")
     p.add_argument("--trace-interval", default="20us", help="buffer sampling period (20us)")
@@ -153,6 +157,8 @@ def parse_args(argv):
     for s in a.schemes:
         if s not in known:
             p.error(f"unknown scheme {s!r}; known: {', '.join(sorted(known))}")
+    if a.path_seed is not None and not 0 <= a.path_seed < 2**32:
+        p.error("--path-seed in 0..4294967295")
     if not 0 < a.load < 1 or a.incast_flows < 0 or not 0 < a.incast_load <= 1:
         p.error("--load in (0, 1), --incast-flows >= 0, --incast-load in (0, 1]")
     a.sluice = os.path.abspath(a.sluice)
@@ -309,7 +315,8 @@ def run(a):
             os.makedirs(d)
             if transport == "dcqcn" and a.dcqcn == "ns3":
                 params = params + DCQCN_NS3
-            conf = configure(fabric, exp, scheme, transport, params, seed, flows, a.ports)
+            path_seed = seed if a.path_seed is None else a.path_seed
+            conf = configure(fabric, exp, scheme, transport, params, path_seed, flows, a.ports)
             with open(os.path.join(d, "sluice.yaml"), "w") as f:
                 yaml.safe_dump(conf, f, sort_keys=False)
             seconds = sluice.REPLAY_LEAD_S + (a.poisson_ms + a.drain_ms) / 1e3
@@ -319,6 +326,7 @@ def run(a):
                              prefix=f"reproduce-{os.getpid()}-{label.replace('+', '')}", extra=trace)
             row = measure(a, seed, label, d, run.summary, fabric, run.wall_s, run.rss_mb)
             row["cpu_s"] = run.cpu_s
+            row["path_seed"] = path_seed
             with open(os.path.join(d, "row.json"), "w") as f:
                 json.dump(row, f, indent=2)
             os.remove(os.path.join(d, "qt.csv"))
