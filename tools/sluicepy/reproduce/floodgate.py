@@ -6,6 +6,9 @@ exact fabric time, with the transports at the hosts.
         [--poisson-ms 2] [--drain-ms 20] [--schemes dcqcn,dcqcn+fg,...]
         [--ports floodgate-ns3|switch] [--incast-packets 30-40]
         [--out runs/reproduce/floodgate]
+    tools/reproduce floodgate [--cdf ...] [--seeds 1] --ns3-flows --out DIR
+    tools/reproduce floodgate --report-only [--seeds 1] --out DIR
+        --ns3-run dcqcn=NS3_OUT/dcqcn [--ns3-run dcqcn+fg=...]
 
 The scenario is the one the authors' public ns-3 code builds (mix/README.md
 "Incastmix" and scratch/third.cc of NASA-NJU/Floodgate-NS3, read for the
@@ -43,6 +46,13 @@ buffer) and ToR-down (a ToR's host ports' queues), and the incast
 receiver's port alone; and the share of time
 ports were paused by PFC. Scaled: --poisson-ms of arrivals (theirs: 50,000
 flows).
+
+Beside their ns-3 on the same flows (floodgate_ns3.py): --ns3-flows writes
+each seed's flow list as their flow file (seedN/workload/ns3-flows.txt, for
+their FLOW_FROM_FILE 1 and FLOW_FILE) and runs nothing; --ns3-run
+SCHEME=DIR/PREFIX, with --report-only, reads a run of theirs (PREFIX-fct.txt,
+PREFIX-pfc.txt, PREFIX-buffer<i>.log) for the first seed and prints its
+figures beside sluice's run of SCHEME, into ns3.json too.
 """
 
 import argparse
@@ -57,6 +67,7 @@ import yaml
 from .. import cli, counters, experiment as exp, fct_analysis, pfc_profiles, provenance
 from .. import queue_trace, sluice
 from .. import spread, workload_gen
+from . import floodgate_ns3
 from ..cdf import FlowSizeCdf
 from ..fct_analysis import nearest_rank as percentile
 from ..hosts import hosts_from_config
@@ -141,6 +152,12 @@ def parse_args(argv):
                         "or the DCQCN paper's timers with a fixed window (paper)")
     p.add_argument("--report-only", action="store_true",
                    help="run nothing: print the table of the runs already in --out")
+    p.add_argument("--ns3-flows", action="store_true",
+                   help="write each seed's flows as the authors' ns-3 flow file "
+                        "(seedN/workload/ns3-flows.txt) and run nothing")
+    p.add_argument("--ns3-run", action="append", default=[], metavar="SCHEME=DIR/PREFIX",
+                   help="with --report-only: a run of the authors' ns-3 on the first seed's "
+                        "flows, set beside sluice's SCHEME run (repeatable)")
     p.add_argument("--out", default=os.path.join(ROOT, "runs", "reproduce", "floodgate"))
     p.add_argument("--sluice", default=os.path.join(ROOT, "build", "switch", "sluice"))
     a = p.parse_args(argv)
@@ -154,6 +171,18 @@ def parse_args(argv):
         p.error("--incast-packets: LO-HI with 0 < LO <= HI")
     a.schemes = [s.strip().lower() for s in a.schemes.split(",") if s.strip()]
     known = {s[0].lower() for s in SCHEMES}
+    peers = []
+    for item in a.ns3_run:
+        label, eq, prefix = item.partition("=")
+        if not eq or label.strip().lower() not in known or not prefix:
+            p.error(f"--ns3-run {item!r}: expected SCHEME=DIR/PREFIX with SCHEME one of "
+                    f"{', '.join(sorted(known))}")
+        peers.append((label.strip().lower(), os.path.abspath(prefix)))
+    a.ns3_run = peers
+    if peers and not a.report_only:
+        p.error("--ns3-run reads runs already made: give it with --report-only")
+    if a.ns3_flows and a.report_only:
+        p.error("--ns3-flows writes flow files; --report-only runs nothing: give one")
     for s in a.schemes:
         if s not in known:
             p.error(f"unknown scheme {s!r}; known: {', '.join(sorted(known))}")
@@ -298,8 +327,9 @@ def run(a):
     with open(FABRIC) as f:
         fabric = yaml.safe_load(f)
     interval_s = parse_time(a.trace_interval)
-    sluice.expect_runs(len(a.seeds) * sum(1 for label, _, _, _ in SCHEMES
-                                          if not a.schemes or label.lower() in a.schemes))
+    if not a.ns3_flows:
+        sluice.expect_runs(len(a.seeds) * sum(1 for label, _, _, _ in SCHEMES
+                                              if not a.schemes or label.lower() in a.schemes))
     for seed in a.seeds:
         wl = os.path.join(a.out, f"seed{seed}", "workload")
         os.makedirs(wl, exist_ok=True)
@@ -307,6 +337,11 @@ def run(a):
         n_poisson, n_incast, period = make_flows(flows, a, seed)
         print(f"reproduce: seed {seed}: {n_poisson} Poisson flows ({a.cdf}, load {a.load}), "
               f"{n_incast} incast flows; incast period {period / 1e6:.1f} ms", flush=True)
+        if a.ns3_flows:
+            path = os.path.join(wl, "ns3-flows.txt")
+            floodgate_ns3.write_flow_file(flows, path)
+            print(f"reproduce: wrote {path} (their FLOW_FILE, flows from {floodgate_ns3.START_S:g} s)")
+            continue
         for label, scheme, transport, params in SCHEMES:
             if a.schemes and label.lower() not in a.schemes:
                 continue
@@ -330,6 +365,8 @@ def run(a):
             with open(os.path.join(d, "row.json"), "w") as f:
                 json.dump(row, f, indent=2)
             os.remove(os.path.join(d, "qt.csv"))
+    if a.ns3_flows:
+        return 0
     write_results(a, collect(a))
     provenance.write(a.out, seeds=a.seeds, configs=[FABRIC],
                      inputs=[os.path.join(ROOT, "conf", "workloads", CDFS[a.cdf])],
@@ -373,6 +410,8 @@ def measure(a, seed, label, d, summary, fabric, wall, rss):
            # clock), to set a run beside one that stopped early.
            "max_at_s": {tier: best[tier][1] for tier in best},
            "paused_pct": counters.paused_pct(summary),
+           "pfc_paused_ms": counters.total(summary, "pfc_paused_ns") / 1e6,
+           "pfc_frames_sent": counters.total(summary, "pfc_frames_sent"),
            "drops": drops, "transmissions": summary["clock"]["transmissions"],
            "wall_s": wall, "rss_mb": rss}
     print(f"reproduce: seed {seed} {label}: Poisson FCT mean {row['fct_mean_us']:.1f} us, "
@@ -425,6 +464,31 @@ def write_results(a, rows):
         json.dump({"rows": rows, "args": vars(a), "paper": PAPER}, f, indent=2, default=str)
 
 
+def compare_ns3(a):
+    """Their runs (--ns3-run) on the first seed's flows beside sluice's."""
+    seed = a.seeds[0]
+    flows = os.path.join(a.out, f"seed{seed}", "workload", "flows.csv")
+    with open(FABRIC) as f:
+        kind, _ = tiers(yaml.safe_load(f))
+    tors = sum(1 for k in kind.values() if k == "tor")
+    cores = len(kind) - tors
+    out = {}
+    for label, prefix in a.ns3_run:
+        row = os.path.join(a.out, f"seed{seed}", label, "row.json")
+        if not os.path.exists(row):
+            raise cli.ToolError(f"{row}: no sluice run of {label} for seed {seed} in --out")
+        ours = cli.load_json(row, "a floodgate run's row")
+        try:
+            theirs = floodgate_ns3.read_run(flows, prefix, tors, cores, HOSTS_PER_TOR)
+        except (OSError, ValueError) as e:
+            raise cli.ToolError(f"--ns3-run {label}={prefix}: {e}")
+        print()
+        print("\n".join(floodgate_ns3.table(f"{ours['scheme']}, seed {seed}", theirs, ours)))
+        out[label] = {"ns3": theirs, "ns3_prefix": prefix, "sluice": ours}
+    with open(os.path.join(a.out, "ns3.json"), "w") as f:
+        json.dump(out, f, indent=2)
+
+
 def plot(a, rows):
     """floodgate_mix.png: per scheme, the Poisson flows' mean and p99 FCT
     (the paper's section 5.1 figure) and each tier's maximum buffer
@@ -465,5 +529,7 @@ def main(argv):
         raise cli.ToolError(f"{a.sluice}: not built (ninja -C build)")
     if a.report_only:
         write_results(a, collect(a))
+        if a.ns3_run:
+            compare_ns3(a)
         return 0
     return run(a)
