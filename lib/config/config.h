@@ -34,6 +34,11 @@ struct Ipv4Prefix {
 enum class PortRole { kHost, kSwitch };
 enum class SchedulerKind { kDrr, kStrictPriority };
 enum class ClassMapping { kSingleFifo, kDscp };
+// How switches hash a flow to an ECMP member (docs/configuration.md,
+// "ecmp_hash"): each with its own salt, or one hash for both directions of
+// a flow and one salt for every switch, so a reply retraces its request's
+// path through a two-tier fabric.
+enum class EcmpHashing { kPerSwitch, kSymmetric };
 enum class EcnMode { kOff, kStep, kRed };
 
 struct EcnConfig {
@@ -204,6 +209,7 @@ struct Config {
   // detours, RED, loss on links) is seeded from this and the element's
   // index, so a run repeats for a given seed (docs/configuration.md).
   uint64_t seed = 1;
+  EcmpHashing ecmp_hash = EcmpHashing::kPerSwitch;
 };
 
 }  // namespace sluice

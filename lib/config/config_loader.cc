@@ -52,13 +52,18 @@ class Loader {
 
   void load(const YAML::Node& root, Config* c) {
     const Field top{root, ""};
-    if (!r_.expect_map(
-            top, keys({"clock", "seed", "metrics", "mbufs", "mbuf_size", "switches", "workers"},
-                      &ConfigSections::top, {})))
+    if (!r_.expect_map(top, keys({"clock", "seed", "ecmp_hash", "metrics", "mbufs", "mbuf_size",
+                                  "switches", "workers"},
+                                 &ConfigSections::top, {})))
       return;
     if (auto f = r_.field(top, "clock", Need::kOptional)) load_clock(*f, &c->clock);
     if (auto f = r_.field(top, "seed", Need::kOptional))
       set(r_.integer(*f, 0, UINT32_MAX), &c->seed);
+    if (auto f = r_.field(top, "ecmp_hash", Need::kOptional)) {
+      set(r_.choice<EcmpHashing>(*f, {{"per-switch", EcmpHashing::kPerSwitch},
+                                      {"symmetric", EcmpHashing::kSymmetric}}),
+          &c->ecmp_hash);
+    }
     if (auto f = r_.field(top, "metrics", Need::kOptional)) load_metrics(*f, &c->metrics);
     if (auto f = r_.field(top, "mbufs", Need::kOptional))
       set(r_.integer(*f, 1024, 1u << 26), &c->mbufs);

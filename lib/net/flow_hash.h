@@ -36,6 +36,15 @@ constexpr uint32_t flow_hash(uint32_t src_ip, uint32_t dst_ip, uint8_t proto, ui
   return static_cast<uint32_t>(fmix64(a ^ (b * kFlowHashPortMultiplier)) >> 32);
 }
 
+// One hash for both directions of a flow: the endpoints in a fixed order
+// (the lower address, or the lower port between equal addresses, first).
+constexpr uint32_t symmetric_flow_hash(uint32_t src_ip, uint32_t dst_ip, uint8_t proto,
+                                       uint16_t src_port, uint16_t dst_port) {
+  const bool in_order = src_ip < dst_ip || (src_ip == dst_ip && src_port <= dst_port);
+  return in_order ? flow_hash(src_ip, dst_ip, proto, src_port, dst_port)
+                  : flow_hash(dst_ip, src_ip, proto, dst_port, src_port);
+}
+
 // Member index in [0, n) for n >= 1: multiply-shift, no division. It is
 // driven by the hash's high bits, so a table indexed by the low bits (the BFC
 // flow table) is not correlated with the ECMP choice.

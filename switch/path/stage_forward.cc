@@ -12,9 +12,7 @@
 
 #include <rte_lpm.h>
 
-#include "lib/common/seeds.h"
 #include "lib/control/data_shim.h"
-#include "lib/net/flow_hash.h"
 #include "lib/net/ipv4_rewrite.h"
 #include "lib/tm/class_map.h"
 #include "switch/path/worker.h"
@@ -31,9 +29,8 @@ void Worker::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint6
   uint64_t salted = 0;  // the flow hash a queue choice may use
   uint32_t h = 0;       // its low half
   if (g.size > 1 || sw.flow_hash) {
-    // Salted per switch from the configuration's seed (lib/common/seeds.h).
-    salted = salted_flow_hash(flow_hash(pp.src_ip, pp.dst_ip, pp.proto, pp.src_port, pp.dst_port),
-                              sw.ecmp_salt);
+    // Salted from the configuration's seed (lib/common/seeds.h).
+    salted = switch_flow_hash(sw, pp.src_ip, pp.dst_ip, pp.proto, pp.src_port, pp.dst_port);
     h = static_cast<uint32_t>(salted);
     egress = ecmp_member(g, salted);
   }

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/common/seeds.h"
 #include "lib/common/xorshift.h"
 #include "lib/config/config.h"
 #include "lib/emulator/link/link_timing.h"
@@ -140,6 +141,7 @@ struct SwitchRuntime {
   uint32_t default_group = kNoDefaultRoute;
   std::vector<uint16_t> ports;           // global indices, in configuration order
   uint64_t ecmp_salt = 0;       // salted_flow_hash's, from the configuration's seed
+  bool symmetric_hash = false;  // ecmp_hash: symmetric (one salt for every switch)
   // Per lcore slot: its shard of this switch, its rank among the lcores
   // that own the switch's ports (0 on the only one). Frames carry it, and
   // per-shard random choices are seeded by it, so that the same switch
@@ -151,6 +153,16 @@ struct SwitchRuntime {
 };
 
 static_assert(PrefixTable::kNoRoute == kNoDefaultRoute);
+
+// The 64-bit hash switch `sw` routes a flow by (docs/packet-processing.md,
+// "Flow hash"), host byte order.
+inline uint64_t switch_flow_hash(const SwitchRuntime& sw, uint32_t src_ip, uint32_t dst_ip,
+                                 uint8_t proto, uint16_t src_port, uint16_t dst_port) {
+  const uint32_t h = sw.symmetric_hash
+                         ? symmetric_flow_hash(src_ip, dst_ip, proto, src_port, dst_port)
+                         : flow_hash(src_ip, dst_ip, proto, src_port, dst_port);
+  return salted_flow_hash(h, sw.ecmp_salt);
+}
 
 // The next-hop group switch `sw` routes dst_ip by: its longest prefix, else
 // its default route; kNoDefaultRoute: none; kLocalNextHop: its own address.

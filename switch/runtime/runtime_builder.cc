@@ -570,7 +570,11 @@ std::string build_runtime(Runtime& rt) {
   for (size_t i = 0; i < rt.switches.size(); ++i) {
     rt.switches[i].cfg = &rt.config.switches[i];
     rt.switches[i].index = static_cast<uint16_t>(i);
-    rt.switches[i].ecmp_salt = derive_seed(rt.config.seed, SeedStream::kEcmp, i);
+    // Symmetric: every switch takes the first switch's salt, so a reply
+    // picks the member index its request picked.
+    const bool symmetric = rt.config.ecmp_hash == EcmpHashing::kSymmetric;
+    rt.switches[i].symmetric_hash = symmetric;
+    rt.switches[i].ecmp_salt = derive_seed(rt.config.seed, SeedStream::kEcmp, symmetric ? 0 : i);
   }
   err = create_ports(rt);
   if (err.empty()) err = create_links(rt);

@@ -93,6 +93,21 @@ switches:
       << errors_of(real)[0];
 }
 
+TEST(ClockConfig, EcmpHashIsPerSwitchUnlessSymmetric) {
+  const ConfigResult plain = load_config_string(kReplayFabric, "t.yaml");
+  ASSERT_TRUE(plain.ok()) << errors_of(plain)[0];
+  EXPECT_EQ(plain.config.ecmp_hash, EcmpHashing::kPerSwitch);
+  const ConfigResult sym =
+      load_config_string(std::string("ecmp_hash: symmetric") + kReplayFabric, "t.yaml");
+  ASSERT_TRUE(sym.ok()) << errors_of(sym)[0];
+  EXPECT_EQ(sym.config.ecmp_hash, EcmpHashing::kSymmetric);
+  const ConfigResult bad =
+      load_config_string(std::string("ecmp_hash: random") + kReplayFabric, "t.yaml");
+  EXPECT_EQ(errors_of(bad),
+            (std::vector<std::string>{"t.yaml:1: ecmp_hash: expected one of per-switch, symmetric, "
+                                      "got \"random\""}));
+}
+
 TEST(ClockConfig, BadValuesAreNamed) {
   const ConfigResult r = load_config_string(
       std::string("clock: {mode: warp, tick: 1}\nseed: -3") + kReplayFabric, "t.yaml");
