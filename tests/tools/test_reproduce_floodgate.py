@@ -18,7 +18,8 @@ build/switch/sluice, in exact fabric time. Judged on every run:
   240,000 bytes on 400 Gb/s ones (8 x rate x 600 ns), a 4 KiB reserve and
   a 3 KiB resume offset; RED 1,600 / 6,400 KB on the 400 Gb/s ports.
 - `--path-seed` gives the switches their own seed (ECMP salts, RED's
-  coin) and leaves the flows those of the flow seed.
+  coin) and leaves the flows those of the flow seed; `--ecmp ns3` routes
+  as their configurations do (symmetric without Floodgate).
 """
 
 import json
@@ -44,11 +45,14 @@ class FloodgateIncastMix(unittest.TestCase):
             common.run_tool_serialised("reproduce", "floodgate", "--poisson-ms", "0.1",
                                        "--drain-ms", "2", "--incast-flows", "200",
                                        "--schemes", "dcqcn,dcqcn+fg", "--seeds", "1",
-                                       "--path-seed", "7", "--out", out, "--sluice", SLUICE)
+                                       "--path-seed", "7", "--ecmp", "ns3", "--out", out,
+                                       "--sluice", SLUICE)
             with open(os.path.join(out, "results.json")) as f:
                 rows = {r["scheme"]: r for r in json.load(f)["rows"]}
             with open(os.path.join(out, "seed1", "dcqcn", "sluice.yaml")) as f:
                 conf = yaml.safe_load(f)
+            with open(os.path.join(out, "seed1", "dcqcn+fg", "sluice.yaml")) as f:
+                conf_fg = yaml.safe_load(f)
             with open(os.path.join(out, "seed1", "workload", "flows.csv")) as f:
                 flows = f.read()
             args = floodgate.parse_args(["--poisson-ms", "0.1", "--incast-flows", "200",
@@ -58,6 +62,11 @@ class FloodgateIncastMix(unittest.TestCase):
                 self.assertEqual(f.read(), flows)
         self.assertEqual(conf["seed"], 7)
         self.assertEqual({r["path_seed"] for r in rows.values()}, {7})
+        # --ecmp ns3: their routing, symmetric without Floodgate only.
+        self.assertEqual(conf["ecmp_hash"], "symmetric")
+        self.assertNotIn("ecmp_hash", conf_fg)
+        self.assertEqual((rows["DCQCN"]["ecmp_hash"], rows["DCQCN+FG"]["ecmp_hash"]),
+                         ("symmetric", "per-switch"))
         ports = {p["rate"]: p for sw in conf["switches"] for p in sw["ports"]}
         self.assertEqual(ports["100Gbps"]["pfc"], {"alpha": 0.25, "headroom": "60000B",
                                                    "reserve": "4096B", "hysteresis": "3072B"})

@@ -150,6 +150,11 @@ def parse_args(argv):
                    help="DCQCN's reaction point and window: their ns-3's (ns3, the default: "
                         "dcqcn.rules ns3-mlx with their clocks, the window following the rate) "
                         "or the DCQCN paper's timers with a fixed window (paper)")
+    p.add_argument("--ecmp", choices=("per-switch", "symmetric", "ns3"), default="per-switch",
+                   help="the switches' ecmp_hash (docs/configuration.md): per-switch (the "
+                        "default), symmetric (ACKs retrace their data's path), or ns3: as the "
+                        "authors' configurations route, symmetric without Floodgate "
+                        "(SYMMETRIC_ROUTING_MODE 1) and per-switch with it (0)")
     p.add_argument("--report-only", action="store_true",
                    help="run nothing: print the table of the runs already in --out")
     p.add_argument("--ns3-flows", action="store_true",
@@ -279,6 +284,13 @@ def configure(fabric, exp, scheme, transport, params, seed, flows, ports="floodg
     return pfc_profiles.apply(conf, "floodgate-ns3" if ports == "floodgate-ns3" else "switch")
 
 
+def ecmp_hash(choice, scheme):
+    """The configuration's ecmp_hash for --ecmp CHOICE and a scheme."""
+    if choice == "ns3":
+        return "per-switch" if scheme.startswith("floodgate") else "symmetric"
+    return choice
+
+
 def tiers(fabric):
     """{switch: "tor"|"core"} and {tor: [host port names]}."""
     kind, host_ports = {}, {}
@@ -352,6 +364,9 @@ def run(a):
                 params = params + DCQCN_NS3
             path_seed = seed if a.path_seed is None else a.path_seed
             conf = configure(fabric, exp, scheme, transport, params, path_seed, flows, a.ports)
+            hashing = ecmp_hash(a.ecmp, scheme)
+            if hashing != "per-switch":  # the default: configurations stay as they were
+                conf["ecmp_hash"] = hashing
             with open(os.path.join(d, "sluice.yaml"), "w") as f:
                 yaml.safe_dump(conf, f, sort_keys=False)
             seconds = sluice.REPLAY_LEAD_S + (a.poisson_ms + a.drain_ms) / 1e3
@@ -362,6 +377,7 @@ def run(a):
             row = measure(a, seed, label, d, run.summary, fabric, run.wall_s, run.rss_mb)
             row["cpu_s"] = run.cpu_s
             row["path_seed"] = path_seed
+            row["ecmp_hash"] = hashing
             with open(os.path.join(d, "row.json"), "w") as f:
                 json.dump(row, f, indent=2)
             os.remove(os.path.join(d, "qt.csv"))
