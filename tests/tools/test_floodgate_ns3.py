@@ -52,8 +52,10 @@ def their_run(d):
         # flows 3 and 5 share (src, dst, bytes): each takes its own start
         "1\t2\t1000\t2000040000\t4\t0\t4.000000\t2.000000\t2.000000 \n",
         "1\t2\t1000\t2000030000\t3\t0\t2.000000\t2.000000\t1.000000 \n",
-        # flow 4 never finished; a line 50 ns off its start is no match
+        # flow 4 never finished; a line 50 ns off its start is no match,
+        # nor is a line cut short (a run killed while writing)
         "0\t3\t1000\t2000030050\t5\t0\t1.000000\t1.000000\t1.000000 \n",
+        "0\t3\t1000\t2000030000\t5\t0\t1.0",
     ]))
     write(prefix + "-pfc.txt", "".join([
         # core 4's port 1: paused at 10, paused again at 20 (a refresh),
@@ -176,6 +178,10 @@ class FloodgateNs3(unittest.TestCase):
             self.assertEqual(got["sluice"]["scheme"], "DCQCN")
             a = floodgate.parse_args(["--report-only", "--out", d, "--ns3-run", f"hpcc={prefix}"])
             with self.assertRaisesRegex(cli.ToolError, "no sluice run of hpcc"):
+                floodgate.compare_ns3(a)
+            a = floodgate.parse_args(["--report-only", "--out", d, "--seeds", "2",
+                                      "--ns3-run", f"dcqcn={prefix}"])
+            with self.assertRaisesRegex(cli.ToolError, "no flow list for seed 2"):
                 floodgate.compare_ns3(a)
 
 

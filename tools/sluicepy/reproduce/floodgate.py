@@ -484,6 +484,8 @@ def compare_ns3(a):
     """Their runs (--ns3-run) on the first seed's flows beside sluice's."""
     seed = a.seeds[0]
     flows = os.path.join(a.out, f"seed{seed}", "workload", "flows.csv")
+    if not os.path.exists(flows):
+        raise cli.ToolError(f"{flows}: no flow list for seed {seed} in --out")
     with open(FABRIC) as f:
         kind, _ = tiers(yaml.safe_load(f))
     tors = sum(1 for k in kind.values() if k == "tor")

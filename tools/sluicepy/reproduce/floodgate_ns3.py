@@ -62,7 +62,7 @@ def read_fct(path):
     with open(path) as f:
         for line in f:
             p = line.split()
-            if not p or p[0] == "rcv":
+            if len(p) < 9 or p[0] == "rcv":  # a receiver line, or one cut short
                 continue
             start = int(p[3])
             if start > 10**12:  # a picosecond time step
