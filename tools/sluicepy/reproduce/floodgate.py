@@ -352,7 +352,7 @@ def run(a):
         if a.ns3_flows:
             path = os.path.join(wl, "ns3-flows.txt")
             floodgate_ns3.write_flow_file(flows, path)
-            print(f"reproduce: wrote {path} (their FLOW_FILE, flows from {floodgate_ns3.START_S:g} s)")
+            print(f"reproduce: wrote {path} (their FLOW_FILE, flows from {floodgate_ns3.START_NS / 1e9:g} s)")
             continue
         for label, scheme, transport, params in SCHEMES:
             if a.schemes and label.lower() not in a.schemes:

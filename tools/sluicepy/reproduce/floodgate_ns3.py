@@ -20,12 +20,12 @@ Their files, as third.cc writes them:
 """
 
 import collections
-import csv
 import os
 
+from ..fct_analysis import load_flows_csv
 from ..fct_analysis import nearest_rank as percentile
 
-START_S = 2.0  # where their runs put a flow list's time zero
+START_NS = 2 * 10**9  # where their runs put a flow list's time zero
 MATCH_NS = 5   # their start times are Seconds(double), truncated to the ns
 
 
@@ -36,14 +36,10 @@ def host_index(name):
 
 
 def read_flows(flows_csv):
-    """[(flow_id, src, dst, bytes, start_ns in their clock, is_incast)]"""
-    out = []
-    with open(flows_csv, newline="") as f:
-        for r in csv.DictReader(f):
-            start_ns = round((START_S + float(r["arrival_time"])) * 1e9)
-            out.append((int(r["flow_id"]), host_index(r["src"]), host_index(r["dst"]),
-                        int(r["size"]), start_ns, r["is_incast"] == "1"))
-    return out
+    """[(flow_id, src, dst, bytes, start_ns in their clock, is_incast)], in
+    the file's order."""
+    return [(f.flow_id, host_index(f.src), host_index(f.dst), f.size, START_NS + f.start_ns,
+             f.is_incast) for f in load_flows_csv(flows_csv).values()]
 
 
 def write_flow_file(flows_csv, path):
@@ -52,7 +48,7 @@ def write_flow_file(flows_csv, path):
     with open(path, "w") as f:
         f.write(f"{len(flows)} 0\n")
         for _, src, dst, size, start_ns, _ in flows:
-            f.write(f"{src} {dst} {size} {start_ns / 1e9:.9f}\n")
+            f.write(f"{src} {dst} {size} {start_ns // 10**9}.{start_ns % 10**9:09d}\n")
     return len(flows)
 
 
@@ -148,7 +144,7 @@ def read_run(flows_csv, prefix, tors, cores, hosts_per_tor):
     fct = [done[f[0]][0] for f in poisson if f[0] in done]
     slow = [done[f[0]][1] for f in poisson if f[0] in done]
     ends = {f[0]: f[4] + round(done[f[0]][0] * 1e3) for f in flows if f[0] in done}
-    end_ns = max(ends.values(), default=round(START_S * 1e9))
+    end_ns = max(ends.values(), default=START_NS)
     inc_ends = [ends[f[0]] for f in incast if f[0] in ends]
     pauses, paused_ms = pfc(prefix + "-pfc.txt", end_ns)
     best = buffers(prefix, tors, cores, hosts_per_tor)
@@ -158,7 +154,7 @@ def read_run(flows_csv, prefix, tors, cores, hosts_per_tor):
             "slowdown_mean": sum(slow) / len(slow) if slow else 0,
             "slowdown_p99": percentile(slow, 99) if slow else 0,
             "incast_flows": len(incast), "incast_unfinished": len(incast) - len(inc_ends),
-            "incast_last_finish_ms": (max(inc_ends) - START_S * 1e9) / 1e6 if inc_ends else 0,
+            "incast_last_finish_ms": (max(inc_ends) - START_NS) / 1e6 if inc_ends else 0,
             "max_tor_up_kb": best["tor_up"] / 1e3, "max_core_kb": best["core"] / 1e3,
             "max_tor_down_kb": best["tor_down"] / 1e3,
             "pfc_pauses": pauses, "pfc_paused_ms": paused_ms}
