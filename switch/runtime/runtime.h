@@ -154,14 +154,21 @@ struct SwitchRuntime {
 
 static_assert(PrefixTable::kNoRoute == kNoDefaultRoute);
 
-// The 64-bit hash switch `sw` routes a flow by (docs/packet-processing.md,
-// "Flow hash"), host byte order.
+// The 5-tuple hash switch `sw` routes a flow by before its salt
+// (docs/packet-processing.md, "Flow hash"), host byte order. ecmp_hash is
+// one setting for every switch, so a walk over several switches can take it
+// once and salt it at each.
+inline uint32_t unsalted_flow_hash(const SwitchRuntime& sw, uint32_t src_ip, uint32_t dst_ip,
+                                   uint8_t proto, uint16_t src_port, uint16_t dst_port) {
+  return sw.symmetric_hash ? symmetric_flow_hash(src_ip, dst_ip, proto, src_port, dst_port)
+                           : flow_hash(src_ip, dst_ip, proto, src_port, dst_port);
+}
+
+// The 64-bit salted hash switch `sw` routes a flow by.
 inline uint64_t switch_flow_hash(const SwitchRuntime& sw, uint32_t src_ip, uint32_t dst_ip,
                                  uint8_t proto, uint16_t src_port, uint16_t dst_port) {
-  const uint32_t h = sw.symmetric_hash
-                         ? symmetric_flow_hash(src_ip, dst_ip, proto, src_port, dst_port)
-                         : flow_hash(src_ip, dst_ip, proto, src_port, dst_port);
-  return salted_flow_hash(h, sw.ecmp_salt);
+  return salted_flow_hash(unsalted_flow_hash(sw, src_ip, dst_ip, proto, src_port, dst_port),
+                          sw.ecmp_salt);
 }
 
 // The next-hop group switch `sw` routes dst_ip by: its longest prefix, else

@@ -67,14 +67,15 @@ class AllocatorElement final : public CalendarElement {
 uint32_t FlowtuneModule::fabric_via(uint16_t sw, const ParsedPacket& pp,
                                     flowtune::LinkId* via) const {
   const Runtime& rt = w_.rt();
+  const uint32_t hash =
+      unsalted_flow_hash(rt.switches[sw], pp.src_ip, pp.dst_ip, pp.proto, pp.src_port, pp.dst_port);
   uint32_t n = 0;
   while (n <= flowtune::FabricAllocator::kMaxVia) {
     const SwitchRuntime& at_sw = rt.switches[sw];
     const uint32_t nh = route_next_hop(at_sw, pp.dst_ip);
     if (nh == kNoDefaultRoute || nh == kLocalNextHop) return 0;
     const NextHopGroup16& g = at_sw.groups[nh];
-    const uint16_t egress = ecmp_member(
-        g, switch_flow_hash(at_sw, pp.src_ip, pp.dst_ip, pp.proto, pp.src_port, pp.dst_port));
+    const uint16_t egress = ecmp_member(g, salted_flow_hash(hash, at_sw.ecmp_salt));
     const PortRuntime& out = *rt.ports[egress];
     if (out.kind != PortKind::kLink) return n;
     via[n++] = s_->port_link[egress];
