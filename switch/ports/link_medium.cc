@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include <rte_ring.h>
-
 #include "lib/net/ethertypes.h"
 #include "switch/path/mbuf_meta.h"
 
@@ -20,7 +18,7 @@ unsigned link_send(LinkDirection& d, uint64_t now_ns, rte_mbuf** pkts, unsigned 
                    uint64_t* first_due) {
   // Only this lcore produces into the ring, so its free count cannot shrink
   // under us: due times are given only to frames that will be enqueued.
-  const unsigned room = rte_ring_free_count(d.ring);
+  const unsigned room = d.ring.free_count();
   const unsigned take = n < room ? n : room;
   rte_mbuf* kept[kBurst];
   unsigned k = 0;
@@ -36,7 +34,7 @@ unsigned link_send(LinkDirection& d, uint64_t now_ns, rte_mbuf** pkts, unsigned 
     if (k == 0) *first_due = due;
     kept[k++] = m;
   }
-  rte_ring_sp_enqueue_burst(d.ring, reinterpret_cast<void**>(kept), k, nullptr);
+  d.ring.put(reinterpret_cast<void* const*>(kept), k);
   return take;
 }
 
@@ -46,8 +44,7 @@ unsigned link_receive(LinkDirection& d, LinkRxStage& stage, uint64_t now_ns, rte
   while (out < n) {
     if (stage.head == stage.count) {
       stage.head = 0;
-      stage.count =
-          rte_ring_sc_dequeue_burst(d.ring, reinterpret_cast<void**>(stage.pkts), kBurst, nullptr);
+      stage.count = d.ring.take(reinterpret_cast<void**>(stage.pkts), kBurst);
       if (stage.count == 0) break;
     }
     rte_mbuf* m = stage.pkts[stage.head];
@@ -63,8 +60,7 @@ unsigned link_receive(LinkDirection& d, LinkRxStage& stage, uint64_t now_ns, rte
 uint64_t link_next_due(LinkDirection& d, LinkRxStage& stage) {
   if (stage.head == stage.count) {
     stage.head = 0;
-    stage.count =
-        rte_ring_sc_dequeue_burst(d.ring, reinterpret_cast<void**>(stage.pkts), kBurst, nullptr);
+    stage.count = d.ring.take(reinterpret_cast<void**>(stage.pkts), kBurst);
     if (stage.count == 0) return UINT64_MAX;
   }
   return mbuf_extra(stage.pkts[stage.head])->due_ns;
@@ -74,7 +70,7 @@ unsigned link_discard(LinkDirection& d, LinkRxStage& stage) {
   unsigned freed = 0;
   for (; stage.head < stage.count; ++stage.head, ++freed) rte_pktmbuf_free(stage.pkts[stage.head]);
   void* m;
-  while (rte_ring_sc_dequeue(d.ring, &m) == 0) {
+  while (d.ring.take(&m, 1) == 1) {
     rte_pktmbuf_free(static_cast<rte_mbuf*>(m));
     ++freed;
   }

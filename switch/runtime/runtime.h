@@ -19,6 +19,7 @@
 #include "lib/common/seeds.h"
 #include "lib/common/xorshift.h"
 #include "lib/config/config.h"
+#include "lib/emulator/link/link_ring.h"
 #include "lib/emulator/link/link_timing.h"
 #include "lib/net/flow_hash.h"
 #include "lib/net/prefix_table.h"
@@ -61,16 +62,22 @@ inline uint16_t ecmp_member(const NextHopGroup16& g, uint64_t salted) {
 enum class PortKind : uint8_t { kEthdev, kLink, kPcap };
 
 // One direction of an internal link: frames pushed by the sending port's owner
-// with their due time, taken by the receiving port's owner once due.
-struct LinkDirection {
-  LinkDirection(uint64_t rate_bps, uint32_t overhead, uint64_t delay_ns, double loss, uint64_t seed)
-      : timing(rate_bps, overhead, delay_ns), loss_p32(probability32(loss)), rng(seed) {}
-  rte_ring* ring = nullptr;
+// with their due time, taken by the receiving port's owner once due. The
+// receiver reads only the first cache line (the ring); the sender the
+// first two (the ring, the wire's timing, the loss draw).
+struct alignas(64) LinkDirection {
+  LinkDirection(uint32_t slots, uint64_t rate_bps, uint32_t overhead, uint64_t delay_ns,
+                double loss, uint64_t seed)
+      : ring(slots),
+        timing(rate_bps, overhead, delay_ns),
+        loss_p32(probability32(loss)),
+        rng(seed) {}
+  LinkRing ring;
   uint16_t rx_port = 0;  // global index of the receiving port
   LinkTiming timing;     // sender-owned
-  uint64_t fifo_ns = 0;  // most serialisation time the sender commits ahead (0: no limit)
   uint64_t loss_p32;     // loss probability as a 32-bit threshold
   Xorshift64 rng;        // sender-owned
+  uint64_t fifo_ns = 0;  // most serialisation time the sender commits ahead (0: no limit)
 };
 
 // Frames taken off a link ring that are not due yet (receiver side).

@@ -353,32 +353,15 @@ std::string create_links(Runtime& rt) {
       return rt.switch_label(p->index) + "/" + pc.name + ": no link peer " + pc.link_peer;
     PortRuntime& q = *rt.ports[peer];
     set_peer_mac(*p, q.mac);
+    // Its slots in the process's memory, resident as frames fill them (not
+    // a memzone of EAL's: DPDK has at most RTE_MAX_MEMZONE (2,560) and a
+    // k = 16 fat-tree has 4,096 link directions).
     auto d = std::make_unique<LinkDirection>(
-        pc.rate_bps, pc.wire_overhead_bytes, pc.link_delay_ns, pc.link_loss,
+        link_ring_size(pc.rate_bps, pc.link_delay_ns), pc.rate_bps, pc.wire_overhead_bytes,
+        pc.link_delay_ns, pc.link_loss,
         derive_seed(rt.config.seed, SeedStream::kLinkLoss, p->index));
     d->fifo_ns = pc.link_fifo_ns;
     d->rx_port = q.index;
-    const std::string name = "sluice_l" + std::to_string(p->index) + "_" + std::to_string(peer);
-    // In the process's memory, not a memzone of EAL's: DPDK has at most
-    // RTE_MAX_MEMZONE (2,560) memzones and a k = 16 fat-tree has 4,096 link
-    // directions; only this process's workers use the ring; its slots
-    // become resident as frames fill them; and EAL zeroes what it frees,
-    // which at exit would write every slot of every link once more.
-    const unsigned slots = link_ring_size(pc.rate_bps, pc.link_delay_ns);
-    const ssize_t bytes = rte_ring_get_memsize(slots);
-    void* mem = bytes > 0 ? std::aligned_alloc(RTE_CACHE_LINE_SIZE,
-                                               RTE_ALIGN_CEIL(static_cast<size_t>(bytes),
-                                                              RTE_CACHE_LINE_SIZE))
-                          : nullptr;
-    if (mem == nullptr)
-      return "cannot create ring " + name + ": no memory for " + std::to_string(slots) +
-             " slots";
-    d->ring = static_cast<rte_ring*>(mem);
-    if (rte_ring_init(d->ring, name.c_str(), slots, RING_F_SP_ENQ | RING_F_SC_DEQ) != 0) {
-      std::free(mem);
-      d->ring = nullptr;
-      return "cannot create ring " + name + ": " + rte_strerror(rte_errno);
-    }
     p->link_out = d.get();
     rt.links.push_back(std::move(d));
   }
@@ -611,7 +594,6 @@ void release_runtime(Runtime& rt) {
   Modules::each_type([&]<class M>() {
     if constexpr (requires { M::release(rt); }) M::release(rt);
   });
-  for (auto& l : rt.links) std::free(l->ring);  // rte_ring_init'd in process memory
 }
 
 }  // namespace sluice

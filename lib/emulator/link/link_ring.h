@@ -1,13 +1,21 @@
 #pragma once
+// One direction of an internal link: the frames in flight, first in first
+// out, put on by the sending port's lcore and taken off by the receiving
+// port's (one producer, one consumer; the same lcore for both in most
+// fabrics). Its indices and slot pointer sit beside the link's timing
+// (switch/runtime/runtime.h, LinkDirection), so a frame crossing a link
+// touches that and its slot, not a ring header of three lines.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+namespace sluice {
+
 // How many frames an internal link's ring holds (one ring per direction):
 // twice the frames of minimum size (84 wire bytes) that fit in flight over
 // the delay plus 50 us of slack, a power of two from 1024 to 2^20. A full
 // ring holds frames back at the sender, never drops.
-
-#include <cstdint>
-
-namespace sluice {
-
 constexpr uint32_t link_ring_size(uint64_t rate_bps, uint64_t delay_ns) {
   const double frames =
       2.0 * (rate_bps == 0 ? 100e9 : double(rate_bps)) * ((delay_ns + 50'000) * 1e-9) / (84 * 8);
@@ -15,5 +23,45 @@ constexpr uint32_t link_ring_size(uint64_t rate_bps, uint64_t delay_ns) {
   while (size < frames && size < (1u << 20)) size <<= 1;
   return size;
 }
+
+class LinkRing {
+ public:
+  // `slots`: a power of two; the ring holds one frame fewer. Slots are not
+  // written until frames fill them, so their pages become resident as used.
+  explicit LinkRing(uint32_t slots)
+      : mask_(slots - 1), slots_(std::make_unique_for_overwrite<void*[]>(slots)) {}
+
+  uint32_t capacity() const { return mask_; }
+  // Producer side: room for this many more.
+  uint32_t free_count() const {
+    return mask_ - (prod_.load(std::memory_order_relaxed) - cons_.load(std::memory_order_acquire));
+  }
+  // Consumer side: frames put on and not yet taken off.
+  uint32_t count() const {
+    return prod_.load(std::memory_order_acquire) - cons_.load(std::memory_order_relaxed);
+  }
+  // Producer: puts objs[0..n) on, n at most free_count().
+  void put(void* const* objs, uint32_t n) {
+    const uint32_t p = prod_.load(std::memory_order_relaxed);
+    for (uint32_t i = 0; i < n; ++i) slots_[(p + i) & mask_] = objs[i];
+    prod_.store(p + n, std::memory_order_release);
+  }
+  // Consumer: takes up to n off, oldest first; returns how many.
+  uint32_t take(void** objs, uint32_t n) {
+    const uint32_t c = cons_.load(std::memory_order_relaxed);
+    const uint32_t avail = prod_.load(std::memory_order_acquire) - c;
+    if (n > avail) n = avail;
+    for (uint32_t i = 0; i < n; ++i) objs[i] = slots_[(c + i) & mask_];
+    cons_.store(c + n, std::memory_order_release);
+    return n;
+  }
+
+ private:
+  // Free-running; their difference is what is in flight.
+  std::atomic<uint32_t> prod_{0};
+  std::atomic<uint32_t> cons_{0};
+  uint32_t mask_;
+  std::unique_ptr<void*[]> slots_;
+};
 
 }  // namespace sluice
