@@ -8,9 +8,12 @@
 //   detours from touching the dynamic field's cache line; over an internal
 //   link the upstream switch's metadata is still in the mbuf when the next
 //   switch reads it.
+// - The due time of a frame on an internal link, beside it in the hash
+//   field (mbuf_due_set): a hop that needs no MbufExtra reads only the
+//   mbuf's first cache line and the frame's headers.
 // - MbufExtra, in a registered mbuf dynamic field: the ingress port (PFC and
-//   BFC account by ingress), the due time of a frame on an internal link, and
-//   what BFC and Floodgate keep with a packet from ingress to departure.
+//   BFC account by ingress), and what BFC and Floodgate keep with a packet
+//   from ingress to departure.
 
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
@@ -45,13 +48,24 @@ inline MbufMeta mbuf_meta_get(const rte_mbuf* m) {
                   (v >> 31) != 0};
 }
 
+// A frame on an internal link is due at `due` (ns): its low 32 bits go in
+// hash.fdir.hi (MbufMeta has the low half of the hash); the receiver, which
+// asks within 2^31 ns (2.1 s) of that time, restores the rest from its own.
+inline void mbuf_due_set(rte_mbuf* m, uint64_t due) {
+  m->hash.fdir.hi = static_cast<uint32_t>(due);
+}
+
+inline uint64_t mbuf_due_get(const rte_mbuf* m, uint64_t now) {
+  const auto ahead = static_cast<int32_t>(m->hash.fdir.hi - static_cast<uint32_t>(now));
+  return now + static_cast<uint64_t>(static_cast<int64_t>(ahead));
+}
+
 // TmPacket::aux as sluice uses it: kTmAuxGenerated for frames sluice built,
 // otherwise 0, or the ingress port index + 1 when the packet is counted
 // against that ingress for PFC (uncounted again when it leaves).
 constexpr uint16_t kTmAuxGenerated = 0x8000;
 
 struct MbufExtra {
-  uint64_t due_ns;  // internal link: when the last bit reaches the far end
   // Forward writes the 64-bit flow hash here (flow); BFC's entry (at
   // admission) and Floodgate's fields (in its forward step) overwrite it
   // later. BFC, Floodgate and queueing by flow never run on one switch

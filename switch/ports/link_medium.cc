@@ -30,7 +30,7 @@ unsigned link_send(LinkDirection& d, uint64_t now_ns, rte_mbuf** pkts, unsigned 
       ++*lost;
       continue;
     }
-    mbuf_extra(m)->due_ns = due;
+    mbuf_due_set(m, due);
     if (k == 0) *first_due = due;
     kept[k++] = m;
   }
@@ -48,7 +48,7 @@ unsigned link_receive(LinkDirection& d, LinkRxStage& stage, uint64_t now_ns, rte
       if (stage.count == 0) break;
     }
     rte_mbuf* m = stage.pkts[stage.head];
-    const uint64_t due = mbuf_extra(m)->due_ns;
+    const uint64_t due = mbuf_due_get(m, now_ns);
     if (due > now_ns) break;
     lateness.record(now_ns - due);
     pkts[out++] = m;
@@ -57,13 +57,13 @@ unsigned link_receive(LinkDirection& d, LinkRxStage& stage, uint64_t now_ns, rte
   return out;
 }
 
-uint64_t link_next_due(LinkDirection& d, LinkRxStage& stage) {
+uint64_t link_next_due(LinkDirection& d, LinkRxStage& stage, uint64_t now_ns) {
   if (stage.head == stage.count) {
     stage.head = 0;
     stage.count = d.ring.take(reinterpret_cast<void**>(stage.pkts), kBurst);
     if (stage.count == 0) return UINT64_MAX;
   }
-  return mbuf_extra(stage.pkts[stage.head])->due_ns;
+  return mbuf_due_get(stage.pkts[stage.head], now_ns);
 }
 
 unsigned link_discard(LinkDirection& d, LinkRxStage& stage) {
@@ -125,7 +125,7 @@ unsigned LinkMedium::room(uint64_t now, bool exact) {
       std::min<uint64_t>(kMaxBurst, (now + out_.fifo_ns - from) / frame_ns + 1));
 }
 
-uint64_t LinkMedium::next_rx_ns(uint64_t) { return link_next_due(in_, stage_); }
+uint64_t LinkMedium::next_rx_ns(uint64_t now) { return link_next_due(in_, stage_, now); }
 
 uint32_t LinkMedium::discard_in_flight() { return link_discard(in_, stage_); }
 
