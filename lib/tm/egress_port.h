@@ -64,7 +64,7 @@ struct QueueStats {
   RelaxedCounter drops[kDropReasonCount];
 };
 
-class EgressPort {
+class alignas(64) EgressPort {
  public:
   static constexpr uint32_t kMaxQueues = DrrScheduler::kMaxQueues;
 
@@ -446,7 +446,15 @@ class EgressPort {
   // pause is due, and visits only the paused queues.
   void expire_pauses(uint64_t now_ns);
 
+  // What every enqueue and dequeue reads comes first, in the object's
+  // first five cache lines (the emulator's loop prefetches them): these
+  // fields, the control queue, the shaper, the ECN marker and the head of
+  // the scheduler (a class port's first queues' deficits).
   uint32_t num_queues_;
+  bool backlogged_ = false;  // frames were left queued by the last dequeue_burst
+  bool by_flow_ = false;     // the port queues by flow: flowq_ or pfabric_
+  bool unlimited_buffer_ = false;
+  unsigned dequeue_dropped_count_ = 0;
   SharedBuffer* buffer_;
   // A data queue and its stats side by side: one base address per packet.
   struct DataQueue {
@@ -454,26 +462,22 @@ class EgressPort {
     QueueStats stats;
   };
   std::unique_ptr<DataQueue[]> queues_;
-  PacketQueue control_;
-  DrrScheduler sched_;
-  TokenBucketShaper shaper_;
-  EcnMarker ecn_;
-  LatencyHistogram residence_;
-  RelaxedCounter shaper_lost_ns_;
-  bool backlogged_ = false;  // frames were left queued by the last dequeue_burst
-  bool by_flow_ = false;     // the port queues by flow: flowq_ or pfabric_
   uint64_t next_expiry_ns_ = UINT64_MAX;
   uint64_t port_pause_until_ns_ = 0;
+  uint64_t dequeue_marks_ = 0;
+  PacketQueue control_;
+  TokenBucketShaper shaper_;
+  EcnMarker ecn_;
+  DrrScheduler sched_;
+  LatencyHistogram residence_;
+  RelaxedCounter shaper_lost_ns_;
   uint64_t pause_until_ns_[kMaxQueues] = {};
-  // Queueing by flow, after everything a class port reads (which keeps its
-  // lines): the queues, and what the last dequeue_burst dropped (an array
-  // only such a port allocates) and marked.
+  // Queueing by flow, after everything a class port reads: the queues, and
+  // what the last dequeue_burst dropped (an array only such a port
+  // allocates).
   std::unique_ptr<FlowQueues> flowq_;
   std::unique_ptr<PfabricQueue> pfabric_;
-  bool unlimited_buffer_ = false;
   static constexpr unsigned kMaxDequeueDropped = 64;
-  unsigned dequeue_dropped_count_ = 0;
-  uint64_t dequeue_marks_ = 0;
   std::unique_ptr<TmPacket[]> dequeue_dropped_;
 };
 

@@ -17,10 +17,10 @@ PortElement::PortElement(Worker& w, PortRuntime& port) : w_(w), port_(port) {
   const char* p = reinterpret_cast<const char*>(&port);
   hot(p);
   hot(p + 64);
-  hot(&port.tx_pending_count);
-  hot(&port.medium);
-  hot(port.tm.get());
-  hot(reinterpret_cast<const char*>(port.tm.get()) + 64);
+  hot(&port.module);
+  hot(&port.tx_pending);
+  // The traffic manager's first five lines (lib/tm/egress_port.h).
+  for (unsigned i = 0; i < 5; ++i) hot(reinterpret_cast<const char*>(port.tm.get()) + 64 * i);
   hot(&w.counters(port.index));
   hot(port.medium.get());
   if (port.link_out != nullptr) {

@@ -53,8 +53,9 @@ class PortElement final : public CalendarElement {
   PortRuntime& port_;
   uint64_t rx_ = kNever, tx_ = kNever, misc_ = kNever;
   // What handling the port touches first, each a cache line: the port's
-  // runtime, its traffic manager, its counters, its medium and link rings.
-  static constexpr unsigned kHot = 11;
+  // runtime, its traffic manager, its counters, its medium and its link's
+  // two directions.
+  static constexpr unsigned kHot = 14;
   const void* hot_[kHot];
   unsigned hot_count_ = 0;
 };

@@ -2,7 +2,8 @@
 // Per-lcore, per-port counters. Each worker lcore owns one PortCounters per
 // port of the process and is its only writer; the metrics scraper, telemetry
 // and the summary sum them over lcores when asked (nothing is shared on the
-// packet path).
+// packet path). Each starts a cache line, so the eight counters every
+// packet moves share one.
 
 #include <cstdint>
 
@@ -11,7 +12,7 @@
 
 namespace sluice {
 
-struct PortCounters {
+struct alignas(64) PortCounters {
   RelaxedCounter rx_packets;
   RelaxedCounter rx_bytes;
   RelaxedCounter tx_packets;

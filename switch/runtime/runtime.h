@@ -87,32 +87,27 @@ struct LinkRxStage {
   unsigned count = 0;
 };
 
-struct PortRuntime {
+// A port's state. What every packet through it reads or writes sits in
+// its first three cache lines and the first of tx_pending, which the
+// emulator's loop prefetches (switch/emulator/port_element.cc); the rest
+// is read per event or less often.
+struct alignas(64) PortRuntime {
+  // Line 0.
   PortKind kind = PortKind::kEthdev;
+  bool eth_header_ready = false;
+  // Modules whose forward step runs for packets arriving here (bit per id).
+  uint8_t in_steps = 0;
+  // A 0x88B6 shim arriving here names the peer's upstream queue, which the
+  // metadata keeps (a BFC peer: a switch, or a BFC NIC).
+  bool reads_upstream_queue = false;
   uint16_t index = 0;         // global index
   uint16_t switch_index = 0;  // owning switch instance
-  const PortConfig* cfg = nullptr;
-  uint16_t eth_port = kNoEthPort;  // DPDK port id
-  rte_mempool* rx_pool = nullptr;  // device ports: the pool on the device's NUMA socket
-  uint32_t mtu = 1500;             // copy of cfg->mtu, read per packet
-  StagePlan plan;                  // the optional steps packets leaving here take
-  MacAddr mac{};
-  // Peer MAC packed in the low 48 bits, bit 48 set when known. Written only by
-  // the owner lcore (ARP learning); read by telemetry.
-  std::atomic<uint64_t> peer_mac{0};
-  unsigned owner_slot = 0;  // index into Runtime::workers
-  // The Ethernet header every routed packet leaves with (peer MAC, port MAC,
-  // IPv4), rebuilt by the owner lcore whenever the peer MAC is learned.
-  uint8_t eth_header[14] = {};
-  bool eth_header_ready = false;
-  std::unique_ptr<EgressPort> tm;
-  // Owner-lcore state.
-  rte_mbuf* tx_pending[kBurst] = {};
-  unsigned tx_pending_count = 0;
+  uint32_t mtu = 1500;        // copy of cfg->mtu, read per packet
+  unsigned owner_slot = 0;    // index into Runtime::workers
+  StagePlan plan;             // the optional steps packets leaving here take
   bool tx_burst_full = false;  // the last transmit sent a whole dequeued burst
-  uint64_t next_arp_request_ns = 0;
-  std::atomic<uint64_t> first_tx_ns{0};
-  std::atomic<uint64_t> last_tx_ns{0};
+  unsigned tx_pending_count = 0;
+  std::unique_ptr<EgressPort> tm;
   // What the port sends into and receives from (switch/ports/
   // port_medium.h): a NIC, one end of an internal link, an emulated host.
   std::unique_ptr<PortMedium> medium;
@@ -121,18 +116,30 @@ struct PortRuntime {
   // An emulated host's capture-file port, owned by the medium (kind kPcap),
   // for what only it has: its replay, captures, NIC and transports.
   PcapPort* pcap = nullptr;
+  // Line 1. The Ethernet header every routed packet leaves with (peer MAC,
+  // port MAC, IPv4), rebuilt by the owner lcore whenever the peer MAC is
+  // learned.
+  uint8_t eth_header[14] = {};
+  uint16_t eth_port = kNoEthPort;  // DPDK port id
+  std::atomic<uint64_t> first_tx_ns{0};
+  std::atomic<uint64_t> last_tx_ns{0};
+  const PortConfig* cfg = nullptr;
+  uint64_t next_arp_request_ns = 0;
+  rte_mempool* rx_pool = nullptr;  // device ports: the pool on the device's NUMA socket
+  // Line 2. Modules (switch/path/module.h): each one's state for this port,
+  // where it has any (nullptr elsewhere), at the module's id.
+  alignas(64) std::array<void*, kMaxModules> module{};
+  // Owner-lcore state: what the last transmit dequeued and the port has
+  // not taken yet.
+  rte_mbuf* tx_pending[kBurst] = {};
+  MacAddr mac{};
+  // Peer MAC packed in the low 48 bits, bit 48 set when known. Written only by
+  // the owner lcore (ARP learning); read by telemetry.
+  std::atomic<uint64_t> peer_mac{0};
   // Emulation fidelity: how late frames left the shaper, and how late
   // internal-link deliveries were, against their due times.
   LatencyHistogram shaper_lateness;
   LatencyHistogram link_lateness;
-  // Modules (switch/path/module.h): each one's state for this port, where
-  // it has any (nullptr elsewhere), at the module's id.
-  std::array<void*, kMaxModules> module{};
-  // Modules whose forward step runs for packets arriving here (bit per id).
-  uint8_t in_steps = 0;
-  // A 0x88B6 shim arriving here names the peer's upstream queue, which the
-  // metadata keeps (a BFC peer: a switch, or a BFC NIC).
-  bool reads_upstream_queue = false;
 };
 
 struct SwitchRuntime {
