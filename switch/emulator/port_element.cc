@@ -19,8 +19,8 @@ PortElement::PortElement(Worker& w, PortRuntime& port) : w_(w), port_(port) {
   hot(p + 64);
   hot(&port.module);
   hot(&port.tx_pending);
-  // The traffic manager's first five lines (lib/tm/egress_port.h).
-  for (unsigned i = 0; i < 5; ++i) hot(reinterpret_cast<const char*>(port.tm.get()) + 64 * i);
+  for (unsigned i = 0; i < EgressPort::kHotLines; ++i)
+    hot(reinterpret_cast<const char*>(port.tm.get()) + 64 * i);
   hot(&w.counters(port.index));
   hot(port.medium.get());
   if (port.link_out != nullptr) {

@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "lib/emulator/calendar_element.h"
+#include "lib/tm/egress_port.h"
 
 namespace sluice {
 
@@ -53,9 +54,9 @@ class PortElement final : public CalendarElement {
   PortRuntime& port_;
   uint64_t rx_ = kNever, tx_ = kNever, misc_ = kNever;
   // What handling the port touches first, each a cache line: the port's
-  // runtime, its traffic manager, its counters, its medium and its link's
-  // two directions.
-  static constexpr unsigned kHot = 14;
+  // runtime (4), its traffic manager's first lines, its counters (1), its
+  // medium (1) and its link's two directions (3).
+  static constexpr unsigned kHot = 4 + EgressPort::kHotLines + 1 + 1 + 3;
   const void* hot_[kHot];
   unsigned hot_count_ = 0;
 };

@@ -1,8 +1,9 @@
 #pragma once
 // One end of an internal link between switch instances of one process. A
-// direction is an SPSC rte_ring from the sending port's owner lcore to the
-// receiving port's owner; each frame carries its due time (LinkTiming) in
-// the mbuf and is handed to the receiver no earlier than that, in order.
+// direction is a LinkRing (lib/emulator/link/link_ring.h) from the sending
+// port's owner lcore to the receiving port's owner; each frame carries its
+// due time (LinkTiming) in the mbuf (mbuf_due_set) and is handed to the
+// receiver no earlier than that, in order.
 
 #include <rte_mbuf.h>
 
