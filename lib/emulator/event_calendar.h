@@ -1,7 +1,9 @@
 #pragma once
-// The exact fabric clock's calendar (docs/emulator.md, "Fabric time"):
-// every element of the fabric (a port, a mechanism's timer) has at most one
-// entry, the next instant it is due. The loop takes the earliest entry,
+// A calendar of fabric time (docs/emulator.md, "The calendar"): every
+// element (a port, a mechanism's timer, a host's sender) has at most one
+// entry, the next instant it is due. The fabric loop keeps its entries of
+// the next microseconds in a timing wheel (wheel_calendar.h) and the rest
+// here; each emulated host keeps its transports' timers here. The loop takes the earliest entry,
 // handles that element at that instant, and asks it (and whatever it
 // touched) when it is next due. Nothing is visited that is not due, so an
 // idle port or link costs nothing.

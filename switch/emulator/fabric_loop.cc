@@ -40,7 +40,7 @@ FabricLoop::FabricLoop(Worker& w) : w_(w), cal_(0) {
   });
   // Ports (16-bit indices), a few timers per switch and Flowtune's edges:
   // far fewer than EventCalendar::kMaxElements.
-  cal_ = EventCalendar(static_cast<uint32_t>(elements_.size()));
+  cal_ = WheelCalendar(static_cast<uint32_t>(elements_.size()));
   dirty_.assign(elements_.size(), 0);
   in_ready_.assign(elements_.size(), 0);
   touched_.reserve(elements_.size());  // no allocation once the run is under way
@@ -133,7 +133,7 @@ void FabricLoop::run() {
       const uint32_t next = ready_head_ < ready_.size() ? ready_[ready_head_]
                             : from_ready                ? cal_.next_element_or_none()
                                                         : cal_.second_element();
-      if (next != EventCalendar::kNone && elements_[next] != nullptr) elements_[next]->prefetch();
+      if (next != WheelCalendar::kNone && elements_[next] != nullptr) elements_[next]->prefetch();
       handle(id, now);
       ++events;
       if (audit_each) audit(now);

@@ -2,7 +2,7 @@
 // The emulator's loop in fabric time (docs/emulator.md): a worker lcore's
 // loop when every port is an emulated host or an internal link. Fabric
 // time never reads the machine's clock. The calendar (lib/emulator/
-// event_calendar.h) holds, for each element (lib/emulator/calendar_element.h),
+// wheel_calendar.h) holds, for each element (lib/emulator/calendar_element.h),
 // the next instant it is due:
 //   - a port (port_element.h): a frame arrives on its link or from its
 //     host, its host's NIC may send or takes a received frame into account,
@@ -34,7 +34,7 @@
 #include <vector>
 
 #include "lib/emulator/calendar_element.h"
-#include "lib/emulator/event_calendar.h"
+#include "lib/emulator/wheel_calendar.h"
 
 namespace sluice {
 
@@ -88,7 +88,7 @@ class FabricLoop {
   void take_arrivals(uint64_t now);
 
   Worker& w_;
-  EventCalendar cal_;
+  WheelCalendar cal_;
   std::vector<CalendarElement*> elements_;  // by id; nullptr: a port another lcore owns
   std::vector<PortElement*> ports_;         // by global port index (nullptr: not ours)
   std::vector<std::unique_ptr<CalendarElement>> owned_;
