@@ -52,19 +52,19 @@ class WheelCalendar {
     if (t == kNever) return remove(id);
     Node& n = node_[id];
     if (n.time == t) return;
-    const bool near = in_reach(t);
+    first_ = kUnknown;
+    const bool near = t - base_ < kSpan;
     if (n.time != kNever) {
       unlink(id);
     } else if (!near) {
-      far_.set(id, t);  // moves its heap entry, if any
-      return;
-    } else {
-      far_.remove(id);
+      return set_far(id, t);  // moves its heap entry, if any
+    } else if (far_.due(id) != kNever) {
+      remove_far(id);
     }
     if (near) {
       link(id, t);
     } else {
-      far_.set(id, t);
+      set_far(id, t);
     }
   }
   // Element id is due at t unless it is already due earlier.
@@ -72,8 +72,9 @@ class WheelCalendar {
     if (t < due(id)) set(id, t);
   }
   void remove(uint32_t id) {
+    first_ = kUnknown;
     if (node_[id].time != kNever) return unlink(id);
-    far_.remove(id);
+    if (far_.due(id) != kNever) remove_far(id);
   }
 
   // The earliest entry's time (kNever when empty, or beyond the horizon).
@@ -84,7 +85,8 @@ class WheelCalendar {
     if (id == kNone) return kNever;
     const uint64_t t = due(id);
     if (t >= EventCalendar::kHorizon) return kNever;
-    if (t > base_) base_ = t;
+    // Not so close to the horizon that the wheel would reach past it.
+    if (t > base_ && t < EventCalendar::kHorizon - kSpan) base_ = t;
     return t;
   }
   uint32_t next_element() const { return earliest(); }
@@ -112,18 +114,17 @@ class WheelCalendar {
         offer(key_of(head_[first_slot_from((slot + 1) & kMask)]));
       }
     }
-    if (!far_.empty()) {
-      const uint32_t a = far_.next_element();
-      offer(far_key(a));
+    if (far_first_key_ != UINT64_MAX) {
+      offer(far_first_key_);
       const uint32_t b = far_.second_element();
       if (b != kNone) offer(far_key(b));
     }
-    return static_cast<uint32_t>(second & (EventCalendar::kMaxElements - 1));
+    return id_of(second);
   }
   // Takes the earliest entry off; returns its element (not empty()).
   uint32_t pop() {
-    const uint32_t id = earliest();
     next_time();  // the base moves up to it
+    const uint32_t id = earliest();
     remove(id);
     return id;
   }
@@ -140,10 +141,9 @@ class WheelCalendar {
     uint32_t prev = kNone;
   };
 
+  static constexpr uint32_t kUnknown = kNone - 1;  // first_ not known
+
   static uint32_t slot_of(uint64_t t) { return static_cast<uint32_t>(t & kMask); }
-  bool in_reach(uint64_t t) const {
-    return t >= base_ && t - base_ < kSpan && t < EventCalendar::kHorizon;
-  }
   uint64_t key_of(uint32_t id) const { return node_[id].time << EventCalendar::kIdBits | id; }
   uint64_t far_key(uint32_t id) const {
     const uint64_t t = far_.due(id);
@@ -151,19 +151,33 @@ class WheelCalendar {
            id;
   }
 
+  // The heap's entries, and the key of its earliest (kept, as the loop
+  // looks at it several times an event and the heap changes seldom).
+  void set_far(uint32_t id, uint64_t t) {
+    far_.set(id, t);
+    far_first_key_ = far_key(far_.next_element());
+  }
+  void remove_far(uint32_t id) {
+    far_.remove(id);
+    far_first_key_ = far_.empty() ? UINT64_MAX : far_key(far_.next_element());
+  }
+
   // The earliest entry's element, the wheel's or the heap's (kNone: empty).
+  // Kept until an entry changes.
   uint32_t earliest() const {
+    if (first_ != kUnknown) return first_;
     uint32_t best = kNone;
     uint64_t best_key = UINT64_MAX;
     if (in_wheel_ != 0) {
       best = head_[first_slot_from(slot_of(base_))];
       best_key = key_of(best);
     }
-    if (!far_.empty()) {
-      const uint32_t f = far_.next_element();
-      if (far_key(f) < best_key) best = f;
-    }
+    if (far_first_key_ < best_key) best = id_of(far_first_key_);
+    first_ = best;
     return best;
+  }
+  static uint32_t id_of(uint64_t key) {
+    return static_cast<uint32_t>(key & (EventCalendar::kMaxElements - 1));
   }
 
   // Files id at t (within reach) in its slot's list, in id order.
@@ -231,7 +245,9 @@ class WheelCalendar {
   uint64_t summary_[kSummaryWords] = {};
   uint64_t base_ = 0;  // every wheel entry is in [base_, base_ + kSpan)
   uint32_t in_wheel_ = 0;
-  EventCalendar far_;  // entries out of the wheel's reach
+  mutable uint32_t first_ = kNone;  // earliest(), or kUnknown
+  EventCalendar far_;               // entries out of the wheel's reach
+  uint64_t far_first_key_ = UINT64_MAX;  // its earliest entry's key
 };
 
 }  // namespace sluice
