@@ -66,10 +66,6 @@ struct QueueStats {
 
 class alignas(64) EgressPort {
  public:
-  // Cache lines at the object's start that hold what every enqueue and
-  // dequeue reads (the members' order below), for a loop to prefetch.
-  static constexpr unsigned kHotLines = 5;
-
   static constexpr uint32_t kMaxQueues = DrrScheduler::kMaxQueues;
 
   // Throws std::invalid_argument for num_queues outside 1..64 or a bad
@@ -451,9 +447,10 @@ class alignas(64) EgressPort {
   void expire_pauses(uint64_t now_ns);
 
   // What every enqueue and dequeue reads comes first, in the object's
-  // first kHotLines cache lines (the emulator's loop prefetches them): these
-  // fields, the control queue, the shaper, the ECN marker and the head of
-  // the scheduler (a class port's first queues' deficits).
+  // first five cache lines (the emulator's loop prefetches the first two
+  // before an admission: switch/emulator/port_lines.h): these fields, the
+  // control queue, the shaper, the ECN marker and the head of the scheduler
+  // (a class port's first queues' deficits).
   uint32_t num_queues_;
   bool backlogged_ = false;  // frames were left queued by the last dequeue_burst
   bool by_flow_ = false;     // the port queues by flow: flowq_ or pfabric_

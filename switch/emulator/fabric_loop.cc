@@ -1,5 +1,6 @@
 #include "switch/emulator/fabric_loop.h"
 
+#include <rte_mbuf.h>
 #include <rte_mempool.h>
 
 #include <cinttypes>
@@ -33,6 +34,7 @@ FabricLoop::FabricLoop(Worker& w) : w_(w), cal_(0) {
         rt.ports[p->link_out->rx_port]->owner_slot != w.slot())
       cross_in_.push_back(p->index);
   }
+  set_port_lines();
   cross_in_mask_.assign(rt.ports.size(), 0);
   for (uint16_t p : cross_in_) cross_in_mask_[p] = 1;
   w.each_module([&](auto& m) {
@@ -48,6 +50,36 @@ FabricLoop::FabricLoop(Worker& w) : w_(w), cal_(0) {
 }
 
 FabricLoop::~FabricLoop() = default;
+
+// Each port's line (port_lines.h): the bases of what handling it touches
+// first. A base the port lacks (a host port's link) repeats the runtime's,
+// so that prefetching stays branch-free.
+void FabricLoop::set_port_lines() {
+  Runtime& rt = w_.rt();
+  lines_.assign(rt.ports.size(), PortLines{});
+  for (const auto& p : rt.ports) {
+    if (ports_[p->index] == nullptr) continue;
+    PortLines& l = lines_[p->index];
+    const char* runtime = reinterpret_cast<const char*>(p.get());
+    l.runtime = runtime;
+    l.tm = reinterpret_cast<const char*>(p->tm.get());
+    l.counters = reinterpret_cast<const char*>(&w_.counters(p->index));
+    l.medium = reinterpret_cast<const char*>(p->medium.get());
+    l.link_out = runtime;
+    l.link_in = runtime;
+    if (p->link_out != nullptr) {
+      l.link_out = reinterpret_cast<const char*>(p->link_out);
+      // The receiver reads only its ring's line.
+      if (const LinkDirection* in = rt.ports[p->link_out->rx_port]->link_out)
+        l.link_in = reinterpret_cast<const char*>(in);
+    }
+    l.element = reinterpret_cast<const char*>(ports_[p->index]);
+    ports_[p->index]->set_lines(&l);
+  }
+  if (const rte_mempool* pool = rt.mbufs->first())
+    frame_data_ = sizeof(rte_mbuf) + rte_pktmbuf_priv_size(const_cast<rte_mempool*>(pool)) +
+                  RTE_PKTMBUF_HEADROOM;
+}
 
 uint32_t FabricLoop::add(std::unique_ptr<CalendarElement> e) {
   elements_.push_back(e.get());
@@ -133,7 +165,11 @@ void FabricLoop::run() {
       const uint32_t next = ready_head_ < ready_.size() ? ready_[ready_head_]
                             : from_ready                ? cal_.next_element_or_none()
                                                         : cal_.second_element();
-      if (next != WheelCalendar::kNone && elements_[next] != nullptr) elements_[next]->prefetch();
+      if (next < lines_.size()) {
+        if (lines_[next].runtime != nullptr) prefetch_for_arrival(lines_[next], frame_data_);
+      } else if (next != WheelCalendar::kNone && elements_[next] != nullptr) {
+        elements_[next]->prefetch();
+      }
       handle(id, now);
       ++events;
       if (audit_each) audit(now);
@@ -233,14 +269,10 @@ void FabricLoop::schedule(uint32_t id, uint64_t due) {
   cal_.remove(id);
 }
 
-void FabricLoop::link_arrival(uint16_t rx, uint64_t due) {
+void FabricLoop::link_arrival(uint16_t rx, uint64_t due, const rte_mbuf* frame) {
   PortElement* p = ports_[rx];
-  if (p == nullptr || !p->lower_rx(due)) return;
+  if (p == nullptr || !p->lower_rx(due, frame)) return;
   if (!in_ready_[rx]) cal_.at_least(rx, due);
-}
-
-void FabricLoop::prefetch_port(uint16_t index) const {
-  if (const PortElement* p = ports_[index]) p->prefetch();
 }
 
 void FabricLoop::admitted(PortRuntime& out, uint64_t now) {

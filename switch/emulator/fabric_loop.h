@@ -35,6 +35,7 @@
 
 #include "lib/emulator/calendar_element.h"
 #include "lib/emulator/wheel_calendar.h"
+#include "switch/emulator/port_lines.h"
 
 namespace sluice {
 
@@ -70,14 +71,17 @@ class FabricLoop {
     dirty_[id] |= what;
   }
   // A frame put on a link reaches port `rx` at `due`.
-  void link_arrival(uint16_t rx, uint64_t due);
+  void link_arrival(uint16_t rx, uint64_t due, const rte_mbuf* frame);
   // A packet was queued at `out`: an idle port whose wire is free starts
   // sending it at once (what the calendar would do at this instant, less a
   // visit); either way its wire's part is asked again.
   void admitted(PortRuntime& out, uint64_t now);
-  // Port `index` (global) is about to be touched: its element asks for its
-  // memory (CalendarElement::prefetch).
-  void prefetch_port(uint16_t index) const;
+  // A packet is about to be admitted to port `index` (global): ask for
+  // its memory (port_lines.h).
+  void prefetch_port(uint16_t index) const {
+    const PortLines& l = lines_[index];
+    if (l.runtime != nullptr) prefetch_for_admission(l);
+  }
 
  private:
   void handle(uint32_t id, uint64_t now);
@@ -86,11 +90,15 @@ class FabricLoop {
   void audit(uint64_t now);
   void report_stuck(uint32_t id, uint64_t now) const;
   void take_arrivals(uint64_t now);
+  void set_port_lines();
 
   Worker& w_;
   WheelCalendar cal_;
   std::vector<CalendarElement*> elements_;  // by id; nullptr: a port another lcore owns
   std::vector<PortElement*> ports_;         // by global port index (nullptr: not ours)
+  // By global port index: what handling each of ours touches first.
+  std::vector<PortLines> lines_;
+  uint32_t frame_data_ = 0;  // a frame's data from its mbuf, unless a hop moved it
   std::vector<std::unique_ptr<CalendarElement>> owned_;
   uint64_t now_ = 0;
   uint64_t at_instant_ = 0;  // elements handled at now_ so far

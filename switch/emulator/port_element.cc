@@ -9,29 +9,7 @@
 
 namespace sluice {
 
-PortElement::PortElement(Worker& w, PortRuntime& port) : w_(w), port_(port) {
-  unsigned n = 0;
-  auto hot = [&](const void* a) {
-    if (a != nullptr && n < kHot) hot_[n++] = a;
-  };
-  const char* p = reinterpret_cast<const char*>(&port);
-  hot(p);
-  hot(p + 64);
-  hot(&port.module);
-  hot(&port.tx_pending);
-  for (unsigned i = 0; i < EgressPort::kHotLines; ++i)
-    hot(reinterpret_cast<const char*>(port.tm.get()) + 64 * i);
-  hot(&w.counters(port.index));
-  hot(port.medium.get());
-  if (port.link_out != nullptr) {
-    const char* out = reinterpret_cast<const char*>(port.link_out);
-    hot(out);
-    hot(out + 64);
-    const LinkDirection* in = w.rt().ports[port.link_out->rx_port]->link_out;
-    if (in != nullptr) hot(in);  // the receiver reads only its ring's line
-  }
-  hot_count_ = n;
-}
+PortElement::PortElement(Worker& w, PortRuntime& port) : w_(w), port_(port) {}
 
 const char* PortElement::name() const { return port_.cfg->name.c_str(); }
 
@@ -43,7 +21,10 @@ void PortElement::describe(char* out, unsigned size) const {
 }
 
 uint64_t PortElement::due(uint64_t now, uint8_t parts) {
-  if (parts & FabricLoop::kRx) rx_ = rx_due(now);
+  if (parts & FabricLoop::kRx) {
+    rx_ = rx_due(now);
+    if (lines_ != nullptr) lines_->frame = port_.medium->next_frame();
+  }
   if (parts & FabricLoop::kTx) tx_ = wire_due(now);
   if (parts & FabricLoop::kMisc) misc_ = misc_due(now);
   return earliest();

@@ -14,7 +14,7 @@
 #include <cstdint>
 
 #include "lib/emulator/calendar_element.h"
-#include "lib/tm/egress_port.h"
+#include "switch/emulator/port_lines.h"
 
 namespace sluice {
 
@@ -28,9 +28,9 @@ class PortElement final : public CalendarElement {
   uint64_t due(uint64_t now, uint8_t parts) override;
   uint64_t due_fresh(uint64_t now) override;
   uint8_t run(uint64_t now) override;
-  void prefetch() const override {
-    for (unsigned i = 0; i < hot_count_; ++i) __builtin_prefetch(hot_[i]);
-  }
+  // The loop's line for this port (port_lines.h): due() and lower_rx()
+  // keep its next frame current.
+  void set_lines(PortLines* lines) { lines_ = lines; }
   const char* name() const override;
   void describe(char* out, unsigned size) const override;
 
@@ -38,9 +38,10 @@ class PortElement final : public CalendarElement {
   uint64_t tx_due() const { return tx_; }
   // A frame reaches the port at `due`: true when that is earlier than its
   // arrivals' part was due (the calendar must move it up).
-  bool lower_rx(uint64_t due) {
+  bool lower_rx(uint64_t due, const rte_mbuf* frame) {
     if (due >= rx_) return false;
     rx_ = due;
+    if (lines_ != nullptr) lines_->frame = frame;
     return true;
   }
   uint64_t earliest() const { return std::min({rx_, tx_, misc_}); }
@@ -53,12 +54,7 @@ class PortElement final : public CalendarElement {
   Worker& w_;
   PortRuntime& port_;
   uint64_t rx_ = kNever, tx_ = kNever, misc_ = kNever;
-  // What handling the port touches first, each a cache line: the port's
-  // runtime (4), its traffic manager's first lines, its counters (1), its
-  // medium (1) and its link's two directions (3).
-  static constexpr unsigned kHot = 4 + EgressPort::kHotLines + 1 + 1 + 3;
-  const void* hot_[kHot];
-  unsigned hot_count_ = 0;
+  PortLines* lines_ = nullptr;
 };
 
 }  // namespace sluice

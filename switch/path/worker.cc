@@ -218,7 +218,7 @@ unsigned Worker::send(PortRuntime& port, uint64_t now, rte_mbuf** pkts, unsigned
   if (notes.lost != 0) counters(port.index).link_lost.add(notes.lost);
   // The far end is due when the first frame arrives.
   if (fabric_ && notes.first_arrival != UINT64_MAX)
-    fabric_->link_arrival(notes.far_port, notes.first_arrival);
+    fabric_->link_arrival(notes.far_port, notes.first_arrival, notes.first_frame);
   return taken;
 }
 

@@ -15,7 +15,7 @@ namespace {
 constexpr uint64_t kLinkCatchUpNs = 200'000;
 
 unsigned link_send(LinkDirection& d, uint64_t now_ns, rte_mbuf** pkts, unsigned n, uint64_t* lost,
-                   uint64_t* first_due) {
+                   uint64_t* first_due, const rte_mbuf** first) {
   // Only this lcore produces into the ring, so its free count cannot shrink
   // under us: due times are given only to frames that will be enqueued.
   const unsigned room = d.ring.free_count();
@@ -31,7 +31,10 @@ unsigned link_send(LinkDirection& d, uint64_t now_ns, rte_mbuf** pkts, unsigned 
       continue;
     }
     mbuf_due_set(m, due);
-    if (k == 0) *first_due = due;
+    if (k == 0) {
+      *first_due = due;
+      *first = m;
+    }
     kept[k++] = m;
   }
   d.ring.put(reinterpret_cast<void* const*>(kept), k);
@@ -84,7 +87,8 @@ unsigned LinkMedium::receive(uint64_t now, rte_mbuf** pkts, unsigned n) {
 }
 
 unsigned LinkMedium::send(uint64_t, rte_mbuf** pkts, unsigned n, SendNotes* notes) {
-  const unsigned taken = link_send(out_, tx_ns_, pkts, n, &notes->lost, &notes->first_arrival);
+  const unsigned taken =
+      link_send(out_, tx_ns_, pkts, n, &notes->lost, &notes->first_arrival, &notes->first_frame);
   notes->far_port = out_.rx_port;
   return taken;
 }

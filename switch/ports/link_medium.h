@@ -31,6 +31,9 @@ class LinkMedium final : public PortMedium {
     waiting_ = tm.next_event_ns(now) <= now;
   }
   uint64_t next_rx_ns(uint64_t now) override;
+  const rte_mbuf* next_frame() const override {
+    return stage_.head < stage_.count ? stage_.pkts[stage_.head] : nullptr;
+  }
   bool has_wire() const override { return true; }
   uint64_t wire_free_ns() const override { return out_.timing.wire_free_ns(); }
   uint32_t discard_in_flight() override;

@@ -104,6 +104,10 @@ class PcapPort {
   // host takes effect, the application hands over a frame); UINT64_MAX
   // when nothing will without a frame sent toward the host.
   uint64_t next_rx_ns(uint64_t now_ns) const;
+  // Exact time: the next frame to reach the switch (nullptr: none on the link).
+  const rte_mbuf* next_frame() const {
+    return arrival_count_ != 0 ? arrivals_[arrival_head_].m : nullptr;
+  }
 
   // Up to n frames that are due at now_ns (paced) or up to n frames (fast),
   // copied into fresh mbufs from the pool, as the host NIC sends them (if

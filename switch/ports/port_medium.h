@@ -20,6 +20,7 @@ struct SendNotes {
   // first of those sent; UINT64_MAX: none reaches a port of this process).
   uint16_t far_port = 0;
   uint64_t first_arrival = UINT64_MAX;
+  const rte_mbuf* first_frame = nullptr;  // that frame
 };
 
 class PortMedium {
@@ -54,6 +55,10 @@ class PortMedium {
     (void)now;
     return kNever;
   }
+  // Exact time, after next_rx_ns: the frame that arrives next, if it is
+  // known without reading anything cold (nullptr: none, or not known). A
+  // hint: the loop asks for its memory before the port is handled.
+  virtual const rte_mbuf* next_frame() const { return nullptr; }
   // A wire of its own that paces what leaves (an internal link), instead
   // of the traffic manager's shaper; and when it is free for the next frame.
   virtual bool has_wire() const { return false; }
