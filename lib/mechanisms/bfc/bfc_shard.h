@@ -18,6 +18,7 @@
 #include <memory>
 #include <span>
 
+#include "lib/common/prefetch.h"
 #include "lib/mechanisms/bfc/flow_table.h"
 #include "lib/mechanisms/bfc/pause_counters.h"
 #include "lib/mechanisms/bfc/pause_threshold.h"
@@ -71,7 +72,7 @@ class BfcShard {
   // forward stage calls this as soon as it has the hash, so the load
   // overlaps the rest of forwarding instead of stalling admission.
   void prefetch(uint16_t egress, uint32_t hash) const {
-    __builtin_prefetch(&table_.at(table_.index(egress, hash)), 1);
+    prefetch_for_write(&table_.at(table_.index(egress, hash)));
   }
 
   // The traffic manager took the packet into queue `q` (= the ticket's pick)
