@@ -131,7 +131,7 @@ class WheelCalendar {
 
  private:
   static constexpr uint64_t kMask = kSpan - 1;
-  static constexpr uint32_t kWords = kSpan / 64;         // the slots' bitmap
+  static constexpr uint32_t kWords = kSpan / 64;          // the slots' bitmap
   static constexpr uint32_t kSummaryWords = kWords / 64;  // its words' bitmap
   static_assert(kSummaryWords >= 1);
 
@@ -245,8 +245,8 @@ class WheelCalendar {
   uint64_t summary_[kSummaryWords] = {};
   uint64_t base_ = 0;  // every wheel entry is in [base_, base_ + kSpan)
   uint32_t in_wheel_ = 0;
-  mutable uint32_t first_ = kNone;  // earliest(), or kUnknown
-  EventCalendar far_;               // entries out of the wheel's reach
+  mutable uint32_t first_ = kNone;       // earliest(), or kUnknown
+  EventCalendar far_;                    // entries out of the wheel's reach
   uint64_t far_first_key_ = UINT64_MAX;  // its earliest entry's key
 };
 

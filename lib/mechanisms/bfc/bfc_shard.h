@@ -19,11 +19,11 @@
 #include <span>
 
 #include "lib/common/prefetch.h"
+#include "lib/common/relaxed_counter.h"
 #include "lib/mechanisms/bfc/flow_table.h"
 #include "lib/mechanisms/bfc/pause_counters.h"
 #include "lib/mechanisms/bfc/pause_threshold.h"
 #include "lib/mechanisms/bfc/queue_assigner.h"
-#include "lib/common/relaxed_counter.h"
 
 namespace sluice {
 
@@ -32,8 +32,8 @@ struct BfcShardConfig {
   // Per port index (sizes every per-port table): the peer can be paused, a
   // switch upstream or a BFC NIC (switch/mechanisms/bfc/bfc_builder.cc).
   std::span<const bool> switch_facing;
-  std::span<const uint64_t> rate_bps;   // per port index: the egress rate in Th
-  std::span<const bool> egress_ports;   // per port index: owned by this shard (a table slice)
+  std::span<const uint64_t> rate_bps;  // per port index: the egress rate in Th
+  std::span<const bool> egress_ports;  // per port index: owned by this shard (a table slice)
   uint32_t queues_per_port = 32;
   uint32_t flow_table_factor = FlowTable::kDefaultFactor;
   uint64_t hop_rtt_ns = 10'000;  // the largest one-hop RTT of the switch's ports

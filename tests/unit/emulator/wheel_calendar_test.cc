@@ -104,11 +104,11 @@ TEST(WheelCalendar, MatchesReferenceOnRandomOperations) {
   uint64_t now = 1'000'000;
   auto pick_time = [&] {
     const unsigned r = static_cast<unsigned>(rng() % 20);
-    if (r < 12) return now + rng() % 2000;         // near
-    if (r < 15) return now + rng() % 4;            // crowded instants
-    if (r < 18) return now + rng() % (4 * kSpan);  // near or far
+    if (r < 12) return now + rng() % 2000;                           // near
+    if (r < 15) return now + rng() % 4;                              // crowded instants
+    if (r < 18) return now + rng() % (4 * kSpan);                    // near or far
     if (r < 19) return now - std::min<uint64_t>(now, rng() % 3000);  // before the base
-    return now + kSpan - 2 + rng() % 4;            // the wheel's edge
+    return now + kSpan - 2 + rng() % 4;                              // the wheel's edge
   };
   for (int step = 0; step < 400000; ++step) {
     const uint32_t id = static_cast<uint32_t>(rng() % kElements);
