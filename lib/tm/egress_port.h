@@ -145,6 +145,40 @@ class alignas(64) EgressPort {
   }
 
  public:
+  // Whether a data packet for `queue` would, enqueued now, be the one the
+  // next dequeue_burst at now_ns takes at once: the port holds nothing
+  // (data or control), neither the queue nor the port is paused, no pause
+  // is due to end (dequeue would end it first) and the shaper is
+  // unlimited; a port that queues by class.
+  bool can_pass(uint64_t now_ns, uint16_t queue) const {
+    return sched_.backlogged_mask() == 0 && control_.empty() && !by_flow_ && shaper_.unlimited() &&
+           now_ns < next_expiry_ns_ && now_ns >= port_pause_until_ns_ &&
+           ((sched_.paused_mask() >> queue) & 1) == 0;
+  }
+  // enqueue() then that dequeue_burst(), for a packet can_pass() allows,
+  // without the ring: the same buffer admission, ECN decision, counts,
+  // residence (0) and scheduler state. The caller sends the packet now
+  // unless it was dropped.
+  EnqueueResult pass(uint16_t queue, const TmPacket& pkt, bool ecn_capable) {
+    const uint32_t bytes = pkt.bytes;
+    if (!buffer_->try_charge(0, bytes)) [[unlikely]]
+      return refuse(queue, bytes);
+    const bool mark = ecn_.should_mark(0, ecn_capable);
+    QueueStats& st = queues_[queue].stats;
+    st.enqueued_packets.add(1);
+    st.enqueued_bytes.add(bytes);
+    if (mark) [[unlikely]]
+      st.ecn_marks.add(1);
+    sched_.passed(queue);
+    st.dequeued_packets.add(1);
+    st.dequeued_bytes.add(bytes);
+    buffer_->release(bytes);
+    residence_.add_to_bucket(LatencyHistogram::bucket_of(0), 1);
+    residence_.add_totals(1, 0);
+    backlogged_ = false;
+    return {mark ? EnqueueVerdict::kEnqueuedMarked : EnqueueVerdict::kEnqueued, DropReason::kCount};
+  }
+
   // Control frames: strict priority over data, never paused, not charged to
   // the shared buffer, still paced by the shaper. False (and counted in
   // control_dropped) when the control queue is full.

@@ -281,23 +281,39 @@ void FabricLoop::admitted(PortRuntime& out, uint64_t now) {
   w_.each_module([&](auto& m) {
     if constexpr (requires { m.admitted_at(out); }) m.admitted_at(out);
   });
-  // Already due now (it sends at this instant anyway), or busy until later.
-  if (ports_[out.index]->tx_due() != CalendarElement::kNever || out.tx_pending_count != 0) {
-    touch(out.index, kTx);
-    return;
-  }
-  const bool wire_free = out.medium->has_wire() ? out.medium->wire_free_ns() <= now
-                                               : out.tm->shaper().next_ready_ns() <= now;
-  if (wire_free) {
+  if (sends_at_once(out, now)) {
     w_.transmit(out, now);
-    uint8_t again = 0;
-    w_.each_module([&](auto& m) {
-      if constexpr (requires { m.port_transmitted(out); }) again |= m.port_transmitted(out);
-    });
-    if (again != 0) touch(out.index, again);
-    if (out.medium->answers()) touch(out.index, kRx);
+    after_send(out);
   }
   touch(out.index, kTx);
+}
+
+// Not when already due now (it sends at this instant anyway), or busy
+// until later.
+bool FabricLoop::sends_at_once(const PortRuntime& out, uint64_t now) const {
+  if (ports_[out.index]->tx_due() != CalendarElement::kNever || out.tx_pending_count != 0)
+    return false;
+  return out.medium->has_wire() ? out.medium->wire_free_ns() <= now
+                                : out.tm->shaper().next_ready_ns() <= now;
+}
+
+void FabricLoop::passed(PortRuntime& out, rte_mbuf* m, uint64_t now) {
+  w_.each_module([&](auto& mod) {
+    if constexpr (requires { mod.admitted_at(out); }) mod.admitted_at(out);
+  });
+  w_.transmit_passed(out, m, now);
+  after_send(out);
+  touch(out.index, kTx);
+}
+
+// What a send from `out` touches: the modules' parts, and a host's NIC.
+void FabricLoop::after_send(PortRuntime& out) {
+  uint8_t again = 0;
+  w_.each_module([&](auto& m) {
+    if constexpr (requires { m.port_transmitted(out); }) again |= m.port_transmitted(out);
+  });
+  if (again != 0) touch(out.index, again);
+  if (out.medium->answers()) touch(out.index, kRx);
 }
 
 }  // namespace sluice

@@ -76,6 +76,13 @@ class FabricLoop {
   // sending it at once (what the calendar would do at this instant, less a
   // visit); either way its wire's part is asked again.
   void admitted(PortRuntime& out, uint64_t now);
+  // Whether a packet queued now at `out` would be sent at this instant:
+  // the port is idle (nothing due on its wire, nothing pending) and its
+  // wire is free.
+  bool sends_at_once(const PortRuntime& out, uint64_t now) const;
+  // admitted() for a packet the traffic manager passed straight through
+  // (sends_at_once() held): it is sent now.
+  void passed(PortRuntime& out, rte_mbuf* m, uint64_t now);
   // A packet is about to be admitted to port `index` (global): ask for
   // its memory (port_lines.h).
   void prefetch_port(uint16_t index) const {
@@ -91,6 +98,7 @@ class FabricLoop {
   void report_stuck(uint32_t id, uint64_t now) const;
   void take_arrivals(uint64_t now);
   void set_port_lines();
+  void after_send(PortRuntime& out);
 
   Worker& w_;
   WheelCalendar cal_;

@@ -126,11 +126,19 @@ void Worker::admit_chosen(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, u
       if (out.plan.takes(Step::kAccount, module_id(mod))) mod.before_enqueue(out, m, tp);
   });
   EnqueueResult r;
-  if constexpr (requires { queues.enqueue(*this, out, m, tp, meta, now); })
+  bool passed = false;
+  if constexpr (requires { queues.enqueue(*this, out, m, tp, meta, now); }) {
     r = queues.enqueue(*this, out, m, tp, meta, now);
-  else
+  } else if (fabric_ != nullptr && out.plan.straight && !held && fabric_->sends_at_once(out, now) &&
+             out.tm->can_pass(now, q) && out.medium->room(now, true) != 0) {
+    // Exact time, an idle port: what the queue would take and give back at
+    // once goes straight to the wire.
+    r = out.tm->pass(q, tp, meta.ecn_capable);
+    passed = true;
+  } else {
     r = held ? out.tm->enqueue_held(now, q, tp, meta.ecn_capable)
              : out.tm->enqueue(now, q, tp, meta.ecn_capable);
+  }
   if (r.verdict == EnqueueVerdict::kDropped) return refuse(out, m, r.reason, now);
   each_module([&](auto& mod) {
     if constexpr (requires { mod.account(out, m, meta, tp, now); })
@@ -138,6 +146,7 @@ void Worker::admit_chosen(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, u
   });
   queues.on_enqueued(*this, out, q, tp.bytes, now);
   if (r.verdict == EnqueueVerdict::kEnqueuedMarked) mark_ce(counters(out.index), ip);
+  if (passed) return fabric_->passed(out, m, now);
   admitted(out, now);
 }
 

@@ -33,6 +33,10 @@ struct StagePlan {
   // detour count where shim_detours (DIBS with max_detours).
   bool data_shim = false;
   bool shim_detours = false;
+  // No module takes any step here and the class map chooses: in exact time
+  // a packet that finds the port idle may go straight to the wire
+  // (EgressPort::pass), as nothing could observe it in its queue.
+  bool straight = false;
 
   bool takes(Step s, unsigned module) const {
     return (steps[static_cast<unsigned>(s)] >> module) & 1;

@@ -312,7 +312,6 @@ bool Worker::drain_rings(uint64_t now) {
 // Schedule, then departure, then the port sends. A burst the port did not
 // take whole stays pending (already departed) for the next call.
 bool Worker::transmit(PortRuntime& port, uint64_t now) {
-  PortCounters& c = counters(port.index);
   each_module([&](auto& m) {
     if constexpr (requires { m.before_schedule(port, now); })
       if (port.plan.takes(Step::kSchedule, std::decay_t<decltype(m)>::kId))
@@ -327,6 +326,26 @@ bool Worker::transmit(PortRuntime& port, uint64_t now) {
     port.tx_pending_count = n;
     port.tx_burst_full = n == kBurst;
   }
+  return send_pending(port, now);
+}
+
+void Worker::transmit_passed(PortRuntime& port, rte_mbuf* m, uint64_t now) {
+  each_module([&](auto& mod) {
+    if constexpr (requires { mod.before_schedule(port, now); })
+      if (port.plan.takes(Step::kSchedule, std::decay_t<decltype(mod)>::kId))
+        mod.before_schedule(port, now);
+  });
+  port.medium->begin_transmit(now, true, *port.tm);
+  port.tx_burst_full = false;
+  port.tx_pending[0] = m;
+  port.tx_pending_count = 1;
+  send_pending(port, now);
+}
+
+// The port's pending frames go to its medium; what it does not take stays
+// pending.
+bool Worker::send_pending(PortRuntime& port, uint64_t now) {
+  PortCounters& c = counters(port.index);
   const unsigned sent = send(port, now, port.tx_pending, port.tx_pending_count);
   if (sent == 0) return true;
   uint64_t bytes = 0;
@@ -356,7 +375,7 @@ unsigned Worker::schedule(PortRuntime& port, uint64_t now) {
   const unsigned n = port.tm->dequeue_burst(now, out, room);
   if (port.tm->queues_by_flow()) [[unlikely]]
     flow_dequeue_results(port, out, n, now);
-  port.medium->scheduled(now, *port.tm);
+  if (fabric_ == nullptr) port.medium->scheduled(now, *port.tm);  // real time's catch-up
   if (n == 0) return 0;
   if (!port.tm->shaper().unlimited()) {
     // Fidelity: the first frame should have left when both it and the

@@ -120,6 +120,9 @@ class Worker {
   // ---- The loop's steps (also the fabric loop's). ----
   bool poll_port(PortRuntime& port, uint64_t now);
   bool transmit(PortRuntime& port, uint64_t now);
+  // Exact time: transmit() of packet m, which the traffic manager passed
+  // straight through (EgressPort::pass) on an idle port.
+  void transmit_passed(PortRuntime& port, rte_mbuf* m, uint64_t now);
   void send_arp_requests(PortRuntime& port, uint64_t now);
   void finish(uint64_t end_ns);
   // Each module, in the registry's order: f(module).
@@ -162,6 +165,7 @@ class Worker {
   // Schedule (the traffic manager's dequeue, worker.cc), then departure
   // (stage_departure.cc), then the port sends.
   unsigned schedule(PortRuntime& port, uint64_t now);
+  bool send_pending(PortRuntime& port, uint64_t now);
   void depart(PortRuntime& port, const TmPacket* pkts, unsigned n, uint64_t now);
 
   void flush_staged(uint64_t now);

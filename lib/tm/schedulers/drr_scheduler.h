@@ -66,6 +66,12 @@ class DrrScheduler {
     }
   }
 
+  // A packet went through queue q, empty before and after, with no other
+  // queue backlogged: what pick() then set_empty() leave (the round at q).
+  void passed(unsigned q) {
+    if (!strict_) cur_ = q;
+  }
+
   void sent(unsigned q, uint32_t bytes) {
     if (!strict_) deficit_[q] -= bytes;
   }

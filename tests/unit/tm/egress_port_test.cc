@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <stdexcept>
 #include <vector>
 
@@ -375,6 +376,83 @@ TEST(EgressPort, PausedQueuesCountsQueueAndPortPausesUntilTheyEnd) {
   EXPECT_EQ(port.paused_queues(5'001), 0u);
   // Resumed by a frame: now, not the port pause that ended before it was seen.
   EXPECT_EQ(port.pause_ended_ns(1, 5'000, 5'001), 5'001u);
+}
+
+// pass() is enqueue() followed at once by a dequeue_burst() that takes the
+// packet: two ports fed the same arrivals, pauses and dequeues, one passing
+// each packet it may (can_pass) and the other queueing it and taking it
+// out, keep the same counts, buffer, residence histogram, marks (RED draws
+// its coin either way) and scheduler round, so that what they queue
+// afterwards leaves in the same order.
+TEST(EgressPort, PassIsEnqueueThenDequeue) {
+  for (SchedulerKind kind : {SchedulerKind::kDrr, SchedulerKind::kStrictPriority}) {
+    SharedBuffer buffer_a(1 << 16, 1.0), buffer_b(1 << 16, 1.0);
+    EgressPortConfig cfg = small_config();
+    cfg.scheduler = kind;
+    cfg.drr_quantum_bytes = 700;
+    cfg.ecn.mode = EcnMode::kRed;
+    cfg.ecn.red_min_bytes = 0;
+    cfg.ecn.red_max_bytes = 2000;
+    cfg.ecn.red_pmax = 0.5;
+    EgressPort a(cfg, &buffer_a), b(cfg, &buffer_b);
+    std::mt19937_64 rng(5);
+    uint64_t now = 0;
+    unsigned passed = 0;
+    for (int step = 0; step < 20000; ++step) {
+      now += rng() % 50;
+      const unsigned op = static_cast<unsigned>(rng() % 10);
+      const uint16_t q = static_cast<uint16_t>(rng() % 4);
+      if (op < 4) {
+        const TmPacket p = packet(64 + static_cast<uint32_t>(rng() % 1400), static_cast<uint16_t>(step));
+        const bool ect = rng() % 2 == 0;
+        if (b.can_pass(now, q)) {
+          ++passed;
+          const EnqueueResult rb = b.pass(q, p, ect);
+          const EnqueueResult ra = a.enqueue(now, q, p, ect);
+          ASSERT_EQ(ra.verdict, rb.verdict);
+          ASSERT_EQ(ra.reason, rb.reason);
+          if (ra.verdict != EnqueueVerdict::kDropped) {
+            const std::vector<TmPacket> out = take(a, now, 1);
+            ASSERT_EQ(out.size(), 1u);  // the reference takes the same packet at once
+            ASSERT_EQ(out[0].aux, p.aux);
+          }
+        } else {
+          ASSERT_EQ(a.enqueue(now, q, p, ect).verdict, b.enqueue(now, q, p, ect).verdict);
+        }
+      } else if (op < 9) {
+        const unsigned max = 1 + static_cast<unsigned>(rng() % 3);
+        const std::vector<TmPacket> oa = take(a, now, max), ob = take(b, now, max);
+        ASSERT_EQ(oa.size(), ob.size());
+        for (size_t i = 0; i < oa.size(); ++i) ASSERT_EQ(oa[i].aux, ob[i].aux);
+      } else if (rng() % 2 == 0) {
+        const uint64_t until = now + rng() % 300;
+        a.pause_queue(q, until);
+        b.pause_queue(q, until);
+      } else {
+        a.resume_queue(q);
+        b.resume_queue(q);
+      }
+      ASSERT_EQ(buffer_a.used(), buffer_b.used());
+      ASSERT_EQ(a.queued_packets(), b.queued_packets());
+      for (uint16_t i = 0; i < 4; ++i) {
+        const QueueStats &sa = a.queue_stats(i), &sb = b.queue_stats(i);
+        ASSERT_EQ(sa.enqueued_packets.get(), sb.enqueued_packets.get());
+        ASSERT_EQ(sa.enqueued_bytes.get(), sb.enqueued_bytes.get());
+        ASSERT_EQ(sa.dequeued_packets.get(), sb.dequeued_packets.get());
+        ASSERT_EQ(sa.dequeued_bytes.get(), sb.dequeued_bytes.get());
+        ASSERT_EQ(sa.ecn_marks.get(), sb.ecn_marks.get());
+      }
+      ASSERT_EQ(a.residence().total(), b.residence().total());
+      ASSERT_EQ(a.residence().sum_ns(), b.residence().sum_ns());
+      for (unsigned i = 0; i < LatencyHistogram::bucket_count(); ++i)
+        ASSERT_EQ(a.residence().count(i), b.residence().count(i));
+    }
+    // The case is exercised both ways.
+    EXPECT_GT(passed, 1000u);
+    EXPECT_GT(b.residence().total() - passed, 1000u);
+    EXPECT_GT(a.ecn_marks(), 0u);
+    EXPECT_EQ(a.ecn_marks(), b.ecn_marks());
+  }
 }
 
 }  // namespace
