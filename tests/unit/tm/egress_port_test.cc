@@ -403,7 +403,8 @@ TEST(EgressPort, PassIsEnqueueThenDequeue) {
       const unsigned op = static_cast<unsigned>(rng() % 10);
       const uint16_t q = static_cast<uint16_t>(rng() % 4);
       if (op < 4) {
-        const TmPacket p = packet(64 + static_cast<uint32_t>(rng() % 1400), static_cast<uint16_t>(step));
+        const TmPacket p =
+            packet(64 + static_cast<uint32_t>(rng() % 1400), static_cast<uint16_t>(step));
         const bool ect = rng() % 2 == 0;
         if (b.can_pass(now, q)) {
           ++passed;
