@@ -48,7 +48,7 @@ class WheelCalendar {
   }
 
   // Element id is due at t (kNever removes its entry).
-  void set(uint32_t id, uint64_t t) {
+  [[gnu::always_inline]] void set(uint32_t id, uint64_t t) {
     if (t == kNever) return remove(id);
     Node& n = node_[id];
     if (n.time == t) return;
@@ -120,6 +120,19 @@ class WheelCalendar {
       if (b != kNone) offer(far_key(b));
     }
     return id_of(second);
+  }
+  // A guess at second_element() for prefetching, in a few instructions:
+  // the wheel's entry after the earliest (kNone: the earliest is the
+  // heap's, or the wheel holds no other). The heap's entries are not
+  // looked at: one of them comes second only when a timer falls due.
+  uint32_t likely_second() const {
+    const uint32_t first = earliest();
+    if (first == kNone) return kNone;
+    const Node& n = node_[first];
+    if (n.time == kNever) return kNone;
+    if (n.next != kNone) return n.next;
+    if (in_wheel_ < 2) return kNone;
+    return head_[first_slot_from((slot_of(n.time) + 1) & kMask)];
   }
   // Takes the earliest entry off; returns its element (not empty()).
   uint32_t pop() {

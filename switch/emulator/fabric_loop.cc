@@ -164,7 +164,7 @@ void FabricLoop::run() {
       // bound by them).
       const uint32_t next = ready_head_ < ready_.size() ? ready_[ready_head_]
                             : from_ready                ? cal_.next_element_or_none()
-                                                        : cal_.second_element();
+                                                        : cal_.likely_second();
       if (next < lines_.size()) {
         if (lines_[next].runtime != nullptr) prefetch_for_arrival(lines_[next], frame_data_);
       } else if (next != WheelCalendar::kNone && elements_[next] != nullptr) {

@@ -92,6 +92,30 @@ TEST(WheelCalendar, AtLeastOnlyMovesEarlier) {
   EXPECT_TRUE(cal.empty());
 }
 
+// The loop's cheap guess at the entry after the earliest: exact among the
+// wheel's entries; a heap entry coming second is not looked for.
+TEST(WheelCalendar, LikelySecondFollowsTheWheel) {
+  WheelCalendar cal(6);
+  EXPECT_EQ(cal.likely_second(), WheelCalendar::kNone);
+  cal.set(3, 100);
+  EXPECT_EQ(cal.next_time(), 100u);
+  EXPECT_EQ(cal.likely_second(), WheelCalendar::kNone);
+  cal.set(1, 100);  // the same instant, a smaller id: first now
+  cal.set(4, 300);
+  EXPECT_EQ(cal.next_element(), 1u);
+  EXPECT_EQ(cal.likely_second(), 3u);
+  EXPECT_EQ(cal.likely_second(), cal.second_element());
+  cal.pop();
+  cal.pop();
+  EXPECT_EQ(cal.likely_second(), WheelCalendar::kNone);  // 4 alone
+  cal.set(2, 200);
+  EXPECT_EQ(cal.likely_second(), 4u);  // the next slot's
+  cal.set(5, 250 + 10 * kSpan);        // far: in the heap
+  cal.set(4, 270 + 10 * kSpan);        // far too
+  EXPECT_EQ(cal.second_element(), 5u);
+  EXPECT_EQ(cal.likely_second(), WheelCalendar::kNone);  // not looked for
+}
+
 // Against a sorted reference, used as the fabric loop uses it (the
 // earliest entry is looked at, then moved later or taken off) and with
 // times anywhere: mostly within the wheel's reach, some beyond it, some
