@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Exact fabric time repeats byte for byte (docs/emulator.md, "Fabric
 time"). The leaf-spine replays 20 ms of web-search traffic at load 0.3 with
-a 4-to-1 incast, under four fabrics that each combine mechanisms and
+a 4-to-1 incast, under five fabrics that each combine mechanisms and
 random choices (tools/sluicepy/exact_fabrics.py, shared with
 tools/bench fingerprint):
 
@@ -13,7 +13,11 @@ tools/bench fingerprint):
 - pfc: PFC (XOFF 50 KB) toward the spines and the hosts' NICs, with ECN
   step marking; lossless, its only random choice the ECMP salt. Its XOFFs
   are due the instant an ingress's bytes cross the threshold (this once
-  never happened in exact time, and PFC sent nothing).
+  never happened in exact time, and PFC sent nothing);
+- ecn: ECN step marking alone: no module takes a step at any port, so a
+  packet that finds a switch port idle skips the queue's ring
+  (docs/traffic-manager.md, "Straight through an idle port"). Its line in
+  small.txt was recorded by a build from before that path (bf4f57c).
 
 Each fabric runs three times: alone on one worker lcore; on two worker
 lcores (the switches partitioned over them, docs/emulator.md, "Several

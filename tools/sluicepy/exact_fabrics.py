@@ -9,7 +9,10 @@ web-search traffic at load 0.3 with a 4-to-1 incast, under one of KINDS:
   (FG_SYNC), one lossy uplink;
 - dibs: DIBS detours with RED ECN marking;
 - pfc: PFC (XOFF 50 KB) toward the spines and the hosts' NICs, with ECN
-  step marking.
+  step marking;
+- ecn: ECN step marking alone, no module at any port, so that packets
+  finding a switch port idle go straight through it (docs/traffic-manager.md,
+  "Straight through an idle port").
 
     workload = os.path.join(tmp, "workload")
     make_workload(srcdir, workload)
@@ -26,7 +29,7 @@ import yaml
 
 from . import sluice
 
-KINDS = ("bfc+tcd", "floodgate", "dibs", "pfc")
+KINDS = ("bfc+tcd", "floodgate", "dibs", "pfc", "ecn")
 DURATION = "0.02"  # seconds of workload arrivals
 RUN_SECONDS = 0.2  # --duration: the replay's 50 ms lead, the traffic, its drain
 WORKLOAD_SEED = 7
@@ -77,6 +80,8 @@ def fabric(srcdir, kind):
         elif kind == "pfc":
             sw["pfc"] = {"mode": "pfc", "xoff": "50KB"}
             sw["ecn"] = {"mode": "step", "k": "100KB"}
+        elif kind == "ecn":
+            sw["ecn"] = {"mode": "step", "k": "30KB"}
         else:
             raise ValueError("unknown exact-time fabric %r; known: %s" % (kind, ", ".join(KINDS)))
     if kind in ("bfc+tcd", "floodgate"):

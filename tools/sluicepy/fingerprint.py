@@ -18,10 +18,10 @@ small.txt and papers.txt; tests/integration/test_exact_time.py checks its
 seed-1 runs against small.txt.
 
 Sets (CPU time measured on the 2-core CI machine):
-  small   the four fabrics of tests/integration/test_exact_time.py
+  small   the five fabrics of tests/integration/test_exact_time.py
           (tools/sluicepy/exact_fabrics.py: bfc+tcd, floodgate, dibs,
-          pfc), seed 1, its workload and duration; lines exact-time/<kind>
-          (4 runs, about 15 s of CPU).
+          pfc, ecn), seed 1, its workload and duration; lines
+          exact-time/<kind> (5 runs, about 20 s of CPU).
   papers  each tools/reproduce experiment at a small scale with every
           scheme it has, seed 1 (PAPERS below); one line per run directory
           the experiment leaves, <experiment>/<directory> (24 runs, about
