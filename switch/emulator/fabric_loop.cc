@@ -275,6 +275,13 @@ void FabricLoop::link_arrival(uint16_t rx, uint64_t due, const rte_mbuf* frame) 
   if (!in_ready_[rx]) cal_.at_least(rx, due);
 }
 
+// Out of line: the real-time path that calls it never takes the call, and
+// its code inlined would sit in the middle of Worker::forward.
+void FabricLoop::prefetch_port(uint16_t index) const {
+  const PortLines& l = lines_[index];
+  if (l.runtime != nullptr) prefetch_for_admission(l);
+}
+
 void FabricLoop::admitted(PortRuntime& out, uint64_t now) {
   // Modules whose port timers follow what any port of the switch holds
   // (PFC's dynamic XOFF thresholds follow the free buffer).

@@ -85,10 +85,7 @@ class FabricLoop {
   void passed(PortRuntime& out, rte_mbuf* m, uint64_t now);
   // A packet is about to be admitted to port `index` (global): ask for
   // its memory (port_lines.h).
-  void prefetch_port(uint16_t index) const {
-    const PortLines& l = lines_[index];
-    if (l.runtime != nullptr) prefetch_for_admission(l);
-  }
+  void prefetch_port(uint16_t index) const;
 
  private:
   void handle(uint32_t id, uint64_t now);

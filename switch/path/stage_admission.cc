@@ -126,16 +126,11 @@ void Worker::admit_chosen(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, u
       if (out.plan.takes(Step::kAccount, module_id(mod))) mod.before_enqueue(out, m, tp);
   });
   EnqueueResult r;
-  bool passed = false;
   if constexpr (requires { queues.enqueue(*this, out, m, tp, meta, now); }) {
     r = queues.enqueue(*this, out, m, tp, meta, now);
-  } else if (fabric_ != nullptr && out.plan.straight && !held && fabric_->sends_at_once(out, now) &&
-             out.tm->can_pass(now, q) && out.medium->room(now, true) != 0) {
-    // Exact time, an idle port: what the queue would take and give back at
-    // once goes straight to the wire.
-    r = out.tm->pass(q, tp, meta.ecn_capable);
-    passed = true;
   } else {
+    if (fabric_ != nullptr && !held) [[unlikely]]
+      if (out.plan.straight() && pass_straight(out, m, tp, meta, q, ip, now)) return;
     r = held ? out.tm->enqueue_held(now, q, tp, meta.ecn_capable)
              : out.tm->enqueue(now, q, tp, meta.ecn_capable);
   }
@@ -146,8 +141,27 @@ void Worker::admit_chosen(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, u
   });
   queues.on_enqueued(*this, out, q, tp.bytes, now);
   if (r.verdict == EnqueueVerdict::kEnqueuedMarked) mark_ce(counters(out.index), ip);
-  if (passed) return fabric_->passed(out, m, now);
   admitted(out, now);
+}
+
+// Exact time, a port where no module takes a step (so the class map chose
+// the queue, and no account step or queue choice's own follows): when the
+// port is idle and its wire free, what the queue would take and give back
+// at once goes straight to the wire. True when it went (or was refused);
+// false: the caller queues it.
+bool Worker::pass_straight(PortRuntime& out, rte_mbuf* m, const TmPacket& tp, const MbufMeta& meta,
+                           uint16_t q, uint8_t* ip, uint64_t now) {
+  if (!fabric_->sends_at_once(out, now) || !out.tm->can_pass(now, q) ||
+      out.medium->room(now, true) == 0)
+    return false;
+  const EnqueueResult r = out.tm->pass(q, tp, meta.ecn_capable);
+  if (r.verdict == EnqueueVerdict::kDropped) {
+    refuse(out, m, r.reason, now);
+    return true;
+  }
+  if (r.verdict == EnqueueVerdict::kEnqueuedMarked) mark_ce(counters(out.index), ip);
+  fabric_->passed(out, m, now);
+  return true;
 }
 
 // Buffer admission refused the packet: a module's refuse step takes it

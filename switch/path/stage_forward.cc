@@ -39,15 +39,6 @@ void Worker::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint6
   if (fabric_) [[unlikely]]
     fabric_->prefetch_port(egress);
   const PortRuntime& out = *ports_[egress];
-  // A module's queue choice may read state that is cold more often than
-  // not (BFC's flow entry): start its load now when admission runs here.
-  if (out.plan.queue_choice != kClassQueues && out.owner_slot == w_.slot) {
-    each_module([&](auto& mod) {
-      using M = std::decay_t<decltype(mod)>;
-      if constexpr (requires { typename M::QueueChoice; })
-        if (out.plan.queue_choice == M::kId) M::QueueChoice::prefetch(out, h);
-    });
-  }
   if (pp.ip_total_len > out.mtu) return drop(in.index, m, DropReason::kTooBig);
   uint8_t* ip = rte_pktmbuf_mtod(m, uint8_t*) + pp.l3_offset;
   ipv4_decrement_ttl(ip);

@@ -11,8 +11,6 @@ StagePlan plan_stages(const SwitchConfig& sw, const PortConfig& egress) {
   if (port_queueing(sw.tm, egress).kind != QueueingKind::kClass) p.queue_choice = kFlowQueues;
   p.departure = p.steps[static_cast<unsigned>(Step::kDepart)] != 0 ||
                 p.steps[static_cast<unsigned>(Step::kRelease)] != 0;
-  p.straight = p.queue_choice == kClassQueues;
-  for (uint8_t s : p.steps) p.straight = p.straight && s == 0;
   return p;
 }
 

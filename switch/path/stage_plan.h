@@ -33,15 +33,21 @@ struct StagePlan {
   // detour count where shim_detours (DIBS with max_detours).
   bool data_shim = false;
   bool shim_detours = false;
-  // No module takes any step here and the class map chooses: in exact time
-  // a packet that finds the port idle may go straight to the wire
-  // (EgressPort::pass), as nothing could observe it in its queue.
-  bool straight = false;
 
   bool takes(Step s, unsigned module) const {
     return (steps[static_cast<unsigned>(s)] >> module) & 1;
   }
   void add(Step s, unsigned module) { steps[static_cast<unsigned>(s)] |= 1u << module; }
+  // No module takes any step here and the class map chooses: in exact time
+  // a packet that finds the port idle may go straight to the wire
+  // (EgressPort::pass), as nothing could observe it in its queue. (Asked,
+  // not kept: a member would move the port's per-packet fields.)
+  bool straight() const {
+    if (queue_choice != kClassQueues) return false;
+    for (uint8_t s : steps)
+      if (s != 0) return false;
+    return true;
+  }
 };
 
 // Every module's steps for packets leaving `egress` of switch `sw`.

@@ -309,6 +309,27 @@ bool Worker::drain_rings(uint64_t now) {
   return any;
 }
 
+// The port's pending frames go to its medium; what it does not take stays
+// pending.
+inline bool Worker::send_pending(PortRuntime& port, uint64_t now) {
+  PortCounters& c = counters(port.index);
+  const unsigned sent = send(port, now, port.tx_pending, port.tx_pending_count);
+  if (sent == 0) return true;
+  uint64_t bytes = 0;
+  for (unsigned i = 0; i < sent; ++i) bytes += port.tx_pending[i]->pkt_len;
+  c.tx_packets.add(sent);
+  c.tx_bytes.add(bytes);
+  if (port.first_tx_ns.load(std::memory_order_relaxed) == 0) port.first_tx_ns.store(now);
+  port.last_tx_ns.store(now, std::memory_order_relaxed);
+  port.tx_pending_count -= sent;
+  if (port.tx_pending_count > 0) {
+    port.tx_burst_full = false;
+    std::memmove(port.tx_pending, port.tx_pending + sent,
+                 port.tx_pending_count * sizeof(rte_mbuf*));
+  }
+  return true;
+}
+
 // Schedule, then departure, then the port sends. A burst the port did not
 // take whole stays pending (already departed) for the next call.
 bool Worker::transmit(PortRuntime& port, uint64_t now) {
@@ -342,26 +363,6 @@ void Worker::transmit_passed(PortRuntime& port, rte_mbuf* m, uint64_t now) {
   send_pending(port, now);
 }
 
-// The port's pending frames go to its medium; what it does not take stays
-// pending.
-bool Worker::send_pending(PortRuntime& port, uint64_t now) {
-  PortCounters& c = counters(port.index);
-  const unsigned sent = send(port, now, port.tx_pending, port.tx_pending_count);
-  if (sent == 0) return true;
-  uint64_t bytes = 0;
-  for (unsigned i = 0; i < sent; ++i) bytes += port.tx_pending[i]->pkt_len;
-  c.tx_packets.add(sent);
-  c.tx_bytes.add(bytes);
-  if (port.first_tx_ns.load(std::memory_order_relaxed) == 0) port.first_tx_ns.store(now);
-  port.last_tx_ns.store(now, std::memory_order_relaxed);
-  port.tx_pending_count -= sent;
-  if (port.tx_pending_count > 0) {
-    port.tx_burst_full = false;
-    std::memmove(port.tx_pending, port.tx_pending + sent,
-                 port.tx_pending_count * sizeof(rte_mbuf*));
-  }
-  return true;
-}
 
 // Schedule: up to a burst the port can take now, from the traffic manager
 // (control first, then the scheduler's choice among unpaused data queues,

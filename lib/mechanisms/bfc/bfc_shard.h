@@ -18,7 +18,6 @@
 #include <memory>
 #include <span>
 
-#include "lib/common/prefetch.h"
 #include "lib/common/relaxed_counter.h"
 #include "lib/mechanisms/bfc/flow_table.h"
 #include "lib/mechanisms/bfc/pause_counters.h"
@@ -66,13 +65,6 @@ class BfcShard {
     ticket->hash = hash;
     ticket->pick = assigner_.pick(egress, hash, table_.at(ticket->entry), now_ns);
     return ticket->pick.queue;
-  }
-
-  // Brings the flow-table entry assign() will read into the cache: the
-  // forward stage calls this as soon as it has the hash, so the load
-  // overlaps the rest of forwarding instead of stalling admission.
-  void prefetch(uint16_t egress, uint32_t hash) const {
-    prefetch_for_write(&table_.at(table_.index(egress, hash)));
   }
 
   // The traffic manager took the packet into queue `q` (= the ticket's pick)

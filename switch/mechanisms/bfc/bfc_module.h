@@ -97,11 +97,6 @@ class BfcModule {
     BfcTicket ticket;
     uint64_t depth = 0;  // the chosen queue's bytes before the packet
 
-    // The flow entry is cold more often than not (L2): forward starts its
-    // load when admission runs on the same lcore.
-    static void prefetch(const PortRuntime& out, uint32_t hash) {
-      at(out)->shard->prefetch(out.index, hash);
-    }
     uint16_t choose(Worker&, PortRuntime& out, rte_mbuf* m, const MbufMeta&, uint64_t now) {
       x = mbuf_extra(m);
       // forward() has just stored these two fields with two 16-bit stores;
