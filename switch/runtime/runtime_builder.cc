@@ -343,6 +343,7 @@ std::string create_rings(Runtime& rt) {
 // Each internal link gets one ring per direction, produced by the sender's
 // owner lcore and consumed by the receiver's.
 std::string create_links(Runtime& rt) {
+  const bool exact = exact_time(rt);
   for (const auto& p : rt.ports) {
     if (p->kind != PortKind::kLink) continue;
     const PortConfig& pc = *p->cfg;
@@ -356,9 +357,12 @@ std::string create_links(Runtime& rt) {
     // Its slots in the process's memory, resident as frames fill them (not
     // a memzone of EAL's: DPDK has at most RTE_MAX_MEMZONE (2,560) and a
     // k = 16 fat-tree has 4,096 link directions).
+    const uint32_t slots =
+        exact ? exact_link_ring_size(pc.rate_bps, pc.link_delay_ns,
+                                     kEthHeaderLen + pc.wire_overhead_bytes, kBurst)
+              : link_ring_size(pc.rate_bps, pc.link_delay_ns);
     auto d = std::make_unique<LinkDirection>(
-        link_ring_size(pc.rate_bps, pc.link_delay_ns), pc.rate_bps, pc.wire_overhead_bytes,
-        pc.link_delay_ns, pc.link_loss,
+        slots, pc.rate_bps, pc.wire_overhead_bytes, pc.link_delay_ns, pc.link_loss,
         derive_seed(rt.config.seed, SeedStream::kLinkLoss, p->index));
     d->fifo_ns = pc.link_fifo_ns;
     d->rx_port = q.index;

@@ -24,6 +24,28 @@ constexpr uint32_t link_ring_size(uint64_t rate_bps, uint64_t delay_ns) {
   return size;
 }
 
+// The same in exact fabric time, where a wire carries one frame at a time
+// and a receiver takes each frame at its due instant. A frame is in flight
+// from its start until its due time, its serialisation's end plus the
+// delay; the ends of the frames in flight at T lie in (T - delay, T], a
+// minimum frame's serialisation apart, but for the one on the wire: at most
+// delay / that + 2. A receiver on another lcore takes its frames up to a
+// window late, a window being at most the delay plus a minimum frame: twice
+// that, and two bursts (a receiver's stage) on top; a power of two from 64.
+// `min_wire_bytes`: the least a frame takes on the wire (a bare Ethernet
+// header and the overhead). A small ring's slots stay in the caches as it
+// turns, where a large one's are cold at every frame. rate_bps 0 (no
+// serialisation): link_ring_size's.
+constexpr uint32_t exact_link_ring_size(uint64_t rate_bps, uint64_t delay_ns,
+                                        uint32_t min_wire_bytes, uint32_t burst) {
+  if (rate_bps == 0 || min_wire_bytes == 0) return link_ring_size(rate_bps, delay_ns);
+  const double frames = double(delay_ns) * 1e-9 * double(rate_bps) / (8.0 * min_wire_bytes) + 2;
+  const double want = 2 * frames + 2.0 * burst;
+  uint32_t size = 64;
+  while (size < want && size < (1u << 20)) size <<= 1;
+  return size;
+}
+
 class LinkRing {
  public:
   // `slots`: a power of two; the ring holds one frame fewer. Slots are not

@@ -1,7 +1,10 @@
 #include "lib/emulator/link/link_ring.h"
 
+#include "lib/emulator/link/link_timing.h"
+
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <random>
@@ -86,6 +89,51 @@ TEST(LinkRing, OneProducerOneConsumerOnTwoThreads) {
   producer.join();
   EXPECT_TRUE(in_order);
   EXPECT_EQ(r.count(), 0u);
+}
+
+// The most frames in flight on a link in exact time, found by sending
+// frames of `min_bytes` back to back (a frame is in flight from its start
+// until its due time): the worst case exact_link_ring_size must cover,
+// twice over (a receiver on another lcore takes its frames up to a window
+// late, and a window is at most the delay plus a minimum frame).
+uint32_t most_in_flight(uint64_t rate_bps, uint64_t delay_ns, uint32_t overhead,
+                        uint32_t min_bytes) {
+  LinkTiming t(rate_bps, overhead, delay_ns);
+  std::deque<uint64_t> due;
+  uint32_t most = 0;
+  uint64_t now = 0;
+  for (int i = 0; i < 100'000; ++i) {
+    while (!due.empty() && due.front() <= now) due.pop_front();
+    due.push_back(t.depart(now, min_bytes));
+    most = std::max<uint32_t>(most, static_cast<uint32_t>(due.size()));
+    now = t.wire_free_ns();  // the next frame starts when the wire is free
+  }
+  return most;
+}
+
+TEST(LinkRing, ExactTimeSizeHoldsWhatCanBeInFlight) {
+  struct Case {
+    uint64_t rate_bps, delay_ns;
+    uint32_t overhead;
+  };
+  for (const Case c : {Case{100'000'000'000, 1'000, 24}, Case{10'000'000'000, 1'000, 24},
+                       Case{400'000'000'000, 2'000, 24}, Case{25'000'000'000, 50, 0},
+                       Case{1'000'000'000, 10'000'000, 24}}) {
+    const uint32_t slots = exact_link_ring_size(c.rate_bps, c.delay_ns, 14 + c.overhead, 32);
+    EXPECT_EQ(slots & (slots - 1), 0u);
+    const uint32_t worst = most_in_flight(c.rate_bps, c.delay_ns, c.overhead, 14);
+    EXPECT_GE(LinkRing(slots).capacity(), 2 * worst)
+        << c.rate_bps << " bps, " << c.delay_ns << " ns";
+    // No bigger than that calls for (the point: a ring whose slots stay in
+    // the caches): within a power of two of twice the worst plus two bursts.
+    EXPECT_LT(slots, 2 * (2 * worst + 2 * 32 + 2)) << c.rate_bps << " bps, " << c.delay_ns << " ns";
+  }
+  // The scenario of docs/benchmarks.md: 100 Gb/s, 1 us. Real time's size
+  // keeps 50 us of slack on top.
+  EXPECT_EQ(exact_link_ring_size(100'000'000'000, 1'000, 38, 32), 1024u);
+  EXPECT_EQ(link_ring_size(100'000'000'000, 1'000), 16384u);
+  // No serialisation time: no bound from the rate; real time's size.
+  EXPECT_EQ(exact_link_ring_size(0, 1'000, 38, 32), link_ring_size(0, 1'000));
 }
 
 }  // namespace
