@@ -37,6 +37,7 @@
 #include "switch/ops/capture_writer.h"
 #include "switch/ops/cli_options.h"
 #include "switch/path/mbuf_meta.h"
+#include "switch/runtime/huge_pages.h"
 #include "switch/runtime/memory_prefault.h"
 #include "switch/ops/metrics_exporter.h"
 #include "switch/ops/report.h"
@@ -375,6 +376,7 @@ int run(int argc, char** argv) {
     cleanup_eal();
     return 1;
   }
+  if (exact_time(*rt)) back_heap_with_huge_pages();
   err = build_runtime(*rt);
   if (err.empty()) setup_queue_trace(*rt, opt, &err);
   if (!err.empty()) {
@@ -402,6 +404,8 @@ int run(int argc, char** argv) {
   if (!exact_time(*rt)) {
     if (const std::string warning = prefault_memory(*rt); !warning.empty())
       std::fprintf(stderr, "sluice: %s\n", warning.c_str());
+  } else {
+    back_heap_with_huge_pages();  // what the heap grew by while it was built
   }
   std::printf("sluice: %zu switch(es), %zu port(s), %zu worker lcore(s); metrics on %s\n",
               rt->switches.size(), rt->ports.size(), rt->workers.size(),

@@ -21,7 +21,7 @@ void unmap_frames(rte_mempool_memhdr* memhdr, void* opaque) {
 // A pool of `n` mbufs of `room` bytes whose frames are in the process's
 // memory, not EAL's: no device reads them, so they need no IO address and
 // may cross page boundaries (packed at about 2.3 KiB each, not one per 4 KiB
-// page), and no page is resident before its frame is first written.
+// page).
 rte_mempool* process_pool(const std::string& name, uint32_t n, uint16_t room, int socket) {
   rte_mempool* mp =
       rte_mempool_create_empty(name.c_str(), n, sizeof(rte_mbuf) + room, kMbufCache,
@@ -44,6 +44,9 @@ rte_mempool* process_pool(const std::string& name, uint32_t n, uint16_t room, in
     rte_errno = ENOMEM;
     return nullptr;
   }
+  // Frames are the largest part of a fabric's state: in 2 MiB pages where
+  // the kernel has them (runtime/huge_pages.h).
+  madvise(mem, bytes, MADV_HUGEPAGE);
   const int got = rte_mempool_populate_iova(mp, static_cast<char*>(mem), RTE_BAD_IOVA, bytes,
                                             unmap_frames, reinterpret_cast<void*>(bytes));
   if (got < 0 || static_cast<uint32_t>(got) != n) {
