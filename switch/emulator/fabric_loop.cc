@@ -282,12 +282,16 @@ void FabricLoop::prefetch_port(uint16_t index) const {
   if (l.runtime != nullptr) prefetch_for_admission(l);
 }
 
-void FabricLoop::admitted(PortRuntime& out, uint64_t now) {
-  // Modules whose port timers follow what any port of the switch holds
-  // (PFC's dynamic XOFF thresholds follow the free buffer).
+// Modules whose port timers follow what any port of the switch holds
+// (PFC's dynamic XOFF thresholds follow the free buffer).
+void FabricLoop::modules_admitted(PortRuntime& out) {
   w_.each_module([&](auto& m) {
     if constexpr (requires { m.admitted_at(out); }) m.admitted_at(out);
   });
+}
+
+void FabricLoop::admitted(PortRuntime& out, uint64_t now) {
+  modules_admitted(out);
   if (sends_at_once(out, now)) {
     w_.transmit(out, now);
     after_send(out);
@@ -305,9 +309,7 @@ bool FabricLoop::sends_at_once(const PortRuntime& out, uint64_t now) const {
 }
 
 void FabricLoop::passed(PortRuntime& out, rte_mbuf* m, uint64_t now) {
-  w_.each_module([&](auto& mod) {
-    if constexpr (requires { mod.admitted_at(out); }) mod.admitted_at(out);
-  });
+  modules_admitted(out);
   w_.transmit_passed(out, m, now);
   after_send(out);
   touch(out.index, kTx);

@@ -96,6 +96,7 @@ class FabricLoop {
   void take_arrivals(uint64_t now);
   void set_port_lines();
   void after_send(PortRuntime& out);
+  void modules_admitted(PortRuntime& out);
 
   Worker& w_;
   WheelCalendar cal_;
