@@ -15,13 +15,20 @@ TransportHost::TransportHost(uint32_t ip, const std::vector<FlowListEntry>& flow
         return n;
       }()),
       replies_(kFirstReplyRing) {
+  uint32_t sends = 0, recvs = 0;
+  for (const FlowListEntry& f : flows) {
+    sends += f.src_ip == ip;
+    recvs += f.dst_ip == ip;
+  }
+  send_of_.reserve(sends);
+  recv_of_.reserve(recvs);
   for (const FlowListEntry& f : flows) {
     if (f.src_ip == ip) {
-      send_of_[f.id] = static_cast<uint32_t>(send_.size());
+      send_of_.insert(f.id, static_cast<uint32_t>(send_.size()));
       send_.push_back(SendFlow{f, nullptr});
     }
     if (f.dst_ip == ip) {
-      recv_of_[f.id] = static_cast<uint32_t>(recv_.size());
+      recv_of_.insert(f.id, static_cast<uint32_t>(recv_.size()));
       recv_.push_back(RecvFlow{f, nullptr});
     }
   }
@@ -167,41 +174,41 @@ void TransportHost::sent(uint32_t tag, uint64_t now_ns) {
 
 void TransportHost::receive(uint64_t now_ns, const Segment& s) {
   if (s.kind == SegmentKind::kData) {
-    auto it = recv_of_.find(s.flow);
-    if (it == recv_of_.end()) {
+    const uint32_t r = recv_of_.find(s.flow);
+    if (r == FlowIndex::kNone) {
       ++counters_.stray;
       return;
     }
     ++counters_.data_received;
-    RecvFlow& rf = recv_[it->second];
+    RecvFlow& rf = recv_[r];
     Segment out[FlowReceiver::kMaxReplies];
     const uint32_t n = rf.receiver->receive(now_ns, s, out);
     for (uint32_t k = 0; k < n; ++k) push_reply(out[k], rf.flow.src_ip);
-    cal_.set(static_cast<uint32_t>(send_.size()) + it->second, rf.receiver->timer_due_ns());
+    cal_.set(static_cast<uint32_t>(send_.size()) + r, rf.receiver->timer_due_ns());
     return;
   }
-  auto it = send_of_.find(s.flow);
-  if (it == send_of_.end()) {
+  const uint32_t i = send_of_.find(s.flow);
+  if (i == FlowIndex::kNone) {
     ++counters_.stray;
     return;
   }
   ++counters_.replies_received;
-  SendFlow& f = send_[it->second];
+  SendFlow& f = send_[i];
   if (!f.started) return;  // cannot be ours yet
   f.sender->receive(now_ns, s);
   f.refused = false;
-  reschedule(it->second, now_ns);
+  reschedule(i, now_ns);
 }
 
 bool TransportHost::set_allocation(uint32_t flow_id, uint64_t now_ns, uint64_t rate_bps,
                                    uint64_t until_ns) {
-  auto it = send_of_.find(flow_id);
-  if (it == send_of_.end()) return false;
-  SendFlow& f = send_[it->second];
+  const uint32_t i = send_of_.find(flow_id);
+  if (i == FlowIndex::kNone) return false;
+  SendFlow& f = send_[i];
   if (!f.started || f.done) return false;
   f.sender->set_allocation(now_ns, rate_bps, until_ns);
   f.refused = false;
-  reschedule(it->second, now_ns);
+  reschedule(i, now_ns);
   return true;
 }
 

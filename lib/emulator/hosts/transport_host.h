@@ -20,10 +20,10 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "lib/emulator/event_calendar.h"
+#include "lib/emulator/hosts/flow_index.h"
 #include "lib/emulator/hosts/flow_list.h"
 #include "lib/emulator/transport/flow_transport.h"
 
@@ -146,8 +146,8 @@ class TransportHost {
   bool wants_int_;
   std::vector<SendFlow> send_;
   std::vector<RecvFlow> recv_;
-  std::unordered_map<uint32_t, uint32_t> send_of_;  // flow id -> send_ index
-  std::unordered_map<uint32_t, uint32_t> recv_of_;  // flow id -> recv_ index
+  FlowIndex send_of_;  // flow id -> send_ index
+  FlowIndex recv_of_;  // flow id -> recv_ index
   EventCalendar cal_;                               // senders, then receivers (delayed-ACK timers)
   std::vector<Reply> replies_;                      // ring, kFirstReplyRing..kReplyRing
   uint32_t reply_head_ = 0, reply_count_ = 0;
