@@ -146,10 +146,10 @@ class TransportHost {
   bool wants_int_;
   std::vector<SendFlow> send_;
   std::vector<RecvFlow> recv_;
-  FlowIndex send_of_;  // flow id -> send_ index
-  FlowIndex recv_of_;  // flow id -> recv_ index
-  EventCalendar cal_;                               // senders, then receivers (delayed-ACK timers)
-  std::vector<Reply> replies_;                      // ring, kFirstReplyRing..kReplyRing
+  FlowIndex send_of_;           // flow id -> send_ index
+  FlowIndex recv_of_;           // flow id -> recv_ index
+  EventCalendar cal_;           // senders, then receivers (delayed-ACK timers)
+  std::vector<Reply> replies_;  // ring, kFirstReplyRing..kReplyRing
   uint32_t reply_head_ = 0, reply_count_ = 0;
   bool nic_blocked_ = false;
   size_t done_ = 0;
