@@ -146,14 +146,13 @@ void Worker::admit_chosen(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, u
 
 // Exact time, a port where no module takes a step (so the class map chose
 // the queue, and no account step or queue choice's own follows): when the
-// port is idle and its wire free, what the queue would take and give back
-// at once goes straight to the wire. True when it went (or was refused);
-// false: the caller queues it.
+// port is idle and its wire free (sends_at_once: in exact time the wire's
+// room is that), what the queue would take and give back at once goes
+// straight to the wire. True when it went (or was refused); false: the
+// caller queues it.
 bool Worker::pass_straight(PortRuntime& out, rte_mbuf* m, const TmPacket& tp, const MbufMeta& meta,
                            uint16_t q, uint8_t* ip, uint64_t now) {
-  if (!fabric_->sends_at_once(out, now) || !out.tm->can_pass(now, q) ||
-      out.medium->room(now, true) == 0)
-    return false;
+  if (!fabric_->sends_at_once(out, now) || !out.tm->can_pass(now, q)) return false;
   const EnqueueResult r = out.tm->pass(q, tp, meta.ecn_capable);
   if (r.verdict == EnqueueVerdict::kDropped) {
     refuse(out, m, r.reason, now);

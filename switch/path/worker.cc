@@ -363,7 +363,6 @@ void Worker::transmit_passed(PortRuntime& port, rte_mbuf* m, uint64_t now) {
   send_pending(port, now);
 }
 
-
 // Schedule: up to a burst the port can take now, from the traffic manager
 // (control first, then the scheduler's choice among unpaused data queues,
 // within the shaper; residence is recorded there), into dequeued_ and
