@@ -405,7 +405,7 @@ int run(int argc, char** argv) {
     if (const std::string warning = prefault_memory(*rt); !warning.empty())
       std::fprintf(stderr, "sluice: %s\n", warning.c_str());
   } else {
-    back_heap_with_huge_pages();  // what the heap grew by while it was built
+    mark_heap_for_huge_pages();  // what the heap grew by while it was built
   }
   std::printf("sluice: %zu switch(es), %zu port(s), %zu worker lcore(s); metrics on %s\n",
               rt->switches.size(), rt->ports.size(), rt->workers.size(),

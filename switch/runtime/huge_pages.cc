@@ -31,6 +31,10 @@ void back_heap_with_huge_pages() {
   void* growth = malloc(kLargestInHeap - (1 << 20));
   asm volatile("" : : "r"(growth) : "memory");
   free(growth);
+  mark_heap_for_huge_pages();
+}
+
+void mark_heap_for_huge_pages() {
   FILE* maps = std::fopen("/proc/self/maps", "r");
   if (maps == nullptr) return;
   char line[512];

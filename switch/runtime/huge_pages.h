@@ -16,11 +16,14 @@ namespace sluice {
 
 // Before the runtime is built: the allocator keeps blocks up to 32 MiB in
 // its heap, grows the heap by 1 GiB at a time (address space only), never
-// gives its top back, and the heap is asked for transparent huge pages,
-// which its pages then take as they are first touched. Called again
-// before the run, for what the heap grew by since. The frames' pools ask
-// for them themselves (mbuf_supply.cc). Without transparent huge pages
-// (`never`), nothing changes but the speed.
+// gives its top back, and the heap is asked for transparent huge pages
+// (mark_heap_for_huge_pages), which its pages then take as they are first
+// touched. The frames' pools ask for them themselves (mbuf_supply.cc).
+// Without transparent huge pages (`never`), nothing changes but the speed.
 void back_heap_with_huge_pages();
+
+// Asks for transparent huge pages on the heap as it is now: called again
+// before the run, for what the heap grew by while the fabric was built.
+void mark_heap_for_huge_pages();
 
 }  // namespace sluice
