@@ -12,6 +12,13 @@
 
 namespace sluice {
 
+// The least power of two from `least` that holds `want` slots, at most 2^20.
+constexpr uint32_t link_ring_slots(double want, uint32_t least) {
+  uint32_t size = least;
+  while (size < want && size < (1u << 20)) size <<= 1;
+  return size;
+}
+
 // How many frames an internal link's ring holds (one ring per direction):
 // twice the frames of minimum size (84 wire bytes) that fit in flight over
 // the delay plus 50 us of slack, a power of two from 1024 to 2^20. A full
@@ -19,9 +26,7 @@ namespace sluice {
 constexpr uint32_t link_ring_size(uint64_t rate_bps, uint64_t delay_ns) {
   const double frames =
       2.0 * (rate_bps == 0 ? 100e9 : double(rate_bps)) * ((delay_ns + 50'000) * 1e-9) / (84 * 8);
-  uint32_t size = 1024;
-  while (size < frames && size < (1u << 20)) size <<= 1;
-  return size;
+  return link_ring_slots(frames, 1024);
 }
 
 // The same in exact fabric time, where a wire carries one frame at a time
@@ -40,10 +45,7 @@ constexpr uint32_t exact_link_ring_size(uint64_t rate_bps, uint64_t delay_ns,
                                         uint32_t min_wire_bytes, uint32_t burst) {
   if (rate_bps == 0 || min_wire_bytes == 0) return link_ring_size(rate_bps, delay_ns);
   const double frames = double(delay_ns) * 1e-9 * double(rate_bps) / (8.0 * min_wire_bytes) + 2;
-  const double want = 2 * frames + 2.0 * burst;
-  uint32_t size = 64;
-  while (size < want && size < (1u << 20)) size <<= 1;
-  return size;
+  return link_ring_slots(2 * frames + 2.0 * burst, 64);
 }
 
 class LinkRing {
