@@ -15,23 +15,14 @@ TransportHost::TransportHost(uint32_t ip, const std::vector<FlowListEntry>& flow
         return n;
       }()),
       replies_(kFirstReplyRing) {
-  uint32_t sends = 0, recvs = 0;
   for (const FlowListEntry& f : flows) {
-    sends += f.src_ip == ip;
-    recvs += f.dst_ip == ip;
+    if (f.src_ip == ip) send_.push_back(SendFlow{f, nullptr});
+    if (f.dst_ip == ip) recv_.push_back(RecvFlow{f, nullptr});
   }
-  send_of_.reserve(sends);
-  recv_of_.reserve(recvs);
-  for (const FlowListEntry& f : flows) {
-    if (f.src_ip == ip) {
-      send_of_.insert(f.id, static_cast<uint32_t>(send_.size()));
-      send_.push_back(SendFlow{f, nullptr});
-    }
-    if (f.dst_ip == ip) {
-      recv_of_.insert(f.id, static_cast<uint32_t>(recv_.size()));
-      recv_.push_back(RecvFlow{f, nullptr});
-    }
-  }
+  send_of_.reserve(static_cast<uint32_t>(send_.size()));
+  for (uint32_t i = 0; i < send_.size(); ++i) send_of_.insert(send_[i].flow.id, i);
+  recv_of_.reserve(static_cast<uint32_t>(recv_.size()));
+  for (uint32_t i = 0; i < recv_.size(); ++i) recv_of_.insert(recv_[i].flow.id, i);
   maker_ = &maker;
 }
 
