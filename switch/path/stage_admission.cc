@@ -33,7 +33,10 @@ struct Worker::ClassQueues {
 
 void Worker::admit(rte_mbuf* m, uint64_t now) {
   const MbufMeta meta = mbuf_meta_get(m);
-  PortRuntime& out = *ports_[meta.egress_port];
+  admit(*ports_[meta.egress_port], m, meta, now);
+}
+
+void Worker::admit(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now) {
   // A packet another lcore's refuse step sent to this port (a DIBS detour).
   if (meta.detour) [[unlikely]]
     return redirected(out, m, meta, now);
@@ -213,30 +216,6 @@ void Worker::unhold(PortRuntime& out, rte_mbuf* m) {
     if constexpr (requires { mod.unhold(out, m); })
       if (out.plan.takes(Step::kAccount, module_id(mod))) mod.unhold(out, m);
   });
-}
-
-// VLAN tags and shims do not survive a routed hop: a fresh Ethernet header
-// goes right before the IP header, followed where the plan says by the
-// 0x88B6 shim that names the queue the packet takes here (and its detour
-// count). Returns the IP header.
-uint8_t* Worker::write_l2(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint16_t queue) {
-  const uint8_t l3_offset = meta.l3_offset;
-  const uint32_t len = data_l3_offset(out);
-  if (l3_offset > len) {
-    rte_pktmbuf_adj(m, static_cast<uint16_t>(l3_offset - len));
-  } else if (l3_offset < len) {
-    // Within the headroom every received mbuf has (RTE_PKTMBUF_HEADROOM).
-    rte_pktmbuf_prepend(m, static_cast<uint16_t>(len - l3_offset));
-  }
-  uint8_t* eth = rte_pktmbuf_mtod(m, uint8_t*);
-  std::memcpy(eth, out.eth_header, kEthHeaderLen);
-  if (out.plan.data_shim) {
-    const uint8_t detours = out.plan.shim_detours && meta.has_detours ? mbuf_extra(m)->detours : 0;
-    store_be16(eth + kEthHeaderLen - 2, kEtherTypeSluiceData);
-    write_shim(eth + kEthHeaderLen,
-               DataShim{queue, shard(out.switch_index), detours, kEtherTypeIpv4});
-  }
-  return eth + len;
 }
 
 void Worker::mark_ce(PortCounters& c, uint8_t* ip) {

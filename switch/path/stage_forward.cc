@@ -38,7 +38,7 @@ void Worker::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint6
   // of its lines at once rather than one miss at a time.
   if (fabric_) [[unlikely]]
     fabric_->prefetch_port(egress);
-  const PortRuntime& out = *ports_[egress];
+  PortRuntime& out = *ports_[egress];
   if (pp.ip_total_len > out.mtu) return drop(in.index, m, DropReason::kTooBig);
   uint8_t* ip = rte_pktmbuf_mtod(m, uint8_t*) + pp.l3_offset;
   ipv4_decrement_ttl(ip);
@@ -56,8 +56,13 @@ void Worker::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint6
     });
   }
   if (detours != 0) mbuf_extra(m)->detours = detours;
-  mbuf_meta_set(m, MbufMeta{egress, static_cast<uint8_t>(pp.l3_offset), static_cast<uint8_t>(q),
-                            (pp.tos & 3) != 0, false, detours != 0});
+  const MbufMeta meta{egress,
+                      static_cast<uint8_t>(pp.l3_offset),
+                      static_cast<uint8_t>(q),
+                      (pp.tos & 3) != 0,
+                      false,
+                      detours != 0};
+  mbuf_meta_set(m, meta);
   if (sw.ingress_meta) {
     MbufExtra* x = mbuf_extra(m);
     x->ingress = in.index;  // modules account by ingress (PFC, BFC, Floodgate)
@@ -81,7 +86,7 @@ void Worker::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint6
     if (!go) return;
   }
   if (out.owner_slot == w_.slot) {
-    admit(m, now);
+    admit(out, m, meta, now);
   } else {
     stage_remote(out.owner_slot, m, now);
   }

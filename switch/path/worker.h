@@ -11,10 +11,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <tuple>
 
 #include "lib/control/control_frame.h"
+#include "lib/control/data_shim.h"
 #include "lib/emulator/event_calendar.h"
 #include "lib/net/ethertypes.h"
 #include "lib/net/packet_parser.h"
@@ -71,13 +73,16 @@ class Worker {
   // the lcore that owns it.
   void admit(rte_mbuf* m, uint64_t now);
   void to_admission(rte_mbuf* m, uint64_t now);
+  // admit() with the metadata forward has just written (not read back).
+  void admit(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now);
   // A packet a gate step held goes on to queue choice (its bytes are in the
   // buffer already).
   void admit_released(PortRuntime& out, rte_mbuf* m, uint64_t now);
   void stage_remote(unsigned slot, rte_mbuf* m, uint64_t now);
   // The Ethernet header for `out` (and the shim where the plan has one);
   // returns the IP header.
-  uint8_t* write_l2(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint16_t queue);
+  [[gnu::always_inline]] inline uint8_t* write_l2(PortRuntime& out, rte_mbuf* m,
+                                                  const MbufMeta& meta, uint16_t queue);
   // Where the IP header starts in a data frame write_l2 built for `out`.
   static uint32_t data_l3_offset(const PortRuntime& out) {
     return out.plan.data_shim ? kEthHeaderLen + kSluiceShimLen : kEthHeaderLen;
@@ -201,6 +206,31 @@ class Worker {
   static constexpr unsigned kMaxEvicted = 160;
   TmPacket evicted_[kMaxEvicted];
 };
+
+// VLAN tags and shims do not survive a routed hop: a fresh Ethernet header
+// goes right before the IP header, followed where the plan says by the
+// 0x88B6 shim that names the queue the packet takes here (and its detour
+// count). Returns the IP header.
+inline uint8_t* Worker::write_l2(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta,
+                                 uint16_t queue) {
+  const uint8_t l3_offset = meta.l3_offset;
+  const uint32_t len = data_l3_offset(out);
+  if (l3_offset > len) {
+    rte_pktmbuf_adj(m, static_cast<uint16_t>(l3_offset - len));
+  } else if (l3_offset < len) {
+    // Within the headroom every received mbuf has (RTE_PKTMBUF_HEADROOM).
+    rte_pktmbuf_prepend(m, static_cast<uint16_t>(len - l3_offset));
+  }
+  uint8_t* eth = rte_pktmbuf_mtod(m, uint8_t*);
+  std::memcpy(eth, out.eth_header, kEthHeaderLen);
+  if (out.plan.data_shim) {
+    const uint8_t detours = out.plan.shim_detours && meta.has_detours ? mbuf_extra(m)->detours : 0;
+    store_be16(eth + kEthHeaderLen - 2, kEtherTypeSluiceData);
+    write_shim(eth + kEthHeaderLen,
+               DataShim{queue, shard(out.switch_index), detours, kEtherTypeIpv4});
+  }
+  return eth + len;
+}
 
 // rte_eal_remote_launch entry point; arg is a Worker*.
 int worker_main(void* arg);
