@@ -179,6 +179,39 @@ class alignas(64) EgressPort {
     return {mark ? EnqueueVerdict::kEnqueuedMarked : EnqueueVerdict::kEnqueued, DropReason::kCount};
   }
 
+  // pass() for a run of packets (real time's cut-through, which sends a
+  // burst at a time): per packet the buffer admission and ECN decision,
+  // while the counts, residence and scheduler state are summed until
+  // pass_publish(), which must come before the next dequeue_burst.
+  EnqueueResult pass_summed(uint16_t queue, uint32_t bytes, bool ecn_capable) {
+    DropReason why;
+    if (!buffer_->admits(0, bytes, &why)) [[unlikely]]
+      return refuse(queue, bytes);
+    if (queue != passing_.queue) [[unlikely]] {
+      pass_publish();
+      passing_.queue = queue;
+    }
+    const bool mark = ecn_.should_mark(0, ecn_capable);
+    ++passing_.packets;
+    passing_.bytes += bytes;
+    passing_.marks += mark;
+    return {mark ? EnqueueVerdict::kEnqueuedMarked : EnqueueVerdict::kEnqueued, DropReason::kCount};
+  }
+  void pass_publish() {
+    if (passing_.packets == 0) return;
+    QueueStats& st = queues_[passing_.queue].stats;
+    st.enqueued_packets.add(passing_.packets);
+    st.enqueued_bytes.add(passing_.bytes);
+    st.dequeued_packets.add(passing_.packets);
+    st.dequeued_bytes.add(passing_.bytes);
+    if (passing_.marks != 0) st.ecn_marks.add(passing_.marks);
+    sched_.passed(passing_.queue);
+    residence_.add_to_bucket(LatencyHistogram::bucket_of(0), passing_.packets);
+    residence_.add_totals(passing_.packets, 0);
+    backlogged_ = false;
+    passing_.packets = passing_.bytes = passing_.marks = 0;
+  }
+
   // Control frames: strict priority over data, never paused, not charged to
   // the shared buffer, still paced by the shaper. False (and counted in
   // control_dropped) when the control queue is full.
@@ -506,6 +539,13 @@ class alignas(64) EgressPort {
   DrrScheduler sched_;
   LatencyHistogram residence_;
   RelaxedCounter shaper_lost_ns_;
+  // pass_summed()'s sums since the last pass_publish().
+  struct Passing {
+    uint16_t queue = 0;
+    uint32_t packets = 0;
+    uint64_t bytes = 0;
+    uint32_t marks = 0;
+  } passing_;
   uint64_t pause_until_ns_[kMaxQueues] = {};
   // Queueing by flow, after everything a class port reads: the queues, and
   // what the last dequeue_burst dropped (an array only such a port

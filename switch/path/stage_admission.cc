@@ -84,6 +84,30 @@ struct Worker::FlowQueuesChoice {
   void on_enqueued(Worker&, PortRuntime&, uint16_t, uint32_t, uint64_t) {}
 };
 
+// Real time, a port where no module takes a step, on a device: a packet
+// that finds the traffic manager empty, its queue unpaused and the shaper
+// off is what the next dequeue would send first, so it joins the burst
+// the port sends next (tx_pending) at once, with its queue's admission,
+// ECN decision and counts (EgressPort::pass_summed; transmit() publishes
+// the counts before it sends). That holds while the burst has only such
+// packets and room; a send the device did not take whole ends it. True
+// when it went (or was refused); false: the caller queues it.
+inline bool Worker::cut_through(PortRuntime& out, rte_mbuf* m, const TmPacket& tp,
+                                const MbufMeta& meta, uint16_t q, uint8_t* ip, uint64_t now) {
+  if (out.kind != PortKind::kEthdev || out.tx_pending_count != out.tx_cut || out.tx_cut == kBurst ||
+      !out.tm->can_pass(now, q))
+    return false;
+  const EnqueueResult r = out.tm->pass_summed(q, tp.bytes, meta.ecn_capable);
+  if (r.verdict == EnqueueVerdict::kDropped) {
+    refuse(out, m, r.reason, now);
+    return true;
+  }
+  if (r.verdict == EnqueueVerdict::kEnqueuedMarked) mark_ce(counters(out.index), ip);
+  out.tx_pending[out.tx_pending_count++] = m;
+  ++out.tx_cut;
+  return true;
+}
+
 // Steps 2 to 4 with the port's queue choice: a module's, where the plan
 // names one, queueing by flow, else Queues (the class map's).
 template <class Queues>
@@ -132,8 +156,13 @@ void Worker::admit_chosen(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, u
   if constexpr (requires { queues.enqueue(*this, out, m, tp, meta, now); }) {
     r = queues.enqueue(*this, out, m, tp, meta, now);
   } else {
-    if (fabric_ != nullptr && !held) [[unlikely]]
-      if (out.plan.straight() && pass_straight(out, m, tp, meta, q, ip, now)) return;
+    if (!held && out.plan.straight()) {
+      if (fabric_ != nullptr) [[unlikely]] {
+        if (pass_straight(out, m, tp, meta, q, ip, now)) return;
+      } else if (cut_through(out, m, tp, meta, q, ip, now)) {
+        return;
+      }
+    }
     r = held ? out.tm->enqueue_held(now, q, tp, meta.ecn_capable)
              : out.tm->enqueue(now, q, tp, meta.ecn_capable);
   }

@@ -314,6 +314,7 @@ bool Worker::drain_rings(uint64_t now) {
 inline bool Worker::send_pending(PortRuntime& port, uint64_t now) {
   PortCounters& c = counters(port.index);
   const unsigned sent = send(port, now, port.tx_pending, port.tx_pending_count);
+  port.tx_cut = 0;  // what the device left is no longer the next dequeue's
   if (sent == 0) return true;
   uint64_t bytes = 0;
   for (unsigned i = 0; i < sent; ++i) bytes += port.tx_pending[i]->pkt_len;
@@ -340,9 +341,18 @@ bool Worker::transmit(PortRuntime& port, uint64_t now) {
   });
   port.medium->begin_transmit(now, fabric_ != nullptr, *port.tm);
   port.tx_burst_full = false;
+  bool sent_cut = false;
+  if (port.tx_cut != 0) {
+    // What admission cut through (all of tx_pending) leaves first; once
+    // the device took it, what the traffic manager queued behind it.
+    port.tm->pass_publish();
+    send_pending(port, now);
+    if (port.tx_pending_count != 0) return true;
+    sent_cut = true;
+  }
   if (port.tx_pending_count == 0) {
     const unsigned n = schedule(port, now);
-    if (n == 0) return false;
+    if (n == 0) return sent_cut;
     if (port.plan.departure) depart(port, dequeued_, n, now);
     port.tx_pending_count = n;
     port.tx_burst_full = n == kBurst;

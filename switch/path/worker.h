@@ -173,6 +173,9 @@ class Worker {
   [[gnu::always_inline]] inline bool send_pending(PortRuntime& port, uint64_t now);
   bool pass_straight(PortRuntime& out, rte_mbuf* m, const TmPacket& tp, const MbufMeta& meta,
                      uint16_t q, uint8_t* ip, uint64_t now);
+  [[gnu::always_inline]] inline bool cut_through(PortRuntime& out, rte_mbuf* m, const TmPacket& tp,
+                                                 const MbufMeta& meta, uint16_t q, uint8_t* ip,
+                                                 uint64_t now);
   void depart(PortRuntime& port, const TmPacket* pkts, unsigned n, uint64_t now);
 
   void flush_staged(uint64_t now);

@@ -106,6 +106,9 @@ struct alignas(64) PortRuntime {
   unsigned owner_slot = 0;    // index into Runtime::workers
   StagePlan plan;             // the optional steps packets leaving here take
   bool tx_burst_full = false;  // the last transmit sent a whole dequeued burst
+  // Of tx_pending, how many admission cut through since the last send
+  // (real time; all of them when not 0).
+  uint8_t tx_cut = 0;
   unsigned tx_pending_count = 0;
   std::unique_ptr<EgressPort> tm;
   // What the port sends into and receives from (switch/ports/

@@ -11,8 +11,10 @@ it must answer. After a --duration stop, per switch:
 exactly; overload drops, ECN marks and each ingress drop reason are nonzero;
 and because infinite_rx replays the capture in order, each ingress drop
 reason and the ARP count on a port follow exactly from its rx_packets.
-Run with one worker lcore, and with p0 and p1 on different workers (packets
-cross on rings)."""
+Run with one worker lcore, with p0 and p1 on different workers (packets
+cross on rings), and with p0 unshaped, so that what p1 receives for it is
+cut through its idle queue to the device (docs/traffic-manager.md,
+"Straight through an idle port")."""
 
 import os
 
@@ -64,7 +66,7 @@ def expected_count(kinds, kind, rx):
     return full * kinds.count(kind) + kinds[:rest].count(kind)
 
 
-def run(binary, tmp, name, workers, lcores):
+def run(binary, tmp, name, workers, lcores, p0_rate="10Gbps"):
     a, ka = capture(P0_PEER, P0_MAC, "10.0.0.", "10.0.1.", "10.0.0.1", (1514,), tos=0x02)
     b, kb = capture(P1_PEER, P1_MAC, "10.0.1.", "10.0.0.", "10.0.1.1", (64, 128), tos=0)
     pa, pb = os.path.join(tmp, "a.pcap"), os.path.join(tmp, "b.pcap")
@@ -72,7 +74,7 @@ def run(binary, tmp, name, workers, lcores):
     harness.write_pcap(pb, b)
     ports = [
         harness.port("p0", f"net_pcap0,rx_pcap={pa},infinite_rx=1", P0_MAC, P0_PEER,
-                     "10.0.0.1/24", rate="10Gbps"),
+                     "10.0.0.1/24", rate=p0_rate),
         harness.port("p1", f"net_pcap1,rx_pcap={pb},infinite_rx=1", P1_MAC, P1_PEER,
                      "10.0.1.1/24", rate="100Mbps"),
     ]
@@ -115,6 +117,7 @@ def test(binary, srcdir):
     with harness.TempDir("counters") as tmp:
         run(binary, tmp, "one-worker", None, None)
         run(binary, tmp, "two-workers", [(1, ["s1/p0"]), (2, ["s1/p1"])], "0@0,1@0,2@1")
+        run(binary, tmp, "unshaped-p0", None, None, p0_rate="0")
 
 
 if __name__ == "__main__":

@@ -456,5 +456,96 @@ TEST(EgressPort, PassIsEnqueueThenDequeue) {
   }
 }
 
+// pass_summed() is pass() with its counts published later: two ports fed
+// the same arrivals, pauses and dequeues, one passing each packet it may
+// with pass() and the other with pass_summed() (publishing before every
+// dequeue, as the worker does before its next transmit), agree on every
+// verdict, and once published on every count, the residence histogram
+// and the order of what they queue afterwards. A third port on each
+// buffer holds bytes, so that passes are refused too. (No ECN setting
+// marks an empty queue, so the marks compared are the queued packets';
+// RED's coin, drawn for every pass, keeps them in step.)
+TEST(EgressPort, PassSummedIsPassPublishedLater) {
+  SharedBuffer buffer_a(6000, 1.0), buffer_b(6000, 1.0);
+  EgressPortConfig cfg = small_config();
+  cfg.drr_quantum_bytes = 700;
+  cfg.ecn.mode = EcnMode::kRed;
+  cfg.ecn.red_min_bytes = 0;
+  cfg.ecn.red_max_bytes = 2000;
+  cfg.ecn.red_pmax = 0.5;
+  EgressPort a(cfg, &buffer_a), b(cfg, &buffer_b);
+  EgressPort filler_a(cfg, &buffer_a), filler_b(cfg, &buffer_b);
+  std::mt19937_64 rng(11);
+  uint64_t now = 0;
+  unsigned passed = 0, refused = 0;
+  auto same_counts = [&] {
+    for (uint16_t i = 0; i < 4; ++i) {
+      const QueueStats &sa = a.queue_stats(i), &sb = b.queue_stats(i);
+      ASSERT_EQ(sa.enqueued_packets.get(), sb.enqueued_packets.get());
+      ASSERT_EQ(sa.enqueued_bytes.get(), sb.enqueued_bytes.get());
+      ASSERT_EQ(sa.dequeued_packets.get(), sb.dequeued_packets.get());
+      ASSERT_EQ(sa.dequeued_bytes.get(), sb.dequeued_bytes.get());
+      ASSERT_EQ(sa.ecn_marks.get(), sb.ecn_marks.get());
+      for (unsigned d = 0; d < kDropReasonCount; ++d)
+        ASSERT_EQ(sa.drops[d].get(), sb.drops[d].get());
+    }
+    ASSERT_EQ(a.residence().total(), b.residence().total());
+    ASSERT_EQ(a.residence().sum_ns(), b.residence().sum_ns());
+    for (unsigned i = 0; i < LatencyHistogram::bucket_count(); ++i)
+      ASSERT_EQ(a.residence().count(i), b.residence().count(i));
+  };
+  for (int step = 0; step < 20000; ++step) {
+    now += rng() % 50;
+    const unsigned op = static_cast<unsigned>(rng() % 12);
+    const uint16_t q = static_cast<uint16_t>(rng() % 4);
+    if (op < 6) {
+      const TmPacket p =
+          packet(64 + static_cast<uint32_t>(rng() % 1400), static_cast<uint16_t>(step));
+      const bool ect = rng() % 2 == 0;
+      ASSERT_EQ(a.can_pass(now, q), b.can_pass(now, q));
+      if (b.can_pass(now, q)) {
+        const EnqueueResult ra = a.pass(q, p, ect);
+        const EnqueueResult rb = b.pass_summed(q, p.bytes, ect);
+        ASSERT_EQ(ra.verdict, rb.verdict);
+        ASSERT_EQ(ra.reason, rb.reason);
+        ++(ra.verdict == EnqueueVerdict::kDropped ? refused : passed);
+      } else {
+        ASSERT_EQ(a.enqueue(now, q, p, ect).verdict, b.enqueue(now, q, p, ect).verdict);
+      }
+    } else if (op < 8) {  // the other port's traffic fills and drains the buffer
+      if (rng() % 2 == 0) {
+        const TmPacket p = packet(500 + static_cast<uint32_t>(rng() % 1000));
+        ASSERT_EQ(filler_a.enqueue(now, q, p, false).verdict,
+                  filler_b.enqueue(now, q, p, false).verdict);
+      } else {
+        ASSERT_EQ(take(filler_a, now, 2).size(), take(filler_b, now, 2).size());
+      }
+    } else if (op < 11) {
+      b.pass_publish();
+      same_counts();
+      const unsigned max = 1 + static_cast<unsigned>(rng() % 3);
+      const std::vector<TmPacket> oa = take(a, now, max), ob = take(b, now, max);
+      ASSERT_EQ(oa.size(), ob.size());
+      for (size_t i = 0; i < oa.size(); ++i) ASSERT_EQ(oa[i].aux, ob[i].aux);
+    } else if (rng() % 2 == 0) {
+      const uint64_t until = now + rng() % 300;
+      a.pause_queue(q, until);
+      b.pause_queue(q, until);
+    } else {
+      a.resume_queue(q);
+      b.resume_queue(q);
+    }
+    ASSERT_EQ(buffer_a.used(), buffer_b.used());
+    ASSERT_EQ(a.queued_packets(), b.queued_packets());
+  }
+  b.pass_publish();
+  same_counts();
+  // Runs of passes, refusals and marks all happened.
+  EXPECT_GT(passed, 1000u);
+  EXPECT_GT(refused, 10u);
+  EXPECT_GT(a.ecn_marks(), 0u);
+  EXPECT_EQ(a.ecn_marks(), b.ecn_marks());
+}
+
 }  // namespace
 }  // namespace sluice
