@@ -304,8 +304,8 @@ void FabricLoop::admitted(PortRuntime& out, uint64_t now) {
 bool FabricLoop::sends_at_once(const PortRuntime& out, uint64_t now) const {
   if (ports_[out.index]->tx_due() != CalendarElement::kNever || out.tx_pending_count != 0)
     return false;
-  return out.medium->has_wire() ? out.medium->wire_free_ns() <= now
-                                : out.tm->shaper().next_ready_ns() <= now;
+  return out.link_out != nullptr ? out.link_out->timing.wire_free_ns() <= now
+                                 : out.tm->shaper().next_ready_ns() <= now;
 }
 
 void FabricLoop::passed(PortRuntime& out, rte_mbuf* m, uint64_t now) {

@@ -83,8 +83,8 @@ uint64_t PortElement::rx_due(uint64_t now) {
 uint64_t PortElement::wire_due(uint64_t now) const {
   if (port_.tx_pending_count != 0) return now;
   uint64_t due = port_.tm->next_event_ns(now);
-  if (due != UINT64_MAX && port_.medium->has_wire())
-    due = std::max(due, port_.medium->wire_free_ns());
+  if (due != UINT64_MAX && port_.link_out != nullptr)
+    due = std::max(due, port_.link_out->timing.wire_free_ns());
   return due;
 }
 

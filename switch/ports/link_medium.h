@@ -34,8 +34,6 @@ class LinkMedium final : public PortMedium {
   const rte_mbuf* next_frame() const override {
     return stage_.head < stage_.count ? stage_.pkts[stage_.head] : nullptr;
   }
-  bool has_wire() const override { return true; }
-  uint64_t wire_free_ns() const override { return out_.timing.wire_free_ns(); }
   uint32_t discard_in_flight() override;
 
  private:

@@ -59,10 +59,6 @@ class PortMedium {
   // known without reading anything cold (nullptr: none, or not known). A
   // hint: the loop asks for its memory before the port is handled.
   virtual const rte_mbuf* next_frame() const { return nullptr; }
-  // A wire of its own that paces what leaves (an internal link), instead
-  // of the traffic manager's shaper; and when it is free for the next frame.
-  virtual bool has_wire() const { return false; }
-  virtual uint64_t wire_free_ns() const { return 0; }
   // What is sent toward it may change what it does next (an emulated
   // host's NIC obeys pauses and hands frames to its transports).
   virtual bool answers() const { return false; }

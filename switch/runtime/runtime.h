@@ -114,7 +114,8 @@ struct alignas(64) PortRuntime {
   // What the port sends into and receives from (switch/ports/
   // port_medium.h): a NIC, one end of an internal link, an emulated host.
   std::unique_ptr<PortMedium> medium;
-  // Internal links: the direction this port sends into (kind kLink).
+  // Internal links: the direction this port sends into (kind kLink),
+  // whose wire paces what leaves instead of the traffic manager's shaper.
   LinkDirection* link_out = nullptr;
   // An emulated host's capture-file port, owned by the medium (kind kPcap),
   // for what only it has: its replay, captures, NIC and transports.
