@@ -227,7 +227,7 @@ bool Worker::poll_port(PortRuntime& port, uint64_t now) {
   const unsigned n = receive(port, now, pkts);
   if (n == 0) return false;
   PortCounters& c = counters(port.index);
-  if (n == 1) {  // exact time's burst: the one frame due at this instant
+  if (n == 1) {  // exact time's usual burst (one frame due at an instant)
     rte_mbuf* m = pkts[0];
     const uint32_t len = m->pkt_len;
     ParsedPacket pp;
