@@ -160,29 +160,16 @@ class alignas(64) EgressPort {
   // residence (0) and scheduler state. The caller sends the packet now
   // unless it was dropped.
   EnqueueResult pass(uint16_t queue, const TmPacket& pkt, bool ecn_capable) {
-    const uint32_t bytes = pkt.bytes;
-    if (!buffer_->try_charge(0, bytes)) [[unlikely]]
-      return refuse(queue, bytes);
-    const bool mark = ecn_.should_mark(0, ecn_capable);
-    QueueStats& st = queues_[queue].stats;
-    st.enqueued_packets.add(1);
-    st.enqueued_bytes.add(bytes);
-    if (mark) [[unlikely]]
-      st.ecn_marks.add(1);
-    sched_.passed(queue);
-    st.dequeued_packets.add(1);
-    st.dequeued_bytes.add(bytes);
-    buffer_->release(bytes);
-    residence_.add_to_bucket(LatencyHistogram::bucket_of(0), 1);
-    residence_.add_totals(1, 0);
-    backlogged_ = false;
-    return {mark ? EnqueueVerdict::kEnqueuedMarked : EnqueueVerdict::kEnqueued, DropReason::kCount};
+    const EnqueueResult r = pass_summed(queue, pkt.bytes, ecn_capable);
+    pass_publish();
+    return r;
   }
 
-  // pass() for a run of packets (real time's cut-through, which sends a
-  // burst at a time): per packet the buffer admission and ECN decision,
-  // while the counts, residence and scheduler state are summed until
-  // pass_publish(), which must come before the next dequeue_burst.
+  // pass() in two halves, for a run of packets (real time's cut-through,
+  // which sends a burst at a time): per packet the buffer admission and
+  // ECN decision, while the counts, residence and scheduler state are
+  // summed until pass_publish(), which must come before the next
+  // dequeue_burst.
   EnqueueResult pass_summed(uint16_t queue, uint32_t bytes, bool ecn_capable) {
     DropReason why;
     if (!buffer_->admits(0, bytes, &why)) [[unlikely]]
@@ -539,12 +526,14 @@ class alignas(64) EgressPort {
   DrrScheduler sched_;
   LatencyHistogram residence_;
   RelaxedCounter shaper_lost_ns_;
-  // pass_summed()'s sums since the last pass_publish().
+  // pass_summed()'s sums since the last pass_publish() (a burst at most;
+  // pass() publishes each packet). 16 bytes, so that they share the
+  // residence histogram's last line, which a pass writes anyway.
   struct Passing {
-    uint16_t queue = 0;
-    uint32_t packets = 0;
     uint64_t bytes = 0;
-    uint32_t marks = 0;
+    uint32_t packets = 0;
+    uint16_t marks = 0;
+    uint16_t queue = 0;
   } passing_;
   uint64_t pause_until_ns_[kMaxQueues] = {};
   // Queueing by flow, after everything a class port reads: the queues, and

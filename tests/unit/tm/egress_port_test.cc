@@ -378,6 +378,25 @@ TEST(EgressPort, PausedQueuesCountsQueueAndPortPausesUntilTheyEnd) {
   EXPECT_EQ(port.pause_ended_ns(1, 5'000, 5'001), 5'001u);
 }
 
+// Two ports that should have counted the same: every queue's counts,
+// marks and drops, and the residence histogram. (Call through
+// ASSERT_NO_FATAL_FAILURE.)
+void expect_same_counts(const EgressPort& a, const EgressPort& b) {
+  for (uint16_t i = 0; i < a.num_queues(); ++i) {
+    const QueueStats &sa = a.queue_stats(i), &sb = b.queue_stats(i);
+    ASSERT_EQ(sa.enqueued_packets.get(), sb.enqueued_packets.get());
+    ASSERT_EQ(sa.enqueued_bytes.get(), sb.enqueued_bytes.get());
+    ASSERT_EQ(sa.dequeued_packets.get(), sb.dequeued_packets.get());
+    ASSERT_EQ(sa.dequeued_bytes.get(), sb.dequeued_bytes.get());
+    ASSERT_EQ(sa.ecn_marks.get(), sb.ecn_marks.get());
+    for (unsigned d = 0; d < kDropReasonCount; ++d) ASSERT_EQ(sa.drops[d].get(), sb.drops[d].get());
+  }
+  ASSERT_EQ(a.residence().total(), b.residence().total());
+  ASSERT_EQ(a.residence().sum_ns(), b.residence().sum_ns());
+  for (unsigned i = 0; i < LatencyHistogram::bucket_count(); ++i)
+    ASSERT_EQ(a.residence().count(i), b.residence().count(i));
+}
+
 // pass() is enqueue() followed at once by a dequeue_burst() that takes the
 // packet: two ports fed the same arrivals, pauses and dequeues, one passing
 // each packet it may (can_pass) and the other queueing it and taking it
@@ -435,18 +454,7 @@ TEST(EgressPort, PassIsEnqueueThenDequeue) {
       }
       ASSERT_EQ(buffer_a.used(), buffer_b.used());
       ASSERT_EQ(a.queued_packets(), b.queued_packets());
-      for (uint16_t i = 0; i < 4; ++i) {
-        const QueueStats &sa = a.queue_stats(i), &sb = b.queue_stats(i);
-        ASSERT_EQ(sa.enqueued_packets.get(), sb.enqueued_packets.get());
-        ASSERT_EQ(sa.enqueued_bytes.get(), sb.enqueued_bytes.get());
-        ASSERT_EQ(sa.dequeued_packets.get(), sb.dequeued_packets.get());
-        ASSERT_EQ(sa.dequeued_bytes.get(), sb.dequeued_bytes.get());
-        ASSERT_EQ(sa.ecn_marks.get(), sb.ecn_marks.get());
-      }
-      ASSERT_EQ(a.residence().total(), b.residence().total());
-      ASSERT_EQ(a.residence().sum_ns(), b.residence().sum_ns());
-      for (unsigned i = 0; i < LatencyHistogram::bucket_count(); ++i)
-        ASSERT_EQ(a.residence().count(i), b.residence().count(i));
+      ASSERT_NO_FATAL_FAILURE(expect_same_counts(a, b));
     }
     // The case is exercised both ways.
     EXPECT_GT(passed, 1000u);
@@ -456,13 +464,14 @@ TEST(EgressPort, PassIsEnqueueThenDequeue) {
   }
 }
 
-// pass_summed() is pass() with its counts published later: two ports fed
-// the same arrivals, pauses and dequeues, one passing each packet it may
-// with pass() and the other with pass_summed() (publishing before every
-// dequeue, as the worker does before its next transmit), agree on every
-// verdict, and once published on every count, the residence histogram
-// and the order of what they queue afterwards. A third port on each
-// buffer holds bytes, so that passes are refused too. (No ECN setting
+// pass_summed() is the same enqueue and dequeue with its counts published
+// later: two ports fed the same arrivals, pauses and dequeues, one
+// queueing each packet that may pass and taking it out at once, the other
+// passing it with pass_summed() (publishing before every dequeue, as the
+// worker does before its next transmit), agree on every verdict, and once
+// published on every count, the residence histogram and the order of
+// what they queue afterwards. A third port on each buffer holds bytes, so
+// that passes are refused too. (No ECN setting
 // marks an empty queue, so the marks compared are the queued packets';
 // RED's coin, drawn for every pass, keeps them in step.)
 TEST(EgressPort, PassSummedIsPassPublishedLater) {
@@ -478,22 +487,6 @@ TEST(EgressPort, PassSummedIsPassPublishedLater) {
   std::mt19937_64 rng(11);
   uint64_t now = 0;
   unsigned passed = 0, refused = 0;
-  auto same_counts = [&] {
-    for (uint16_t i = 0; i < 4; ++i) {
-      const QueueStats &sa = a.queue_stats(i), &sb = b.queue_stats(i);
-      ASSERT_EQ(sa.enqueued_packets.get(), sb.enqueued_packets.get());
-      ASSERT_EQ(sa.enqueued_bytes.get(), sb.enqueued_bytes.get());
-      ASSERT_EQ(sa.dequeued_packets.get(), sb.dequeued_packets.get());
-      ASSERT_EQ(sa.dequeued_bytes.get(), sb.dequeued_bytes.get());
-      ASSERT_EQ(sa.ecn_marks.get(), sb.ecn_marks.get());
-      for (unsigned d = 0; d < kDropReasonCount; ++d)
-        ASSERT_EQ(sa.drops[d].get(), sb.drops[d].get());
-    }
-    ASSERT_EQ(a.residence().total(), b.residence().total());
-    ASSERT_EQ(a.residence().sum_ns(), b.residence().sum_ns());
-    for (unsigned i = 0; i < LatencyHistogram::bucket_count(); ++i)
-      ASSERT_EQ(a.residence().count(i), b.residence().count(i));
-  };
   for (int step = 0; step < 20000; ++step) {
     now += rng() % 50;
     const unsigned op = static_cast<unsigned>(rng() % 12);
@@ -504,10 +497,15 @@ TEST(EgressPort, PassSummedIsPassPublishedLater) {
       const bool ect = rng() % 2 == 0;
       ASSERT_EQ(a.can_pass(now, q), b.can_pass(now, q));
       if (b.can_pass(now, q)) {
-        const EnqueueResult ra = a.pass(q, p, ect);
         const EnqueueResult rb = b.pass_summed(q, p.bytes, ect);
+        const EnqueueResult ra = a.enqueue(now, q, p, ect);
         ASSERT_EQ(ra.verdict, rb.verdict);
         ASSERT_EQ(ra.reason, rb.reason);
+        if (ra.verdict != EnqueueVerdict::kDropped) {
+          const std::vector<TmPacket> out = take(a, now, 1);
+          ASSERT_EQ(out.size(), 1u);  // the reference takes the same packet at once
+          ASSERT_EQ(out[0].aux, p.aux);
+        }
         ++(ra.verdict == EnqueueVerdict::kDropped ? refused : passed);
       } else {
         ASSERT_EQ(a.enqueue(now, q, p, ect).verdict, b.enqueue(now, q, p, ect).verdict);
@@ -522,7 +520,7 @@ TEST(EgressPort, PassSummedIsPassPublishedLater) {
       }
     } else if (op < 11) {
       b.pass_publish();
-      same_counts();
+      ASSERT_NO_FATAL_FAILURE(expect_same_counts(a, b));
       const unsigned max = 1 + static_cast<unsigned>(rng() % 3);
       const std::vector<TmPacket> oa = take(a, now, max), ob = take(b, now, max);
       ASSERT_EQ(oa.size(), ob.size());
@@ -539,7 +537,7 @@ TEST(EgressPort, PassSummedIsPassPublishedLater) {
     ASSERT_EQ(a.queued_packets(), b.queued_packets());
   }
   b.pass_publish();
-  same_counts();
+  ASSERT_NO_FATAL_FAILURE(expect_same_counts(a, b));
   // Runs of passes, refusals and marks all happened.
   EXPECT_GT(passed, 1000u);
   EXPECT_GT(refused, 10u);
