@@ -95,6 +95,7 @@ PfcModule::PfcModule(Worker& w) : w_(w), s_(state(w.rt())) {
     if (at(port) != nullptr && at(port)->ingress->config().dynamic_alpha > 0)
       dynamic_[port.switch_index].push_back(p);
   }
+  for (const auto& ports : dynamic_) any_dynamic_ |= !ports.empty();
 }
 
 void PfcModule::before_enqueue(PortRuntime&, rte_mbuf* m, TmPacket& tp) {
@@ -246,10 +247,6 @@ void PfcModule::touch_dynamic(uint16_t sw) {
   if (sw >= dynamic_.size()) return;
   for (uint16_t p : dynamic_[sw]) w_.touch_misc(p);
 }
-
-void PfcModule::port_moved(const PortRuntime& port) { touch_dynamic(port.switch_index); }
-
-void PfcModule::admitted_at(const PortRuntime& out) { touch_dynamic(out.switch_index); }
 
 void PfcModule::collect(const Runtime& rt, MetricFamilies& out) {
   using prometheus::MetricType;

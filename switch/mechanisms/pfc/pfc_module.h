@@ -82,8 +82,14 @@ class PfcModule {
   // follows the free buffer that a port's packets just changed.
   uint64_t port_timers_due(const PortRuntime& port, uint64_t now) const;
   void port_timers(PortRuntime& port, uint64_t now);
-  void port_moved(const PortRuntime& port);
-  void admitted_at(const PortRuntime& out);
+  // Inline: asked for every frame a port moves, and a no-op on a fabric
+  // without pfc.dynamic.
+  void port_moved(const PortRuntime& port) {
+    if (any_dynamic_) touch_dynamic(port.switch_index);
+  }
+  void admitted_at(const PortRuntime& out) {
+    if (any_dynamic_) touch_dynamic(out.switch_index);
+  }
 
   static void collect(const Runtime& rt, MetricFamilies& out);
   static void summary_port(const Runtime& rt, uint16_t port, JsonFields& f);
@@ -103,6 +109,7 @@ class PfcModule {
   // Per switch: this lcore's ports whose XOFF threshold follows the free
   // buffer (pfc.dynamic).
   std::vector<std::vector<uint16_t>> dynamic_;
+  bool any_dynamic_ = false;
 };
 
 }  // namespace sluice

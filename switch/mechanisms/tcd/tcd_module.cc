@@ -55,16 +55,6 @@ void TcdModule::slow_timers(PortRuntime& port, uint64_t now) {
   t->tick(now, [&](unsigned q) { return tm.queue_bytes(static_cast<uint16_t>(q)); });
 }
 
-uint8_t TcdModule::port_received(PortRuntime& port, uint64_t now) {
-  if (at(port) == nullptr) return 0;
-  track_pauses(port, now);
-  return FabricLoop::kMisc;
-}
-
-uint8_t TcdModule::port_transmitted(const PortRuntime& port) const {
-  return at(port) != nullptr ? FabricLoop::kMisc : 0;
-}
-
 uint64_t TcdModule::port_timers_due(const PortRuntime& port, uint64_t now) const {
   const TcdPort* t = at(port);
   if (t == nullptr) return EventCalendar::kNever;

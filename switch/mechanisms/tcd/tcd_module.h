@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "lib/mechanisms/tcd/tcd_port.h"
+#include "switch/emulator/fabric_loop.h"
 #include "switch/ops/module_reports.h"
 #include "switch/path/stage_plan.h"
 #include "switch/runtime/runtime.h"
@@ -49,8 +50,15 @@ class TcdModule {
   void finish_port(PortRuntime& port, uint64_t end_ns) { slow_timers(port, end_ns); }
   // Exact time: TCD sees a pause or resume the instant it is received, and
   // a pause end whether or not frames wait (the port's timers' part).
-  uint8_t port_received(PortRuntime& port, uint64_t now);
-  uint8_t port_transmitted(const PortRuntime& port) const;
+  // Inline: asked for every frame a port moves, off TCD a test of one word.
+  uint8_t port_received(PortRuntime& port, uint64_t now) {
+    if (at(port) == nullptr) return 0;
+    track_pauses(port, now);
+    return FabricLoop::kMisc;
+  }
+  uint8_t port_transmitted(const PortRuntime& port) const {
+    return at(port) != nullptr ? FabricLoop::kMisc : 0;
+  }
   uint64_t port_timers_due(const PortRuntime& port, uint64_t now) const;
   void port_timers(PortRuntime& port, uint64_t now);
 
