@@ -18,14 +18,24 @@ NicQueues::NicQueues(uint32_t queues, uint32_t capacity, uint64_t sticky_ns)
 // A queue is taken by its owner while it holds frames, is held paused, or
 // was active within the sticky time.
 bool NicQueues::taken(uint32_t q, uint64_t now_ns, uint64_t held_mask) const {
-  if (!owned_[q]) return false;
+  if (!((owned_ >> q) & 1)) return false;
   if (counts_[q] != 0 || ((held_mask >> q) & 1)) return true;
   return now_ns - last_active_ns_[q] < sticky_ns_;
 }
 
+// The lowest taken queue the key owns. Only the live queues and the held
+// ones can be taken. A live queue found free with its last activity behind
+// it leaves the live set: only a push or an assignment makes it taken again,
+// as time only moves on. (A pop dates activity at the frame's start, which
+// may be ahead of now.)
 uint32_t NicQueues::queue_of(uint64_t key, uint64_t now_ns, uint64_t held_mask) {
-  for (uint32_t q = 0; q < num_queues_; ++q) {
-    if (owned_[q] && owner_[q] == key && taken(q, now_ns, held_mask)) return q;
+  for (uint64_t m = (live_ | held_mask) & owned_; m != 0; m &= m - 1) {
+    const uint32_t q = static_cast<uint32_t>(__builtin_ctzll(m));
+    if (!taken(q, now_ns, held_mask)) {
+      if (now_ns >= last_active_ns_[q]) live_ &= ~(uint64_t{1} << q);
+      continue;
+    }
+    if (owner_[q] == key) return q;
   }
   return assign(key, now_ns, held_mask);
 }
@@ -36,7 +46,8 @@ uint32_t NicQueues::assign(uint64_t key, uint64_t now_ns, uint64_t held_mask) {
     if (taken(q, now_ns, held_mask)) continue;
     search_start_ = (q + 1) % num_queues_;
     owner_[q] = key;
-    owned_[q] = true;
+    owned_ |= uint64_t{1} << q;
+    live_ |= uint64_t{1} << q;
     last_active_ns_[q] = now_ns;
     return q;
   }
@@ -59,6 +70,7 @@ void NicQueues::push(uint32_t q, const NicFrame& f, uint64_t now_ns) {
   ++counts_[q];
   ++held_;
   nonempty_ |= uint64_t{1} << q;
+  live_ |= uint64_t{1} << q;
   last_active_ns_[q] = now_ns;
 }
 

@@ -72,7 +72,11 @@ class NicQueues {
   uint32_t tails_[kMaxQueues];
   uint32_t counts_[kMaxQueues] = {};
   uint64_t owner_[kMaxQueues] = {};  // the key the queue was last assigned to
-  bool owned_[kMaxQueues] = {};      // owner_ is meaningful
+  uint64_t owned_ = 0;  // by queue: owner_ is meaningful
+  // By queue: pushed to or assigned, and not since found free. A superset
+  // of the taken queues not held, so that finding a key's queue looks only
+  // at the few a host is using.
+  uint64_t live_ = 0;
   uint64_t last_active_ns_[kMaxQueues] = {};
   uint32_t search_start_ = 0;
 };

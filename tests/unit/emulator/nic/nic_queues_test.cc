@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <vector>
 
 namespace sluice {
@@ -74,6 +75,85 @@ TEST(NicQueues, FifoPerQueueAndCapacity) {
   EXPECT_EQ(drain(q, 0), (std::vector<uint32_t>{4, 5}));
   EXPECT_EQ(drain(q, 1), (std::vector<uint32_t>{2}));
   EXPECT_EQ(q.held(), 0u);
+}
+
+// The rule written out as a full scan of every queue: a key's queue is the
+// lowest one it owns that holds frames, is held, or was active within the
+// sticky time; else the first free one from a rotating start; else key %
+// queues. queue_of() looks only at the queues a host is using; on random
+// traffic (held masks, pops dated ahead of now, keys that come back after
+// their queue went free and was then held) both must agree on every call.
+class ScanModel {
+ public:
+  ScanModel(uint32_t queues, uint64_t sticky) : n_(queues), sticky_(sticky) {}
+  bool taken(uint32_t q, uint64_t now, uint64_t held) const {
+    if (!owned_[q]) return false;
+    if (count_[q] != 0 || ((held >> q) & 1)) return true;
+    return now - active_[q] < sticky_;
+  }
+  uint32_t queue_of(uint64_t key, uint64_t now, uint64_t held) {
+    for (uint32_t q = 0; q < n_; ++q)
+      if (owned_[q] && owner_[q] == key && taken(q, now, held)) return q;
+    for (uint32_t i = 0; i < n_; ++i) {
+      const uint32_t q = (start_ + i) % n_;
+      if (taken(q, now, held)) continue;
+      start_ = (q + 1) % n_;
+      owner_[q] = key;
+      owned_[q] = true;
+      active_[q] = now;
+      return q;
+    }
+    return static_cast<uint32_t>(key % n_);
+  }
+  void push(uint32_t q, uint64_t now) {
+    ++count_[q];
+    active_[q] = now;
+  }
+  void pop(uint32_t q, uint64_t at) {
+    --count_[q];
+    active_[q] = at;
+  }
+  uint32_t count(uint32_t q) const { return count_[q]; }
+
+ private:
+  uint32_t n_;
+  uint64_t sticky_;
+  uint32_t start_ = 0;
+  uint64_t owner_[NicQueues::kMaxQueues] = {};
+  bool owned_[NicQueues::kMaxQueues] = {};
+  uint32_t count_[NicQueues::kMaxQueues] = {};
+  uint64_t active_[NicQueues::kMaxQueues] = {};
+};
+
+TEST(NicQueues, LooksOnlyAtQueuesInUseYetAgreesWithAFullScan) {
+  for (uint32_t queues : {1u, 4u, 32u, 64u}) {
+    std::mt19937_64 rng(queues);
+    NicQueues q(queues, 1000, 500);
+    ScanModel model(queues, 500);
+    uint64_t now = 0;
+    uint32_t id = 0;
+    for (int step = 0; step < 200'000; ++step) {
+      now += rng() % 60;
+      const uint32_t op = rng() % 10;
+      if (op < 5 && !q.full()) {
+        const uint64_t key = rng() % (queues + 6);
+        // A held mask names a few queues, used or not.
+        const uint64_t held = (rng() % 4 == 0) ? rng() & rng() & rng() : 0;
+        const uint32_t got = q.queue_of(key, now, held);
+        ASSERT_EQ(got, model.queue_of(key, now, held)) << "step " << step;
+        q.push(got, frame(id++), now);
+        model.push(got, now);
+      } else {
+        const uint32_t at = static_cast<uint32_t>(rng() % queues);
+        if (model.count(at) == 0) continue;
+        // A frame's start may lie ahead of now (the wire was busy).
+        const uint64_t start = now + (rng() % 3 == 0 ? rng() % 800 : 0);
+        q.pop(at, start);
+        model.pop(at, start);
+      }
+    }
+    EXPECT_GT(id, 50'000u);
+  }
 }
 
 TEST(NicQueues, QueueCountIsClamped) {
