@@ -26,8 +26,8 @@ class LinkTiming {
   // rate_bps 0: no serialisation time (only the delay).
   LinkTiming(uint64_t rate_bps, uint32_t overhead_bytes, uint64_t delay_ns)
       : ps_per_byte_x1024_(rate_bps == 0 ? 0 : (8'000'000'000'000ull << 10) / rate_bps),
-        overhead_bytes_(overhead_bytes),
-        delay_ns_(delay_ns) {}
+        delay_ns_(delay_ns),
+        overhead_bytes_(overhead_bytes) {}
 
   // Due time (ns) at the far end of a frame of `bytes` handed over at now_ns.
   uint64_t depart(uint64_t now_ns, uint32_t bytes) {
@@ -35,13 +35,14 @@ class LinkTiming {
     if (wire_free_ps_x1024_ < now_ps) wire_free_ps_x1024_ = now_ps;
     wire_free_ps_x1024_ +=
         static_cast<unsigned __int128>(bytes + overhead_bytes_) * ps_per_byte_x1024_;
-    return divide_by_1000(wire_free_ps_x1024_ >> 10) + delay_ns_;
+    wire_free_ns_ = divide_by_1000(wire_free_ps_x1024_ >> 10);
+    return wire_free_ns_ + delay_ns_;
   }
 
   uint64_t delay_ns() const { return delay_ns_; }
 
   // When the wire finishes the last frame handed over (ns).
-  uint64_t wire_free_ns() const { return divide_by_1000(wire_free_ps_x1024_ >> 10); }
+  uint64_t wire_free_ns() const { return wire_free_ns_; }
   // Serialisation time already committed to the wire beyond now_ns: what a
   // pause can no longer hold back.
   uint64_t backlog_ns(uint64_t now_ns) const {
@@ -56,8 +57,10 @@ class LinkTiming {
 
  private:
   uint64_t ps_per_byte_x1024_;  // picoseconds per byte, 10 fractional bits
-  uint32_t overhead_bytes_;
   uint64_t delay_ns_;
+  // wire_free_ps_x1024_ in ns, kept: asked several times per frame sent.
+  uint64_t wire_free_ns_ = 0;
+  uint32_t overhead_bytes_;
   unsigned __int128 wire_free_ps_x1024_ = 0;  // when the wire finishes its last frame
 };
 
