@@ -41,6 +41,7 @@ class TcdModule {
     p.add(Step::kDepart, kId);
   }
   static TcdPort* at(const PortRuntime& p) { return static_cast<TcdPort*>(p.module[kId]); }
+  static bool runs_at(const PortRuntime& p) { return p.plan.takes(Step::kDepart, kId); }
 
   explicit TcdModule(Worker& w);
 
@@ -50,14 +51,16 @@ class TcdModule {
   void finish_port(PortRuntime& port, uint64_t end_ns) { slow_timers(port, end_ns); }
   // Exact time: TCD sees a pause or resume the instant it is received, and
   // a pause end whether or not frames wait (the port's timers' part).
-  // Inline: asked for every frame a port moves, off TCD a test of one word.
+  // Inline: asked for every frame a port moves. Whether TCD runs at the
+  // port is read from its plan, in the port's first line, rather than from
+  // its state pointer two lines on (the same ports: both follow tcd.enabled).
   uint8_t port_received(PortRuntime& port, uint64_t now) {
-    if (at(port) == nullptr) return 0;
+    if (!runs_at(port)) return 0;
     track_pauses(port, now);
     return FabricLoop::kMisc;
   }
   uint8_t port_transmitted(const PortRuntime& port) const {
-    return at(port) != nullptr ? FabricLoop::kMisc : 0;
+    return runs_at(port) ? FabricLoop::kMisc : 0;
   }
   uint64_t port_timers_due(const PortRuntime& port, uint64_t now) const;
   void port_timers(PortRuntime& port, uint64_t now);
