@@ -137,10 +137,12 @@ void HostNic::apply(const Event& e) {
   switch (e.kind) {
     case Kind::kPort:
       timers_[kPauseSlot].apply(e.at_ns, e.length_ns[0]);
+      timers_used_ = true;
       return;
     case Kind::kClasses:
       for (uint32_t c = 0; c < kPfcClasses; ++c)
         if ((e.class_enable >> c) & 1) timers_[c].apply(e.at_ns, e.length_ns[c]);
+      timers_used_ = true;
       return;
     case Kind::kBfc:
       break;
@@ -185,6 +187,7 @@ void HostNic::poll(uint64_t now_ns) {
   while (count_ != 0 && pending_[head_].at_ns <= now_ns) apply_oldest();
   while (dst_count_ != 0 && dst_pending_[dst_head_].at_ns <= now_ns) apply_oldest_dst();
   polled_ns_ = std::max(polled_ns_, now_ns);
+  if (!timers_used_) return;  // paused_classes_ stays 0
   paused_classes_ = timers_[kPauseSlot].paused_at(now_ns) ? 0xFF : 0;
   for (uint32_t c = 0; c < kPfcClasses; ++c)
     if (timers_[c].paused_at(now_ns)) paused_classes_ |= static_cast<uint8_t>(1u << c);
@@ -200,8 +203,9 @@ uint64_t HostNic::wire_free_ns() const { return wire_free_ns_; }
 // When what last held queue q or its head's priority let go (end_ns() stays
 // the last pause's end after it closes; 0 before any).
 uint64_t HostNic::ready_ns(uint32_t q, uint8_t priority) const {
-  return std::max({bfc_resumed_ns_[q], dst_resumed_ns_[q], timers_[priority & 7].end_ns(),
-                   timers_[kPauseSlot].end_ns()});
+  const uint64_t released = std::max(bfc_resumed_ns_[q], dst_resumed_ns_[q]);
+  if (!timers_used_) return released;
+  return std::max({released, timers_[priority & 7].end_ns(), timers_[kPauseSlot].end_ns()});
 }
 
 bool HostNic::pick(uint64_t now_ns, Pick* out) const {
@@ -268,9 +272,11 @@ uint64_t HostNic::next_due_ns(uint64_t now_ns) const {
     const NicFrame& f = queues_->head(static_cast<uint32_t>(__builtin_ctzll(m)));
     if (dst_held(f.dst_ip)) continue;  // until a resume, which is a pending event
     uint64_t ready = wire;
-    if (port.paused_at(now_ns)) ready = std::max(ready, port.end_ns());
-    const PauseTimer& cls = timers_[f.priority & 7];
-    if (cls.paused_at(now_ns)) ready = std::max(ready, cls.end_ns());
+    if (timers_used_) {
+      if (port.paused_at(now_ns)) ready = std::max(ready, port.end_ns());
+      const PauseTimer& cls = timers_[f.priority & 7];
+      if (cls.paused_at(now_ns)) ready = std::max(ready, cls.end_ns());
+    }
     due = std::min(due, ready);
     if (due == wire) break;  // nothing goes before the wire is free
   }

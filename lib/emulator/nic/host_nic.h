@@ -127,6 +127,7 @@ class HostNic {
   // Their sum: PAUSE/PFC pause time summed over the priorities (PAUSE once).
   // Inline: the replay port refreshes its gauge on every poll.
   uint64_t paused_ns(uint64_t now_ns) const {
+    if (!timers_used_) return 0;
     uint64_t total = 0;
     for (const PauseTimer& t : timers_) total += t.paused_ns(now_ns);
     return total;
@@ -185,6 +186,9 @@ class HostNic {
   uint64_t wire_rem_ = 0;
   uint64_t wire_free_ns_ = 0;
   std::array<PauseTimer, kSlots> timers_{};
+  // A PAUSE or PFC frame has been applied: until then every timer is
+  // closed and ends at 0, and the five lines they span are left unread.
+  bool timers_used_ = false;
   uint8_t paused_classes_ = 0;  // at the last poll (bit c; all 8 under PAUSE)
   std::array<uint64_t, NicQueues::kMaxQueues> bfc_resumed_ns_{};
   std::unique_ptr<DstPauseState> dst_;
