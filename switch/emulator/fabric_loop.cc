@@ -312,7 +312,11 @@ void FabricLoop::passed(PortRuntime& out, rte_mbuf* m, uint64_t now) {
   modules_admitted(out);
   w_.transmit_passed(out, m, now);
   after_send(out);
-  touch(out.index, kTx);
+  // The wire's part was idle (sends_at_once) and stays so once the medium
+  // took the frame: nothing queued, no shaper. Asked again, it would file
+  // the port where it already is, unless the port is due now (then the
+  // ready list decides its place at this instant).
+  if (out.tx_pending_count != 0 || ports_[out.index]->earliest() <= now) touch(out.index, kTx);
 }
 
 // What a send from `out` touches: the modules' parts, and a host's NIC.
