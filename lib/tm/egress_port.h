@@ -524,17 +524,19 @@ class alignas(64) EgressPort {
   TokenBucketShaper shaper_;
   EcnMarker ecn_;
   DrrScheduler sched_;
-  LatencyHistogram residence_;
-  RelaxedCounter shaper_lost_ns_;
   // pass_summed()'s sums since the last pass_publish() (a burst at most;
-  // pass() publishes each packet). 16 bytes, so that they share the
-  // residence histogram's last line, which a pass writes anyway.
+  // pass() publishes each packet). 16 bytes starting a cache line, with the
+  // residence histogram's totals and first buckets after them: a pass
+  // writes that one line.
   struct Passing {
     uint64_t bytes = 0;
     uint32_t packets = 0;
     uint16_t marks = 0;
     uint16_t queue = 0;
-  } passing_;
+  };
+  alignas(64) Passing passing_;
+  LatencyHistogram residence_;
+  RelaxedCounter shaper_lost_ns_;
   uint64_t pause_until_ns_[kMaxQueues] = {};
   // Queueing by flow, after everything a class port reads: the queues, and
   // what the last dequeue_burst dropped (an array only such a port
