@@ -203,7 +203,10 @@ uint64_t HostNic::wire_free_ns() const { return wire_free_ns_; }
 // When what last held queue q or its head's priority let go (end_ns() stays
 // the last pause's end after it closes; 0 before any).
 uint64_t HostNic::ready_ns(uint32_t q, uint8_t priority) const {
-  const uint64_t released = std::max(bfc_resumed_ns_[q], dst_resumed_ns_[q]);
+  // Each array is written only by its mechanism: a NIC without it leaves
+  // the array's lines unread.
+  uint64_t released = bfc_ ? bfc_resumed_ns_[q] : 0;
+  if (dst_) released = std::max(released, dst_resumed_ns_[q]);
   if (!timers_used_) return released;
   return std::max({released, timers_[priority & 7].end_ns(), timers_[kPauseSlot].end_ns()});
 }
