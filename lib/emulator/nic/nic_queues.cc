@@ -10,17 +10,14 @@ NicQueues::NicQueues(uint32_t queues, uint32_t capacity, uint64_t sticky_ns)
       sticky_ns_(sticky_ns),
       // Left uninitialised: a node is written when first used, so a host's
       // memory follows the frames it holds, not its capacity.
-      nodes_(new Node[capacity_]) {
-  std::fill(std::begin(heads_), std::end(heads_), kNone);
-  std::fill(std::begin(tails_), std::end(tails_), kNone);
-}
+      nodes_(new Node[capacity_]) {}
 
 // A queue is taken by its owner while it holds frames, is held paused, or
 // was active within the sticky time.
 bool NicQueues::taken(uint32_t q, uint64_t now_ns, uint64_t held_mask) const {
   if (!((owned_ >> q) & 1)) return false;
-  if (counts_[q] != 0 || ((held_mask >> q) & 1)) return true;
-  return now_ns - last_active_ns_[q] < sticky_ns_;
+  if (q_[q].count != 0 || ((held_mask >> q) & 1)) return true;
+  return now_ns - q_[q].last_active_ns < sticky_ns_;
 }
 
 // The lowest taken queue the key owns. Only the live queues and the held
@@ -32,10 +29,10 @@ uint32_t NicQueues::queue_of(uint64_t key, uint64_t now_ns, uint64_t held_mask) 
   for (uint64_t m = (live_ | held_mask) & owned_; m != 0; m &= m - 1) {
     const uint32_t q = static_cast<uint32_t>(__builtin_ctzll(m));
     if (!taken(q, now_ns, held_mask)) {
-      if (now_ns >= last_active_ns_[q]) live_ &= ~(uint64_t{1} << q);
+      if (now_ns >= q_[q].last_active_ns) live_ &= ~(uint64_t{1} << q);
       continue;
     }
-    if (owner_[q] == key) return q;
+    if (q_[q].owner == key) return q;
   }
   return assign(key, now_ns, held_mask);
 }
@@ -45,10 +42,10 @@ uint32_t NicQueues::assign(uint64_t key, uint64_t now_ns, uint64_t held_mask) {
     const uint32_t q = (search_start_ + i) % num_queues_;
     if (taken(q, now_ns, held_mask)) continue;
     search_start_ = (q + 1) % num_queues_;
-    owner_[q] = key;
+    q_[q].owner = key;
     owned_ |= uint64_t{1} << q;
     live_ |= uint64_t{1} << q;
-    last_active_ns_[q] = now_ns;
+    q_[q].last_active_ns = now_ns;
     return q;
   }
   collisions.add();
@@ -62,30 +59,32 @@ void NicQueues::push(uint32_t q, const NicFrame& f, uint64_t now_ns) {
   else
     n = fresh_++;  // not full(): fresh_ < capacity_
   nodes_[n] = {f, kNone};
-  if (tails_[q] == kNone)
-    heads_[q] = n;
+  Queue& queue = q_[q];
+  if (queue.tail == kNone)
+    queue.head = n;
   else
-    nodes_[tails_[q]].next = n;
-  tails_[q] = n;
-  ++counts_[q];
+    nodes_[queue.tail].next = n;
+  queue.tail = n;
+  ++queue.count;
   ++held_;
   nonempty_ |= uint64_t{1} << q;
   live_ |= uint64_t{1} << q;
-  last_active_ns_[q] = now_ns;
+  queue.last_active_ns = now_ns;
 }
 
 void NicQueues::pop(uint32_t q, uint64_t now_ns) {
-  const uint32_t n = heads_[q];
-  heads_[q] = nodes_[n].next;
-  if (heads_[q] == kNone) {
-    tails_[q] = kNone;
+  Queue& queue = q_[q];
+  const uint32_t n = queue.head;
+  queue.head = nodes_[n].next;
+  if (queue.head == kNone) {
+    queue.tail = kNone;
     nonempty_ &= ~(uint64_t{1} << q);
   }
   nodes_[n].next = free_;
   free_ = n;
-  --counts_[q];
+  --queue.count;
   --held_;
-  last_active_ns_[q] = now_ns;
+  queue.last_active_ns = now_ns;
 }
 
 }  // namespace sluice

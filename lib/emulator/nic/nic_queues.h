@@ -44,10 +44,10 @@ class NicQueues {
   uint32_t queue_of(uint64_t key, uint64_t now_ns, uint64_t held_mask);
   // Appends f to queue q (from queue_of; not full()).
   void push(uint32_t q, const NicFrame& f, uint64_t now_ns);
-  const NicFrame& head(uint32_t q) const { return nodes_[heads_[q]].frame; }
+  const NicFrame& head(uint32_t q) const { return nodes_[q_[q].head].frame; }
   void pop(uint32_t q, uint64_t now_ns);
   uint64_t nonempty_mask() const { return nonempty_; }
-  uint32_t frames(uint32_t q) const { return counts_[q]; }
+  uint32_t frames(uint32_t q) const { return q_[q].count; }
 
   RelaxedCounter collisions;  // keys that found no free queue and shared one
 
@@ -68,17 +68,23 @@ class NicQueues {
   uint32_t fresh_ = 0;     // nodes_[fresh_..] never used yet
   uint32_t held_ = 0;
   uint64_t nonempty_ = 0;
-  uint32_t heads_[kMaxQueues];
-  uint32_t tails_[kMaxQueues];
-  uint32_t counts_[kMaxQueues] = {};
-  uint64_t owner_[kMaxQueues] = {};  // the key the queue was last assigned to
-  uint64_t owned_ = 0;  // by queue: owner_ is meaningful
+  uint64_t owned_ = 0;  // by queue: owner is meaningful
   // By queue: pushed to or assigned, and not since found free. A superset
   // of the taken queues not held, so that finding a key's queue looks only
   // at the few a host is using.
   uint64_t live_ = 0;
-  uint64_t last_active_ns_[kMaxQueues] = {};
   uint32_t search_start_ = 0;
+  // Everything about one queue in 32 bytes: what a push, a pop or a key's
+  // lookup reads of it shares one cache line.
+  struct Queue {
+    uint32_t head = kNone;  // nodes_ index (kNone: empty)
+    uint32_t tail = kNone;
+    uint32_t count = 0;
+    uint64_t owner = 0;  // the key the queue was last assigned to
+    uint64_t last_active_ns = 0;
+  };
+  static_assert(sizeof(Queue) == 32);
+  alignas(64) Queue q_[kMaxQueues];
 };
 
 }  // namespace sluice
