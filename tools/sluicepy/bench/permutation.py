@@ -13,9 +13,12 @@ outside this repository) for htsim, on the same flows, it prints from one
 invocation: CPU seconds (user + sys of the whole process, start-up
 included), transmissions (a frame entering a link, host uplinks included, as
 htsim counts them), transmissions per CPU second, aggregate goodput, the
-per-flow goodput's spread and peak RSS. sluice's runs on several --workers
-must give the same captures, completions and summary (the machine's fields
-aside): the tool compares their digests and fails if they differ.
+per-flow goodput's spread and peak RSS. With --repeat N it runs N rounds,
+each one sluice on every worker count and then htsim, so that a machine
+whose speed drifts weighs on both alike; figures are medians. sluice's runs
+on several --workers must give the same captures, completions and summary
+(the machine's fields aside): the tool compares their digests and fails if
+they differ.
 
 sluice's goodput per flow is the unique payload its sender put on the wire,
 (data segments - retransmissions) x MSS, from the completions file: at most
@@ -250,7 +253,6 @@ def main(argv):
     hosts = a.k ** 3 // 4
     perm = os.path.join(a.out, "perm-k%d-seed%d.txt" % (a.k, a.seed))
     pairs = htsim_run.write_permutation(perm, hosts, a.seed)
-    rows = []
 
     def median_row(runs):
         row = dict(runs[0])
@@ -260,32 +262,34 @@ def main(argv):
         row["cpus"] = [round(r["cpu_s"], 2) for r in runs]
         return row
 
-    for w in workers:
-        runs = []
-        for i in range(a.repeat):
+    # Rounds: each round runs sluice on every worker count, then htsim, so
+    # that a machine whose speed drifts weighs on both alike.
+    sluice_runs = {w: [] for w in workers}
+    htsim_runs = []
+    for i in range(a.repeat):
+        for w in workers:
             d = os.path.join(a.out, "sluice-k%d-w%d-%d" % (a.k, w, i))
             prepare(d, a.k, pairs, a.seed)
-            runs.append(run_sluice(a, d, w))
+            sluice_runs[w].append(run_sluice(a, d, w))
             print("bench permutation: sluice on %d worker(s), run %d of %d: %.1f CPU s"
-                  % (w, i + 1, a.repeat, runs[-1]["cpu_s"]), flush=True)
-        rows.append(median_row(runs))
+                  % (w, i + 1, a.repeat, sluice_runs[w][-1]["cpu_s"]), flush=True)
+        if a.htsim:
+            htsim_runs.append(htsim_run.run(
+                a.htsim, perm, os.path.join(a.out, "htsim-k%d-%d" % (a.k, i)),
+                timeout=3600, k=a.k, speed_gbps=100.0, delay_us=1.0, mtu=MTU,
+                queue_packets=QUEUE_PACKETS, ecn_k_packets=K_PACKETS,
+                ssthresh_packets=a.htsim_ssthresh, end_ms=a.ms, seed=a.seed))
+            htsim_runs[-1]["who"] = "htsim"
+            print("bench permutation: htsim, run %d of %d: %.1f CPU s"
+                  % (i + 1, a.repeat, htsim_runs[-1]["cpu_s"]), flush=True)
+    rows = [median_row(sluice_runs[w]) for w in workers]
     first = rows[0]
     for r in rows[1:]:
         if r["digests"] != first["digests"]:
             raise cli.ToolError("sluice on %s and on %s differ: %s vs %s"
                                 % (first["who"], r["who"], first["digests"], r["digests"]))
     if a.htsim:
-        runs = []
-        for i in range(a.repeat):
-            runs.append(htsim_run.run(
-                a.htsim, perm, os.path.join(a.out, "htsim-k%d-%d" % (a.k, i)),
-                timeout=3600, k=a.k, speed_gbps=100.0, delay_us=1.0, mtu=MTU,
-                queue_packets=QUEUE_PACKETS, ecn_k_packets=K_PACKETS,
-                ssthresh_packets=a.htsim_ssthresh, end_ms=a.ms, seed=a.seed))
-            runs[-1]["who"] = "htsim"
-            print("bench permutation: htsim, run %d of %d: %.1f CPU s"
-                  % (i + 1, a.repeat, runs[-1]["cpu_s"]), flush=True)
-        rows.append(median_row(runs))
+        rows.append(median_row(htsim_runs))
     ref = rows[-1] if a.htsim else None
     lines = ["k = %d, %d hosts, %g ms of fabric time, seed %d" % (a.k, hosts, a.ms, a.seed), "",
              "| run | CPU s | vs htsim | transmissions | M per CPU s | goodput GB | "
