@@ -80,11 +80,12 @@ struct alignas(64) LinkDirection {
   uint64_t fifo_ns = 0;  // most serialisation time the sender commits ahead (0: no limit)
 };
 
-// Frames taken off a link ring that are not due yet (receiver side).
+// Frames taken off a link ring that are not due yet (receiver side). The
+// indices first: every arrival reads them, with the medium's first line.
 struct LinkRxStage {
-  rte_mbuf* pkts[kBurst] = {};
   unsigned head = 0;
   unsigned count = 0;
+  rte_mbuf* pkts[kBurst] = {};
 };
 
 // A port's state. What every packet through it reads or writes sits in
