@@ -473,6 +473,11 @@ class alignas(64) EgressPort {
   const PacketQueue& control_queue() const { return control_; }
   const QueueStats& queue_stats(uint16_t q) const { return queues_[q].stats; }
   const LatencyHistogram& residence() const { return residence_; }
+  // Where a pass reads beyond the object's first two lines: the
+  // scheduler's masks, and the pass sums with the residence totals (for
+  // the emulator's prefetch before an admission, switch/emulator/port_lines.h).
+  const void* scheduler_line() const { return &sched_; }
+  const void* pass_line() const { return &passing_; }
   // Transmit time lost while frames were waiting, because dequeue_burst was
   // called too late for the bucket to hold the tokens (emulation fidelity).
   uint64_t shaper_lost_ns() const { return shaper_lost_ns_.get(); }

@@ -75,6 +75,10 @@ void FabricLoop::set_port_lines() {
     }
     l.element = reinterpret_cast<const char*>(ports_[p->index]);
     ports_[p->index]->set_lines(&l);
+    const auto line = [&](const void* at) {
+      return static_cast<uint32_t>(reinterpret_cast<const char*>(at) - l.tm);
+    };
+    pass_lines_ = {line(p->tm->scheduler_line()), line(p->tm->pass_line())};
   }
   if (const rte_mempool* pool = rt.mbufs->first())
     frame_data_ = sizeof(rte_mbuf) + rte_pktmbuf_priv_size(const_cast<rte_mempool*>(pool)) +
@@ -279,7 +283,7 @@ void FabricLoop::link_arrival(uint16_t rx, uint64_t due, const rte_mbuf* frame) 
 // its code inlined would sit in the middle of Worker::forward.
 void FabricLoop::prefetch_port(uint16_t index) const {
   const PortLines& l = lines_[index];
-  if (l.runtime != nullptr) prefetch_for_admission(l);
+  if (l.runtime != nullptr) prefetch_for_admission(l, pass_lines_);
 }
 
 // Modules whose port timers follow what any port of the switch holds

@@ -105,6 +105,7 @@ class FabricLoop {
   // By global port index: what handling each of ours touches first.
   std::vector<PortLines> lines_;
   uint32_t frame_data_ = 0;  // a frame's data from its mbuf, unless a hop moved it
+  PassLines pass_lines_;     // in each port's traffic manager
   std::vector<std::unique_ptr<CalendarElement>> owned_;
   uint64_t now_ = 0;
   uint64_t at_instant_ = 0;  // elements handled at now_ so far

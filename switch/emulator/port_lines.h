@@ -50,12 +50,21 @@ inline void prefetch_for_arrival(const PortLines& l, uint32_t frame_data) {
   }
 }
 
+// Where in a traffic manager a pass reads beyond its first two lines
+// (EgressPort::scheduler_line, pass_line): the same for every port.
+struct PassLines {
+  uint32_t scheduler = 0;
+  uint32_t pass = 0;
+};
+
 // A packet is about to be admitted to the port: what admission and an
-// immediate send read first.
-inline void prefetch_for_admission(const PortLines& l) {
+// immediate send (or a pass straight through) read first.
+inline void prefetch_for_admission(const PortLines& l, PassLines pass) {
   rte_prefetch0(l.runtime);
   rte_prefetch0(l.tm);
   rte_prefetch0(l.tm + 64);
+  rte_prefetch0(l.tm + pass.scheduler);
+  rte_prefetch0(l.tm + pass.pass);
   rte_prefetch0(l.counters);
   rte_prefetch0(l.link_out);
 }
