@@ -506,8 +506,9 @@ class alignas(64) EgressPort {
   void expire_pauses(uint64_t now_ns);
 
   // What every enqueue and dequeue reads comes first, in the object's
-  // first five cache lines (the emulator's loop prefetches the first two
-  // before an admission: switch/emulator/port_lines.h): these fields, the
+  // first five cache lines (the emulator's loop prefetches the first two,
+  // the scheduler's and the pass's before an admission:
+  // switch/emulator/port_lines.h): these fields, the
   // control queue, the shaper, the ECN marker and the head of the scheduler
   // (a class port's first queues' deficits).
   uint32_t num_queues_;
