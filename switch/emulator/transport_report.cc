@@ -75,10 +75,12 @@ bool write_transport_completions(const Runtime& rt, std::string* error) {
   };
   std::vector<Row> rows;
   std::vector<FlowOutcome> out;
+  std::vector<FlowReceipt> receipts;  // from every receiving host, by flow id below
   for (const auto& p : rt.ports) {
     if (!p->pcap || !p->pcap->transport_host()) continue;
     out.clear();
     p->pcap->transport_host()->outcomes(&out);
+    p->pcap->transport_host()->receipts(&receipts);
     const TransportContext ctx =
         transport_context(tc, p->cfg->rate_bps, p->cfg->wire_overhead_bytes);
     for (const FlowOutcome& o : out) {
@@ -94,17 +96,36 @@ bool write_transport_completions(const Runtime& rt, std::string* error) {
     }
   }
   std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.o.id < b.o.id; });
+  std::sort(receipts.begin(), receipts.end(),
+            [](const FlowReceipt& a, const FlowReceipt& b) { return a.id < b.id; });
+  const auto receipt_of = [&](uint32_t id) -> const FlowReceipt* {
+    auto it = std::lower_bound(receipts.begin(), receipts.end(), id,
+                               [](const FlowReceipt& r, uint32_t v) { return r.id < v; });
+    return it != receipts.end() && it->id == id ? &*it : nullptr;
+  };
   const uint64_t observed = rt.stop_ns > rt.replay_start_ns ? rt.stop_ns - rt.replay_start_ns : 0;
   std::fprintf(f,
                "flow_id,src_ip,dst_ip,size,is_incast,transport,start_time,finish_time,"
                "fct_seconds,ideal_seconds,finished,started,observed_until,data_segments,"
-               "retransmitted,timeouts,fast_retransmits,nacks,cnps,ecn_echoes\n");
+               "retransmitted,timeouts,fast_retransmits,nacks,cnps,ecn_echoes,"
+               "sender_seconds,network_seconds,ack_seconds\n");
   for (const Row& r : rows) {
     const FlowOutcome& o = r.o;
     const bool done = o.completed_ns != 0;
+    // A finished flow's FCT in three parts that add up to it: until the
+    // segment that completed its bytes left the sender's NIC, that
+    // segment's trip, and the ACK's return to the finish.
+    std::string sender, network, ack;
+    const FlowReceipt* rc = done ? receipt_of(o.id) : nullptr;
+    if (rc != nullptr && o.start_ns <= rc->sent_ns && rc->sent_ns <= rc->arrived_ns &&
+        rc->arrived_ns <= o.completed_ns) {
+      sender = seconds9(rc->sent_ns - o.start_ns);
+      network = seconds9(rc->arrived_ns - rc->sent_ns);
+      ack = seconds9(o.completed_ns - rc->arrived_ns);
+    }
     std::fprintf(f,
                  "%" PRIu32 ",%s,%s,%" PRIu64 ",%d,%s,%s,%s,%s,%s,%d,%d,%s,%" PRIu64 ",%" PRIu64
-                 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+                 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,%s,%s\n",
                  o.id, format_ipv4(o.src_ip).c_str(), format_ipv4(o.dst_ip).c_str(), o.bytes,
                  o.incast ? 1 : 0, transport_name(tc.kind), seconds9(o.start_ns).c_str(),
                  done ? seconds9(o.completed_ns).c_str() : "",
@@ -112,7 +133,8 @@ bool write_transport_completions(const Runtime& rt, std::string* error) {
                  seconds9(r.ideal_ns).c_str(), done ? 1 : 0, o.started ? 1 : 0,
                  seconds9(observed).c_str(), o.counters.data_segments, o.counters.retransmitted,
                  o.counters.timeouts, o.counters.fast_retransmits, o.counters.nacks,
-                 o.counters.cnps, o.counters.ecn_echoes);
+                 o.counters.cnps, o.counters.ecn_echoes, sender.c_str(), network.c_str(),
+                 ack.c_str());
   }
   const bool ok = std::fclose(f) == 0;
   if (!ok) *error = "cannot write " + tc.completions_path;

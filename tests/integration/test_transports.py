@@ -110,7 +110,31 @@ def run(binary, tmp, name, hosts, rate, delay, transport, flows, duration, sw_ex
     with open(os.path.join(tmp, f"{name}.completions.csv"), newline="") as f:
         rows = list(csv.DictReader(f))
     check(len(rows) == len(flows), f"{name}: {len(rows)} completions for {len(flows)} flows")
+    check_split_adds_up(name, rows)
     return summary, rows
+
+
+def ns(seconds):
+    """A completions time (seconds with nine decimals) in whole ns, exactly."""
+    whole, _, frac = seconds.partition(".")
+    sign = -1 if whole.startswith("-") else 1
+    return sign * (abs(int(whole)) * 1_000_000_000 + int((frac + "000000000")[:9]))
+
+
+def check_split_adds_up(name, rows):
+    """Every finished flow's FCT is split into the sender's part, the
+    network's and the ACK's, none negative, adding up to it to the ns."""
+    for r in rows:
+        if r["finished"] != "1":
+            check(r["sender_seconds"] == r["network_seconds"] == r["ack_seconds"] == "",
+                  f"{name}: unfinished flow {r['flow_id']} has a split {r}")
+            continue
+        parts = [ns(r[k]) for k in ("sender_seconds", "network_seconds", "ack_seconds")]
+        check(min(parts) >= 0 and parts[1] > 0 and parts[2] > 0,
+              f"{name}: flow {r['flow_id']} split {parts}")
+        check(sum(parts) == ns(r["fct_seconds"]),
+              f"{name}: flow {r['flow_id']} split {parts} sums to {sum(parts)} ns, "
+              f"FCT {ns(r['fct_seconds'])} ns")
 
 
 def queue_samples(tmp, name, port, lo, hi):
@@ -370,6 +394,27 @@ def check_repeat(binary, tmp):
     check(outs[0] != outs[2], "repeat: seed 2 gave the same run as seed 1 (RED marks at random)")
 
 
+def check_split(binary, tmp):
+    """One 100-byte flow alone on the star: it leaves the sender's NIC at
+    once; its one frame crosses two 1 us links at 10 Gb/s, stored and
+    forwarded by the switch, and the ACK comes back the same way."""
+    _, rows = run(binary, tmp, "split", 2, "10Gbps", "1us", {"kind": "dctcp"},
+                  [(1, 0, 1, 100, 1e-6)], 0.052)
+    r = rows[0]
+    check(r["finished"] == "1", f"split: the flow did not finish: {r}")
+    header = DATA_FRAME - 1000  # Ethernet, IPv4, UDP and the transport header
+
+    def hop_ns(frame):  # serialisation of frame + WIRE bytes at 10 Gb/s, then 1 us
+        return (frame + WIRE) * 8 / 10 + 1000
+
+    want = (0, 2 * hop_ns(header + 100), 2 * hop_ns(header))
+    got = tuple(ns(r[k]) for k in ("sender_seconds", "network_seconds", "ack_seconds"))
+    print(f"split: sender {got[0]} ns, network {got[1]} ns, ack {got[2]} ns; "
+          f"from the links {want[0]}, {want[1]:.1f}, {want[2]:.1f}")
+    check(all(abs(g - w) <= 1 for g, w in zip(got, want)),
+          f"split: {got} ns, the links give {want}")
+
+
 def check_short_run(binary, tmp):
     """A run that stops before the flow list's time 0 (50 ms in) writes a
     valid summary: its end is before the replay start, a negative number."""
@@ -403,6 +448,7 @@ def test(binary, srcdir):
     with harness.TempDir("transports") as tmp:
         check_bad_input(binary, tmp)
         check_short_run(binary, tmp)
+        check_split(binary, tmp)
         check_dctcp(binary, tmp)
         check_dcqcn(binary, tmp)
         check_hpcc(binary, tmp)

@@ -174,6 +174,13 @@ void TransportHost::receive(uint64_t now_ns, const Segment& s) {
     RecvFlow& rf = recv_[r];
     Segment out[FlowReceiver::kMaxReplies];
     const uint32_t n = rf.receiver->receive(now_ns, s, out);
+    if (!rf.whole && rf.receiver->delivered_bytes() >= rf.flow.bytes) {
+      // This segment completed the flow's bytes (its timestamp is its
+      // departure from the sender's NIC).
+      rf.whole = true;
+      rf.sent_ns = s.ts_ns;
+      rf.arrived_ns = now_ns;
+    }
     for (uint32_t k = 0; k < n; ++k) push_reply(out[k], rf.flow.src_ip);
     cal_.set(static_cast<uint32_t>(send_.size()) + r, rf.receiver->timer_due_ns());
     return;
@@ -209,6 +216,12 @@ void TransportHost::outcomes(std::vector<FlowOutcome>* out) const {
     out->push_back(FlowOutcome{f.flow.id, f.flow.src_ip, f.flow.dst_ip, f.flow.bytes,
                                f.flow.start_ns, c == 0 ? 0 : c - start_ns_, f.started,
                                f.flow.incast, f.sender->counters()});
+  }
+}
+
+void TransportHost::receipts(std::vector<FlowReceipt>* out) const {
+  for (const RecvFlow& rf : recv_) {
+    if (rf.whole) out->push_back({rf.flow.id, rf.sent_ns - start_ns_, rf.arrived_ns - start_ns_});
   }
 }
 

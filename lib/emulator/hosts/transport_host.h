@@ -60,6 +60,17 @@ struct FlowOutcome {
   SenderCounters counters;
 };
 
+// Where a flow's last data went, seen at its receiver: the data segment
+// whose arrival completed the flow's bytes, when it left the sender's NIC
+// and when it arrived (relative to the run's start). With the flow's start
+// and its finish at the sender, these split its FCT into three parts that
+// add up to it exactly (docs/transports.md, "Completions").
+struct FlowReceipt {
+  uint32_t id;
+  uint64_t sent_ns;     // the completing segment left the sender's NIC
+  uint64_t arrived_ns;  // and reached this host
+};
+
 struct HostCounters {
   uint64_t data_sent = 0;      // data segments handed to the NIC
   uint64_t replies_sent = 0;   // ACK, NACK, CNP handed to the NIC
@@ -104,6 +115,8 @@ class TransportHost {
   bool all_done() const { return done_ == send_.size(); }
   size_t done() const { return done_; }
   void outcomes(std::vector<FlowOutcome>* out) const;
+  // The flows this host received whole.
+  void receipts(std::vector<FlowReceipt>* out) const;
   const HostCounters& counters() const { return counters_; }
   // In-flight view for traces: flow index -> sender (nullptr past the end).
   const FlowSender* sender_at(size_t i) const {
@@ -128,6 +141,8 @@ class TransportHost {
   struct RecvFlow {
     FlowListEntry flow;
     std::unique_ptr<FlowReceiver> receiver;
+    bool whole = false;  // every byte delivered; then the FlowReceipt's times
+    uint64_t sent_ns = 0, arrived_ns = 0;
   };
   struct Reply {
     Segment s;

@@ -17,7 +17,10 @@ of the free buffer, the paper's), DCQCN and DCTCP with RED marking between
 Background FCT slowdown (mean, p95, p99) by size bucket, the incast flows'
 separately, the 99th-percentile and peak switch buffer (every switch, every
 10 us), and the share of time the switch ports were paused; per seed and as
-the mean (min-max) over --seeds. Plots: fct_slowdown.png (mean, p95, p99 by
+the mean (min-max) over --seeds. Where the <10KB flows at or above the p99
+slowdown spent their time: their FCTs split at the segment that completed
+each flow (completions' sender_seconds, network_seconds, ack_seconds:
+until it left the sender's NIC, its trip, the ACK's return). Plots: fct_slowdown.png (mean, p95, p99 by
 flow size, as Figs. 9 and 10), buffer_cdf.png, incast_slowdown.png (App. C,
 Fig. 16). --reanalyse reports the runs already in --out. Diagnostics (not
 the paper's settings): --scheme-param, --bfc-queues, --bfc-nic-queues,
@@ -159,7 +162,9 @@ def bfc_analyse(d, seed, label):
     bg = [r for r in results if not r.spec.is_incast]
     inc = [r for r in results if r.spec.is_incast]
     with open(os.path.join(d, "completions.csv"), newline="") as f:
-        timed_out = {int(c["flow_id"]) for c in csv.DictReader(f) if int(c["timeouts"] or 0)}
+        rows = list(csv.DictReader(f))
+    timed_out = {int(c["flow_id"]) for c in rows if int(c["timeouts"] or 0)}
+    split = {int(c["flow_id"]): c for c in rows if c.get("sender_seconds")}
     # Where the incasts were: per receiver, the spans from an incast flow's
     # start to its end (or the end of the run).
     spans = {}
@@ -206,6 +211,7 @@ def bfc_analyse(d, seed, label):
            "retransmitted": summary.get("transport", {}).get("retransmitted", 0),
            "timeouts": summary.get("transport", {}).get("timeouts", 0),
            "short_with_timeout_pct": 100.0 * sum(1 for r in short if r.spec.flow_id in timed_out) / max(1, len(short)),
+           "short_tail_split": tail_split(short, split),
            "wall_s": run["wall_s"], "cpu_s": run["cpu_s"], "rss_mb": run["rss_mb"]}
     data = {"fine": fine,
             "buffer_cdf_kb": [percentile(occ, q / 10) / 1e3 for q in range(1, 1001)] if occ else [],
@@ -278,6 +284,40 @@ def bfc_spread(values):
     return f"{m:.3g} ({min(values):.3g}-{max(values):.3g})"
 
 
+def tail_split(flows, split):
+    """Where the flows at or above the p99 slowdown spent their time: the
+    mean of each part of their FCT (completions' sender_seconds,
+    network_seconds, ack_seconds), in us, over those that finished."""
+    if not flows:
+        return None
+    p99 = percentile([r.slowdown for r in flows], 99)
+    tail = [r for r in flows if r.slowdown >= p99]
+    parts = [split[r.spec.flow_id] for r in tail if r.spec.flow_id in split]
+    out = {"n": len(tail), "unfinished": len(tail) - len(parts)}
+    for k in ("sender", "network", "ack"):
+        out[k + "_us"] = (sum(float(c[k + "_seconds"]) for c in parts) / len(parts) * 1e6
+                          if parts else 0.0)
+    return out
+
+
+def write_tail_split(rows):
+    print()
+    print("Where the <10KB flows at or above the p99 slowdown spent their time: mean us "
+          "(share of their FCT) until the segment that completed the flow left the "
+          "sender's NIC / its trip to the receiver / the ACK's return")
+    print("| seed | scheme | flows (unfinished) | sender | network | ACK |")
+    print("|---|---|---:|---:|---:|---:|")
+    for r in rows:
+        t = r.get("short_tail_split")
+        if not t:
+            continue
+        total = t["sender_us"] + t["network_us"] + t["ack_us"]
+        cells = [f"{t[k + '_us']:.1f} ({100 * t[k + '_us'] / total:.0f} %)" if total else "-"
+                 for k in ("sender", "network", "ack")]
+        print(f"| {r['seed']} | {r['scheme']} | {t['n']} ({t['unfinished']}) | " +
+              " | ".join(cells) + " |")
+
+
 def write_bfc_results(a, rows, data):
     print()
     print("Per seed: background FCT slowdown by size, mean / p95 / p99")
@@ -301,6 +341,7 @@ def write_bfc_results(a, rows, data):
               f"{r['rss_mb']:.0f} |")
     print("(slowdown = FCT / the flow's frames at line rate plus one base RTT; unfinished flows "
           "counted to the end of the run, so figures marked ≥ are lower bounds)")
+    write_tail_split(rows)
     labels = [s[0] for s in BFC_SCHEMES if any(r["scheme"] == s[0] for r in rows)]
     seeds = sorted({r["seed"] for r in rows})
     by = {(r["seed"], r["scheme"]): r for r in rows}

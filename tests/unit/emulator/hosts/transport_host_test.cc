@@ -223,5 +223,35 @@ TEST(TransportHost, AFullNicHoldsRepliesUntilRoom) {
   EXPECT_EQ(nic.out[1].s.seq, 2000u);
 }
 
+// The receipt names the segment that completed the flow's bytes, whichever
+// it is: here the first segment arrives last (it filled the hole), and a
+// duplicate after that changes nothing.
+TEST(TransportHost, ReceiptIsTheSegmentThatCompletedTheBytes) {
+  Maker m;
+  TransportHost b(kB, flows(), m);  // receives flow 7 (2500 bytes) from kA
+  b.start(100);
+  auto data = [](uint64_t seq, uint32_t bytes, uint64_t sent) {
+    Segment s;
+    s.kind = SegmentKind::kData;
+    s.flow = 7;
+    s.seq = seq;
+    s.bytes = bytes;
+    s.ts_ns = sent;
+    return s;
+  };
+  std::vector<FlowReceipt> r;
+  b.receive(3000, data(1000, 1000, 2000));
+  b.receive(3100, data(2000, 500, 2100));
+  b.receipts(&r);
+  EXPECT_TRUE(r.empty());  // 1500 of 2500 bytes
+  b.receive(3500, data(0, 1000, 2400));
+  b.receive(3600, data(0, 1000, 2450));
+  b.receipts(&r);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].id, 7u);
+  EXPECT_EQ(r[0].sent_ns, 2400u - 100u);  // relative to the run's start
+  EXPECT_EQ(r[0].arrived_ns, 3500u - 100u);
+}
+
 }  // namespace
 }  // namespace sluice
