@@ -108,24 +108,26 @@ bool write_transport_completions(const Runtime& rt, std::string* error) {
                "flow_id,src_ip,dst_ip,size,is_incast,transport,start_time,finish_time,"
                "fct_seconds,ideal_seconds,finished,started,observed_until,data_segments,"
                "retransmitted,timeouts,fast_retransmits,nacks,cnps,ecn_echoes,"
-               "sender_seconds,network_seconds,ack_seconds\n");
+               "sender_seconds,network_seconds,receiver_seconds,ack_seconds\n");
   for (const Row& r : rows) {
     const FlowOutcome& o = r.o;
     const bool done = o.completed_ns != 0;
-    // A finished flow's FCT in three parts that add up to it: until the
+    // A finished flow's FCT in four parts that add up to it: until the
     // segment that completed its bytes left the sender's NIC, that
-    // segment's trip, and the ACK's return to the finish.
-    std::string sender, network, ack;
+    // segment's trip, until the receiver's next ACK left its NIC, and that
+    // ACK's trip (or a later one's) to the finish.
+    std::string sender, network, receiver, ack;
     const FlowReceipt* rc = done ? receipt_of(o.id) : nullptr;
     if (rc != nullptr && o.start_ns <= rc->sent_ns && rc->sent_ns <= rc->arrived_ns &&
-        rc->arrived_ns <= o.completed_ns) {
+        rc->arrived_ns <= rc->acked_ns && rc->acked_ns <= o.completed_ns) {
       sender = seconds9(rc->sent_ns - o.start_ns);
       network = seconds9(rc->arrived_ns - rc->sent_ns);
-      ack = seconds9(o.completed_ns - rc->arrived_ns);
+      receiver = seconds9(rc->acked_ns - rc->arrived_ns);
+      ack = seconds9(o.completed_ns - rc->acked_ns);
     }
     std::fprintf(f,
                  "%" PRIu32 ",%s,%s,%" PRIu64 ",%d,%s,%s,%s,%s,%s,%d,%d,%s,%" PRIu64 ",%" PRIu64
-                 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,%s,%s\n",
+                 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,%s,%s,%s\n",
                  o.id, format_ipv4(o.src_ip).c_str(), format_ipv4(o.dst_ip).c_str(), o.bytes,
                  o.incast ? 1 : 0, transport_name(tc.kind), seconds9(o.start_ns).c_str(),
                  done ? seconds9(o.completed_ns).c_str() : "",
@@ -134,7 +136,7 @@ bool write_transport_completions(const Runtime& rt, std::string* error) {
                  seconds9(observed).c_str(), o.counters.data_segments, o.counters.retransmitted,
                  o.counters.timeouts, o.counters.fast_retransmits, o.counters.nacks,
                  o.counters.cnps, o.counters.ecn_echoes, sender.c_str(), network.c_str(),
-                 ack.c_str());
+                 receiver.c_str(), ack.c_str());
   }
   const bool ok = std::fclose(f) == 0;
   if (!ok) *error = "cannot write " + tc.completions_path;

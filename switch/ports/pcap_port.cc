@@ -372,7 +372,7 @@ rte_mbuf* PcapPort::app_frame(const HostNic::Pick& p, uint64_t now_ns) {
   free_slots_.push_back(slot);
   const uint32_t tag = slot_tag_[slot];
   uint8_t* f = rte_pktmbuf_mtod(m, uint8_t*);
-  if (tag != TransportHost::kReplyTag) store_be64(f + kSltOffsetInFrame + 20, now_ns);
+  if (!TransportHost::is_reply(tag)) store_be64(f + kSltOffsetInFrame + 20, now_ns);
   app_->sent(tag, now_ns);
   if (host_.bfc()) {
     auto* q = reinterpret_cast<uint8_t*>(rte_pktmbuf_prepend(m, kSluiceShimLen));

@@ -114,6 +114,9 @@ def run(binary, tmp, name, hosts, rate, delay, transport, flows, duration, sw_ex
     return summary, rows
 
 
+SPLIT = ("sender_seconds", "network_seconds", "receiver_seconds", "ack_seconds")
+
+
 def ns(seconds):
     """A completions time (seconds with nine decimals) in whole ns, exactly."""
     whole, _, frac = seconds.partition(".")
@@ -123,14 +126,15 @@ def ns(seconds):
 
 def check_split_adds_up(name, rows):
     """Every finished flow's FCT is split into the sender's part, the
-    network's and the ACK's, none negative, adding up to it to the ns."""
+    network's, the receiver's and the ACK's, none negative, adding up to it
+    to the ns."""
     for r in rows:
         if r["finished"] != "1":
-            check(r["sender_seconds"] == r["network_seconds"] == r["ack_seconds"] == "",
-                  f"{name}: unfinished flow {r['flow_id']} has a split {r}")
+            check(all(r[k] == "" for k in SPLIT), f"{name}: unfinished flow {r['flow_id']} "
+                  f"has a split {r}")
             continue
-        parts = [ns(r[k]) for k in ("sender_seconds", "network_seconds", "ack_seconds")]
-        check(min(parts) >= 0 and parts[1] > 0 and parts[2] > 0,
+        parts = [ns(r[k]) for k in SPLIT]
+        check(min(parts) >= 0 and parts[1] > 0 and parts[3] > 0,
               f"{name}: flow {r['flow_id']} split {parts}")
         check(sum(parts) == ns(r["fct_seconds"]),
               f"{name}: flow {r['flow_id']} split {parts} sums to {sum(parts)} ns, "
@@ -397,7 +401,8 @@ def check_repeat(binary, tmp):
 def check_split(binary, tmp):
     """One 100-byte flow alone on the star: it leaves the sender's NIC at
     once; its one frame crosses two 1 us links at 10 Gb/s, stored and
-    forwarded by the switch, and the ACK comes back the same way."""
+    forwarded by the switch; the ACK leaves the receiver's NIC at once and
+    comes back the same way."""
     _, rows = run(binary, tmp, "split", 2, "10Gbps", "1us", {"kind": "dctcp"},
                   [(1, 0, 1, 100, 1e-6)], 0.052)
     r = rows[0]
@@ -407,10 +412,10 @@ def check_split(binary, tmp):
     def hop_ns(frame):  # serialisation of frame + WIRE bytes at 10 Gb/s, then 1 us
         return (frame + WIRE) * 8 / 10 + 1000
 
-    want = (0, 2 * hop_ns(header + 100), 2 * hop_ns(header))
-    got = tuple(ns(r[k]) for k in ("sender_seconds", "network_seconds", "ack_seconds"))
-    print(f"split: sender {got[0]} ns, network {got[1]} ns, ack {got[2]} ns; "
-          f"from the links {want[0]}, {want[1]:.1f}, {want[2]:.1f}")
+    want = (0, 2 * hop_ns(header + 100), 0, 2 * hop_ns(header))
+    got = tuple(ns(r[k]) for k in SPLIT)
+    print(f"split: sender {got[0]} ns, network {got[1]} ns, receiver {got[2]} ns, "
+          f"ack {got[3]} ns; from the links {want[0]}, {want[1]:.1f}, {want[2]}, {want[3]:.1f}")
     check(all(abs(g - w) <= 1 for g, w in zip(got, want)),
           f"split: {got} ns, the links give {want}")
 

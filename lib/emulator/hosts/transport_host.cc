@@ -45,7 +45,21 @@ uint64_t TransportHost::next_due_ns() const {
   return cal_.empty() ? kTransportNever : cal_.next_time();
 }
 
-void TransportHost::push_reply(const Segment& s, uint32_t dst_ip) {
+// A receiver's replies, in order; the first ACK after its flow became whole
+// is tagged, so that its departure is noted (sent()).
+void TransportHost::push_replies(uint32_t r, const Segment* out, uint32_t n) {
+  RecvFlow& rf = recv_[r];
+  for (uint32_t k = 0; k < n; ++k) {
+    uint32_t tag = kReplyTag;
+    if (rf.ack_owed && out[k].kind == SegmentKind::kAck) {
+      rf.ack_owed = false;
+      tag = kFinalAckTag + r;
+    }
+    push_reply(out[k], rf.flow.src_ip, tag);
+  }
+}
+
+void TransportHost::push_reply(const Segment& s, uint32_t dst_ip, uint32_t tag) {
   if (reply_count_ == replies_.size()) {
     if (replies_.size() == kReplyRing) {
       ++counters_.reply_overflow;
@@ -60,13 +74,13 @@ void TransportHost::push_reply(const Segment& s, uint32_t dst_ip) {
     replies_.swap(grown);
     reply_head_ = 0;
   }
-  replies_[(reply_head_ + reply_count_++) & (replies_.size() - 1)] = Reply{s, dst_ip};
+  replies_[(reply_head_ + reply_count_++) & (replies_.size() - 1)] = Reply{s, dst_ip, tag};
 }
 
 void TransportHost::poll(uint64_t now_ns, SegmentSink& sink) {
   while (reply_count_ != 0) {
     const Reply& r = replies_[reply_head_];
-    if (!sink.emit(r.s, r.dst_ip, kReplyTag)) {
+    if (!sink.emit(r.s, r.dst_ip, r.tag)) {
       ++counters_.nic_full;
       nic_blocked_ = true;
       return;
@@ -82,7 +96,7 @@ void TransportHost::poll(uint64_t now_ns, SegmentSink& sink) {
       RecvFlow& rf = recv_[id - send_.size()];
       Segment out[FlowReceiver::kMaxReplies];
       const uint32_t n = rf.receiver->on_timer(now_ns, out);
-      for (uint32_t k = 0; k < n; ++k) push_reply(out[k], rf.flow.src_ip);
+      push_replies(id - static_cast<uint32_t>(send_.size()), out, n);
       cal_.set(id, rf.receiver->timer_due_ns());
       // Replies go before any data: hand them over now.
       if (reply_count_ != 0) return poll(now_ns, sink);
@@ -157,6 +171,10 @@ void TransportHost::note_done(uint32_t i) {
 
 void TransportHost::sent(uint32_t tag, uint64_t now_ns) {
   nic_blocked_ = false;  // a reply's departure frees room as a data segment's does
+  if (is_reply(tag)) {
+    if (tag != kReplyTag) recv_[tag - kFinalAckTag].acked_ns = now_ns;
+    return;
+  }
   if (tag >= send_.size()) return;
   send_[tag].in_nic = false;
   send_[tag].refused = false;
@@ -178,10 +196,11 @@ void TransportHost::receive(uint64_t now_ns, const Segment& s) {
       // This segment completed the flow's bytes (its timestamp is its
       // departure from the sender's NIC).
       rf.whole = true;
+      rf.ack_owed = true;
       rf.sent_ns = s.ts_ns;
       rf.arrived_ns = now_ns;
     }
-    for (uint32_t k = 0; k < n; ++k) push_reply(out[k], rf.flow.src_ip);
+    push_replies(r, out, n);
     cal_.set(static_cast<uint32_t>(send_.size()) + r, rf.receiver->timer_due_ns());
     return;
   }
@@ -221,7 +240,9 @@ void TransportHost::outcomes(std::vector<FlowOutcome>* out) const {
 
 void TransportHost::receipts(std::vector<FlowReceipt>* out) const {
   for (const RecvFlow& rf : recv_) {
-    if (rf.whole) out->push_back({rf.flow.id, rf.sent_ns - start_ns_, rf.arrived_ns - start_ns_});
+    if (!rf.whole) continue;
+    out->push_back({rf.flow.id, rf.sent_ns - start_ns_, rf.arrived_ns - start_ns_,
+                    rf.acked_ns != 0 ? rf.acked_ns - start_ns_ : 0});
   }
 }
 

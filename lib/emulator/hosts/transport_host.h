@@ -62,13 +62,15 @@ struct FlowOutcome {
 
 // Where a flow's last data went, seen at its receiver: the data segment
 // whose arrival completed the flow's bytes, when it left the sender's NIC
-// and when it arrived (relative to the run's start). With the flow's start
-// and its finish at the sender, these split its FCT into three parts that
-// add up to it exactly (docs/transports.md, "Completions").
+// and when it arrived, and when the ACK the receiver sent next left this
+// host's NIC (relative to the run's start). With the flow's start and its
+// finish at the sender, these split its FCT into four parts that add up to
+// it exactly (docs/transports.md, "Completions").
 struct FlowReceipt {
   uint32_t id;
   uint64_t sent_ns;     // the completing segment left the sender's NIC
   uint64_t arrived_ns;  // and reached this host
+  uint64_t acked_ns;    // this host's first ACK after it left its NIC (0: not yet)
 };
 
 struct HostCounters {
@@ -84,6 +86,10 @@ struct HostCounters {
 class TransportHost {
  public:
   static constexpr uint32_t kReplyTag = UINT32_MAX;
+  // Tags from here on are replies: kReplyTag, or the first ACK a receiver
+  // sends once its flow is whole (kFinalAckTag + its receiver's index).
+  static constexpr uint32_t kFinalAckTag = uint32_t{1} << 31;
+  static bool is_reply(uint32_t tag) { return tag >= kFinalAckTag; }
   static constexpr uint32_t kReplyRing = 4096;      // replies held at most (powers of two)
   static constexpr uint32_t kFirstReplyRing = 16;  // the ring's first size, doubled as needed
 
@@ -142,16 +148,19 @@ class TransportHost {
     FlowListEntry flow;
     std::unique_ptr<FlowReceiver> receiver;
     bool whole = false;  // every byte delivered; then the FlowReceipt's times
-    uint64_t sent_ns = 0, arrived_ns = 0;
+    bool ack_owed = false;  // whole, and its next ACK not yet handed over
+    uint64_t sent_ns = 0, arrived_ns = 0, acked_ns = 0;
   };
   struct Reply {
     Segment s;
     uint32_t dst_ip;
+    uint32_t tag;  // kReplyTag, or a final ACK's
   };
 
   void visit(uint32_t i, uint64_t now_ns, SegmentSink& sink);
   void reschedule(uint32_t i, uint64_t now_ns);
-  void push_reply(const Segment& s, uint32_t dst_ip);
+  void push_reply(const Segment& s, uint32_t dst_ip, uint32_t tag);
+  void push_replies(uint32_t r, const Segment* out, uint32_t n);
   void note_done(uint32_t i);
   void emit_data(uint32_t i, const Segment& seg, SegmentSink& sink);
 

@@ -19,8 +19,9 @@ separately, the 99th-percentile and peak switch buffer (every switch, every
 10 us), and the share of time the switch ports were paused; per seed and as
 the mean (min-max) over --seeds. Where the <10KB flows at or above the p99
 slowdown spent their time: their FCTs split at the segment that completed
-each flow (completions' sender_seconds, network_seconds, ack_seconds:
-until it left the sender's NIC, its trip, the ACK's return). Plots: fct_slowdown.png (mean, p95, p99 by
+each flow (completions' sender_seconds, network_seconds,
+receiver_seconds, ack_seconds: until it left the sender's NIC, its trip,
+until the receiver's ACK left its NIC, the ACK's trip). Plots: fct_slowdown.png (mean, p95, p99 by
 flow size, as Figs. 9 and 10), buffer_cdf.png, incast_slowdown.png (App. C,
 Fig. 16). --reanalyse reports the runs already in --out. Diagnostics (not
 the paper's settings): --scheme-param, --bfc-queues, --bfc-nic-queues,
@@ -284,17 +285,21 @@ def bfc_spread(values):
     return f"{m:.3g} ({min(values):.3g}-{max(values):.3g})"
 
 
+SPLIT_PARTS = ("sender", "network", "receiver", "ack")
+
+
 def tail_split(flows, split):
     """Where the flows at or above the p99 slowdown spent their time: the
     mean of each part of their FCT (completions' sender_seconds,
-    network_seconds, ack_seconds), in us, over those that finished."""
+    network_seconds, receiver_seconds, ack_seconds), in us, over those that
+    finished."""
     if not flows:
         return None
     p99 = percentile([r.slowdown for r in flows], 99)
     tail = [r for r in flows if r.slowdown >= p99]
     parts = [split[r.spec.flow_id] for r in tail if r.spec.flow_id in split]
     out = {"n": len(tail), "unfinished": len(tail) - len(parts)}
-    for k in ("sender", "network", "ack"):
+    for k in SPLIT_PARTS:
         out[k + "_us"] = (sum(float(c[k + "_seconds"]) for c in parts) / len(parts) * 1e6
                           if parts else 0.0)
     return out
@@ -304,16 +309,16 @@ def write_tail_split(rows):
     print()
     print("Where the <10KB flows at or above the p99 slowdown spent their time: mean us "
           "(share of their FCT) until the segment that completed the flow left the "
-          "sender's NIC / its trip to the receiver / the ACK's return")
-    print("| seed | scheme | flows (unfinished) | sender | network | ACK |")
-    print("|---|---|---:|---:|---:|---:|")
+          "sender's NIC / its trip / until the receiver's ACK left its NIC / the ACK's trip")
+    print("| seed | scheme | flows (unfinished) | sender | network | receiver | ACK |")
+    print("|---|---|---:|---:|---:|---:|---:|")
     for r in rows:
         t = r.get("short_tail_split")
         if not t:
             continue
-        total = t["sender_us"] + t["network_us"] + t["ack_us"]
+        total = sum(t[k + "_us"] for k in SPLIT_PARTS)
         cells = [f"{t[k + '_us']:.1f} ({100 * t[k + '_us'] / total:.0f} %)" if total else "-"
-                 for k in ("sender", "network", "ack")]
+                 for k in SPLIT_PARTS]
         print(f"| {r['seed']} | {r['scheme']} | {t['n']} ({t['unfinished']}) | " +
               " | ".join(cells) + " |")
 
