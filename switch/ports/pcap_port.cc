@@ -359,7 +359,8 @@ bool PcapPort::app_emit(const Segment& seg, uint32_t dst_ip, uint32_t tag, uint6
   f.rank = seg.has_rank ? seg.rank : kSltNoRank;
   const uint64_t dst_or_flow =
       queue_key_ == NicQueueKey::kFlow ? (uint64_t{1} << 31 | seg.flow) : uint64_t{dst_ip};
-  host_.enqueue(uint64_t{f.priority} << 32 | dst_or_flow, f, now_ns);
+  const bool reply = seg.kind != SegmentKind::kData && host_.config().reply_queue;
+  host_.enqueue(reply ? HostNic::kReplyKey : uint64_t{f.priority} << 32 | dst_or_flow, f, now_ns);
   return true;
 }
 

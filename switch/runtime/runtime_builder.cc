@@ -172,6 +172,7 @@ void set_host_nic(PcapPort& pcap, const SwitchConfig& sc, const PortConfig& pc, 
   nic.bfc = pc.nic.mode == NicMode::kBfc;
   nic.floodgate = pc.nic.mode == NicMode::kFloodgate;
   nic.by_rank = by_rank;
+  nic.reply_queue = pc.nic.reply_queue;
   const uint32_t queues = sc.tm.queues_per_port;
   std::array<uint8_t, 64> by_dscp;
   for (uint8_t d = 0; d < 64; ++d)

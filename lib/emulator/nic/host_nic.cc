@@ -10,7 +10,9 @@
 namespace sluice {
 
 HostNic::HostNic(const HostNicConfig& cfg)
-    : cfg_(cfg), queues_(std::make_unique<NicQueues>(cfg.queues, cfg.capacity, cfg.sticky_ns)) {
+    : cfg_(cfg),
+      queues_(std::make_unique<NicQueues>(cfg.queues, cfg.capacity, cfg.sticky_ns,
+                                          cfg.reply_queue ? 1 : 0)) {
   if (cfg_.bfc) bfc_ = std::make_unique<UpstreamPauseState>(queues_->num_queues());
   if (cfg_.floodgate) {
     dst_ = std::make_unique<DstPauseState>(cfg_.dst_pause_capacity);
@@ -194,7 +196,9 @@ void HostNic::poll(uint64_t now_ns) {
 }
 
 void HostNic::enqueue(uint64_t key, const NicFrame& f, uint64_t now_ns) {
-  const uint32_t q = queues_->queue_of(key, now_ns, bfc_paused_mask());
+  const uint32_t q = cfg_.reply_queue && key == kReplyKey
+                         ? queues_->num_queues() - 1
+                         : queues_->queue_of(key, now_ns, bfc_paused_mask());
   queues_->push(q, f, now_ns);
 }
 
@@ -214,12 +218,25 @@ uint64_t HostNic::ready_ns(uint32_t q, uint8_t priority) const {
 bool HostNic::pick(uint64_t now_ns, Pick* out) const {
   const uint64_t wire = wire_free_ns_;
   if (wire > now_ns) return false;
-  const uint64_t candidates = queues_->nonempty_mask() & ~bfc_paused_mask();
+  uint64_t candidates = queues_->nonempty_mask() & ~bfc_paused_mask();
   if (candidates == 0) return false;
+  const uint32_t n = queues_->num_queues();
+  if (cfg_.reply_queue) {
+    // Replies first, unless what holds a queue holds theirs.
+    const uint32_t rq = n - 1;
+    if ((candidates >> rq) & 1) {
+      const NicFrame& f = queues_->head(rq);
+      if (!((paused_classes_ >> (f.priority & 7)) & 1) && !dst_held(f.dst_ip)) {
+        *out = {rq, f, std::max({f.due_ns, wire, ready_ns(rq, f.priority)})};
+        return true;
+      }
+      candidates &= ~(uint64_t{1} << rq);
+      if (candidates == 0) return false;
+    }
+  }
   // Round robin from round_robin_: the candidates rotated so that queue
   // round_robin_ is bit 0, then taken lowest first (a bit scan per queue
   // looked at, not a step per queue).
-  const uint32_t n = queues_->num_queues();
   const uint32_t rr = round_robin_;
   const uint64_t all = n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
   uint64_t rotated = rr == 0 ? candidates : ((candidates >> rr) | (candidates << (n - rr))) & all;
@@ -260,7 +277,9 @@ void HostNic::sent(const Pick& p) {
   }
   wire_free_ns_ = wire_ns_ + (wire_rem_ != 0);
   queues_->pop(p.queue, p.start_ns);
-  round_robin_ = (p.queue + 1) % queues_->num_queues();
+  // The replies' queue goes outside the data queues' round robin.
+  if (!cfg_.reply_queue || p.queue + 1 != queues_->num_queues())
+    round_robin_ = (p.queue + 1) % queues_->num_queues();
 }
 
 uint64_t HostNic::next_due_ns(uint64_t now_ns) const {

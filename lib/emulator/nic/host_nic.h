@@ -57,6 +57,9 @@ struct HostNicConfig {
   bool floodgate = false;     // honours FG_DST_PAUSE per destination IPv4
   // Destinations held at once; a pause of one more is counted, not held.
   uint32_t dst_pause_capacity = 256;
+  // Replies in the last queue, which sends before any other that may
+  // (reply_key); data keys share the others.
+  bool reply_queue = false;
   // pFabric's hosts: the queue whose head frame has the smallest rank sends
   // next (of equal ranks, the one handed over first, then round robin),
   // instead of plain round robin.
@@ -70,6 +73,9 @@ class HostNic {
  public:
   static constexpr uint32_t kPauseSlot = 8;  // class_paused_ns(): the 802.3x PAUSE
   static constexpr uint32_t kSlots = 9;
+
+  // enqueue()'s key for a reply (ACK, NACK, CNP) when reply_queue is on.
+  static constexpr uint64_t kReplyKey = UINT64_MAX;
 
   HostNic() = default;  // disabled
   explicit HostNic(const HostNicConfig& cfg);

@@ -17,13 +17,13 @@ std::optional<NicMode> nic_mode(YamlReader& r, const Field& f) {
 }
 
 // nic: plain | bfc | floodgate, or a map with mode, queue_by, queues,
-// frames, sticky.
+// frames, sticky, reply_queue.
 void parse_nic(YamlReader& r, const Field& f, PortConfig* port) {
   NicConfig* out = &port->nic;
   out->given = true;
   out->line = YamlReader::line_of(f.node);
   if (f.node.IsScalar()) return set(nic_mode(r, f), &out->mode);
-  if (!r.expect_map(f, {"mode", "queue_by", "queues", "frames", "sticky"})) return;
+  if (!r.expect_map(f, {"mode", "queue_by", "queues", "frames", "sticky", "reply_queue"})) return;
   if (auto m = r.field(f, "mode", Need::kOptional)) set(nic_mode(r, *m), &out->mode);
   if (auto k = r.field(f, "queue_by", Need::kOptional)) {
     set(r.choice<NicQueueKey>(
@@ -37,6 +37,7 @@ void parse_nic(YamlReader& r, const Field& f, PortConfig* port) {
   if (auto t = r.field(f, "sticky", Need::kOptional)) {
     set(r.duration(*t, 1, UINT64_MAX), &out->sticky_ns);
   }
+  if (auto q = r.field(f, "reply_queue", Need::kOptional)) set(r.boolean(*q), &out->reply_queue);
 }
 
 // The emulated NIC stands for a replaying host: a capture-file port with
@@ -56,6 +57,9 @@ void validate_nic(ConfigCheck& k, size_t s, size_t p) {
     k.error(key, "nic: the emulated NIC is a host's: the port's role must be host");
   } else if (port.rate_bps == 0) {
     k.error(key, "nic: the host NIC sends at the port's rate: expected a rate above 0");
+  } else if (port.nic.reply_queue && port.nic.queues < 2) {
+    k.error(key, "nic: reply_queue takes one of the NIC's queues for replies: expected queues "
+                 "of 2 or more");
   } else if (port.nic.mode == NicMode::kBfc && !sw.bfc.enabled) {
     k.error(key, "nic: bfc needs BFC on switch \"" + sw.name +
                      "\" (bfc: {enabled: true}) to pause its queues");

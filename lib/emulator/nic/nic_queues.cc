@@ -4,8 +4,9 @@
 
 namespace sluice {
 
-NicQueues::NicQueues(uint32_t queues, uint32_t capacity, uint64_t sticky_ns)
+NicQueues::NicQueues(uint32_t queues, uint32_t capacity, uint64_t sticky_ns, uint32_t reserved)
     : num_queues_(std::clamp<uint32_t>(queues, 1, kMaxQueues)),
+      keyed_(num_queues_ > reserved ? num_queues_ - reserved : 1),
       capacity_(std::max<uint32_t>(capacity, 1)),
       sticky_ns_(sticky_ns),
       // Left uninitialised: a node is written when first used, so a host's
@@ -38,10 +39,10 @@ uint32_t NicQueues::queue_of(uint64_t key, uint64_t now_ns, uint64_t held_mask) 
 }
 
 uint32_t NicQueues::assign(uint64_t key, uint64_t now_ns, uint64_t held_mask) {
-  for (uint32_t i = 0; i < num_queues_; ++i) {
-    const uint32_t q = (search_start_ + i) % num_queues_;
+  for (uint32_t i = 0; i < keyed_; ++i) {
+    const uint32_t q = (search_start_ + i) % keyed_;
     if (taken(q, now_ns, held_mask)) continue;
-    search_start_ = (q + 1) % num_queues_;
+    search_start_ = (q + 1) % keyed_;
     q_[q].owner = key;
     owned_ |= uint64_t{1} << q;
     live_ |= uint64_t{1} << q;
@@ -49,7 +50,7 @@ uint32_t NicQueues::assign(uint64_t key, uint64_t now_ns, uint64_t held_mask) {
     return q;
   }
   collisions.add();
-  return static_cast<uint32_t>(key % num_queues_);
+  return static_cast<uint32_t>(key % keyed_);
 }
 
 void NicQueues::push(uint32_t q, const NicFrame& f, uint64_t now_ns) {

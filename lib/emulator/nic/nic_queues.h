@@ -31,8 +31,10 @@ class NicQueues {
  public:
   static constexpr uint32_t kMaxQueues = 64;
 
-  // queues 1..kMaxQueues; capacity >= 1 frames in all queues together.
-  NicQueues(uint32_t queues, uint32_t capacity, uint64_t sticky_ns);
+  // queues 1..kMaxQueues; capacity >= 1 frames in all queues together. The
+  // last `reserved` queues are never assigned to a key (the caller pushes
+  // to them by number).
+  NicQueues(uint32_t queues, uint32_t capacity, uint64_t sticky_ns, uint32_t reserved = 0);
 
   uint32_t num_queues() const { return num_queues_; }
   bool full() const { return held_ == capacity_; }
@@ -61,6 +63,7 @@ class NicQueues {
   uint32_t assign(uint64_t key, uint64_t now_ns, uint64_t held_mask);
 
   uint32_t num_queues_;
+  uint32_t keyed_;  // the queues keys are assigned: 0..keyed_-1
   uint32_t capacity_;
   uint64_t sticky_ns_;
   std::unique_ptr<Node[]> nodes_;  // capacity_ of them

@@ -25,7 +25,7 @@ until the receiver's ACK left its NIC, the ACK's trip). Plots: fct_slowdown.png 
 flow size, as Figs. 9 and 10), buffer_cdf.png, incast_slowdown.png (App. C,
 Fig. 16). --reanalyse reports the runs already in --out. Diagnostics (not
 the paper's settings): --scheme-param, --bfc-queues, --bfc-nic-queues,
---bfc-host-nic plain. Scaled: --fabric-ms of arrivals (the paper runs far
+--bfc-host-nic plain, --nic-reply-queue. Scaled: --fabric-ms of arrivals (the paper runs far
 longer).
 
 Writes results.json and provenance.json beside the plots; each run's
@@ -130,6 +130,12 @@ def bfc_conf(a, fabric, exp, seed, wl, label, scheme, transport, params):
                     port["nic"]["queues"] = a.bfc_nic_queues
                 elif label == "BFC" and a.bfc_nic_queues:
                     port["nic"] = {"mode": port.get("nic") or "bfc", "queues": a.bfc_nic_queues}
+                if a.nic_reply_queue:
+                    # Every scheme's hosts: replies in a queue of their own,
+                    # served first (HPCC's ns-3 NIC).
+                    port["nic"] = dict(port["nic"] if isinstance(port.get("nic"), dict)
+                                       else {"mode": port.get("nic") or "plain"},
+                                       reply_queue=True)
     return conf
 
 
@@ -512,6 +518,9 @@ def main(argv):
                    "a diagnostic)")
     p.add_argument("--bfc-nic-queues", type=int, default=0,
                    help="BFC NICs' send queues (default sluice's 32; a diagnostic)")
+    p.add_argument("--nic-reply-queue", action="store_true",
+                   help="every host's replies in a NIC queue of their own, served first "
+                   "(HPCC's ns-3 NIC; a diagnostic)")
     p.add_argument("--out", default=os.path.join(ROOT, "runs", "reproduce", "bfc"))
     p.add_argument("--sluice", default=sluice.BINARY)
     a = p.parse_args(argv)

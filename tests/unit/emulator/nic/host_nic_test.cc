@@ -643,5 +643,63 @@ TEST(HostNic, DisabledNicTakesNothing) {
   EXPECT_FALSE(nic.full());
 }
 
+// Replies in a queue of their own (HPCC's ns-3 NIC): they go as soon as
+// the wire is free, ahead of data, and leave the data's round robin where
+// it was. Without it the same key is one more queue in the round robin.
+TEST(HostNic, ReplyQueueGoesFirst) {
+  HostNicConfig c = nic_config(k1G, 4);
+  c.reply_queue = true;
+  Host h(c);
+  for (uint32_t i = 0; i < 3; ++i) h.add({0, 100});  // ids 0-2
+  for (uint32_t i = 0; i < 3; ++i) h.add({0, 200});  // ids 3-5
+  h.add({500, HostNic::kReplyKey});                  // id 6, during id 0
+  h.add({500, HostNic::kReplyKey});                  // id 7
+  h.run_to(10'000);
+  EXPECT_EQ(h.order(), (std::vector<uint32_t>{0, 6, 7, 3, 1, 4, 2, 5}));
+  EXPECT_EQ(h.sent[1].queue, 3u);
+  EXPECT_EQ(h.sent[2].queue, 3u);
+  Host shared(nic_config(k1G, 4));
+  for (const Out& o : h.waiting) shared.add(o);
+  shared.run_to(10'000);
+  EXPECT_EQ(shared.order(), (std::vector<uint32_t>{0, 3, 6, 1, 4, 7, 2, 5}));
+}
+
+// Data keys never take the replies' queue, not even when they collide.
+TEST(HostNic, DataKeysNeverTakeTheReplyQueue) {
+  HostNicConfig c = nic_config(k1G, 2);
+  c.reply_queue = true;
+  Host h(c);
+  h.add({0, 100});
+  h.add({0, 200});
+  h.add({0, 301});
+  h.run_to(5'000);
+  ASSERT_EQ(h.sent.size(), 3u);
+  for (const Sent& s : h.sent) EXPECT_EQ(s.queue, 0u);
+  EXPECT_EQ(h.nic.queues().collisions.get(), 2u);
+}
+
+// A BFC switch pauses the replies' queue by its number, as any other.
+TEST(HostNic, ReplyQueueHeldByBfcPause) {
+  HostNicConfig c = nic_config(k1G, 4, true);
+  c.reply_queue = true;
+  HostNic nic(c);
+  nic.poll(0);
+  const auto pause = bfc_frame(ControlType::kBfcPause, 0, 3);
+  nic.receive(0, pause.data(), 64);
+  nic.poll(0);
+  nic.enqueue(HostNic::kReplyKey, NicFrame{0, 7, 101, 0, 0}, 0);
+  nic.enqueue(100, NicFrame{0, 8, 101, 0, 0}, 0);
+  HostNic::Pick p;
+  ASSERT_TRUE(nic.pick(0, &p));
+  EXPECT_EQ(p.frame.id, 8u);  // the data: the replies are held
+  nic.sent(p);
+  const auto resume = bfc_frame(ControlType::kBfcResume, 0, 3);
+  nic.receive(2'000, resume.data(), 64);
+  nic.poll(2'000);
+  ASSERT_TRUE(nic.pick(2'000, &p));
+  EXPECT_EQ(p.frame.id, 7u);
+  EXPECT_EQ(p.queue, 3u);
+}
+
 }  // namespace
 }  // namespace sluice

@@ -37,6 +37,23 @@ TEST(NicConfig, PlainPerDestinationByDefault) {
   EXPECT_EQ(n.queues, 32u);
   EXPECT_EQ(n.frames, 16384u);
   EXPECT_EQ(n.sticky_ns, 0u);
+  EXPECT_FALSE(n.reply_queue);
+}
+
+TEST(NicConfig, ReplyQueueTakesOneOfTwoOrMore) {
+  ConfigResult r = load_config_string(
+      fabric("{name: h0, role: host, rate: 10Gbps, pcap: {rx: a.pcap}, "
+             "nic: {queues: 2, reply_queue: true}}"),
+      "t");
+  ASSERT_TRUE(r.ok()) << errors_of(r)[0];
+  EXPECT_TRUE(r.config.switches[0].ports[0].nic.reply_queue);
+  EXPECT_EQ(errors_of(load_config_string(
+                fabric("{name: h0, role: host, rate: 10Gbps, pcap: {rx: a.pcap}, "
+                       "nic: {queues: 1, reply_queue: true}}"),
+                "t")),
+            (std::vector<std::string>{"t:6: switches[0].ports[0].nic: nic: reply_queue takes one "
+                                      "of the NIC's queues for replies: expected queues of 2 or "
+                                      "more"}));
 }
 
 TEST(NicConfig, ShorthandAndMap) {
