@@ -147,7 +147,7 @@ class TransportHost {
   struct RecvFlow {
     FlowListEntry flow;
     std::unique_ptr<FlowReceiver> receiver;
-    bool whole = false;  // every byte delivered; then the FlowReceipt's times
+    bool whole = false;     // every byte delivered; then the FlowReceipt's times
     bool ack_owed = false;  // whole, and its next ACK not yet handed over
     uint64_t sent_ns = 0, arrived_ns = 0, acked_ns = 0;
   };

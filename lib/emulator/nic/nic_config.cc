@@ -58,8 +58,9 @@ void validate_nic(ConfigCheck& k, size_t s, size_t p) {
   } else if (port.rate_bps == 0) {
     k.error(key, "nic: the host NIC sends at the port's rate: expected a rate above 0");
   } else if (port.nic.reply_queue && port.nic.queues < 2) {
-    k.error(key, "nic: reply_queue takes one of the NIC's queues for replies: expected queues "
-                 "of 2 or more");
+    k.error(key,
+            "nic: reply_queue takes one of the NIC's queues for replies: expected queues "
+            "of 2 or more");
   } else if (port.nic.mode == NicMode::kBfc && !sw.bfc.enabled) {
     k.error(key, "nic: bfc needs BFC on switch \"" + sw.name +
                      "\" (bfc: {enabled: true}) to pause its queues");

@@ -41,10 +41,10 @@ TEST(NicConfig, PlainPerDestinationByDefault) {
 }
 
 TEST(NicConfig, ReplyQueueTakesOneOfTwoOrMore) {
-  ConfigResult r = load_config_string(
-      fabric("{name: h0, role: host, rate: 10Gbps, pcap: {rx: a.pcap}, "
-             "nic: {queues: 2, reply_queue: true}}"),
-      "t");
+  ConfigResult r =
+      load_config_string(fabric("{name: h0, role: host, rate: 10Gbps, pcap: {rx: a.pcap}, "
+                                "nic: {queues: 2, reply_queue: true}}"),
+                         "t");
   ASSERT_TRUE(r.ok()) << errors_of(r)[0];
   EXPECT_TRUE(r.config.switches[0].ports[0].nic.reply_queue);
   EXPECT_EQ(errors_of(load_config_string(
