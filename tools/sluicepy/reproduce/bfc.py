@@ -25,8 +25,8 @@ until the receiver's ACK left its NIC, the ACK's trip). Plots: fct_slowdown.png 
 flow size, as Figs. 9 and 10), buffer_cdf.png, incast_slowdown.png (App. C,
 Fig. 16). --reanalyse reports the runs already in --out. Diagnostics (not
 the paper's settings): --scheme-param, --bfc-queues, --bfc-nic-queues,
---bfc-host-nic plain, --nic-reply-queue. Scaled: --fabric-ms of arrivals (the paper runs far
-longer).
+--bfc-host-nic plain, --nic-reply-queue. Scaled: --fabric-ms of arrivals
+(the paper runs far longer).
 
 Writes results.json and provenance.json beside the plots; each run's
 directory holds its sluice.yaml, completions.csv, summary.json and run.json
