@@ -70,7 +70,7 @@ struct FlowReceipt {
   uint32_t id;
   uint64_t sent_ns;     // the completing segment left the sender's NIC
   uint64_t arrived_ns;  // and reached this host
-  uint64_t acked_ns;    // this host's first ACK after it left its NIC (0: not yet)
+  uint64_t acked_ns;    // this host's next ACK left its NIC (0: not yet)
 };
 
 struct HostCounters {

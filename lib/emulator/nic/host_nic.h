@@ -57,8 +57,8 @@ struct HostNicConfig {
   bool floodgate = false;     // honours FG_DST_PAUSE per destination IPv4
   // Destinations held at once; a pause of one more is counted, not held.
   uint32_t dst_pause_capacity = 256;
-  // Replies in the last queue, which sends before any other that may
-  // (reply_key); data keys share the others.
+  // Replies (enqueued with kReplyKey) in the last queue, which sends
+  // before any other whenever it may; data keys share the others.
   bool reply_queue = false;
   // pFabric's hosts: the queue whose head frame has the smallest rank sends
   // next (of equal ranks, the one handed over first, then round robin),
