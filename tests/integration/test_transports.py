@@ -35,6 +35,10 @@ hosts on 1-2 us links:
   its fixed timeout and SACKs.
 - Incast: eight flows into one port all complete with DCTCP under drop-tail
   with a small buffer, and with DCQCN under PFC without a drop.
+- Where the time went: every finished flow of every run here has its FCT
+  split into the sender's, the network's, the receiver's and the ACK's
+  parts, none negative, adding up to it to the ns; a lone one-segment flow's
+  parts are its links' serialisation and delay.
 - Repeatability: the same run twice gives identical completions and
   captures; another seed changes RED's marks.
 - A run that ends before the flows start writes a valid summary and
