@@ -225,9 +225,8 @@ bool HostNic::pick(uint64_t now_ns, Pick* out) const {
     // Replies first, unless what holds a queue holds theirs.
     const uint32_t rq = n - 1;
     if ((candidates >> rq) & 1) {
-      const NicFrame& f = queues_->head(rq);
-      if (!((paused_classes_ >> (f.priority & 7)) & 1) && !dst_held(f.dst_ip)) {
-        *out = {rq, f, std::max({f.due_ns, wire, ready_ns(rq, f.priority)})};
+      if (!head_held(queues_->head(rq))) {
+        *out = pick_of(rq, wire);
         return true;
       }
       candidates &= ~(uint64_t{1} << rq);
@@ -245,14 +244,13 @@ bool HostNic::pick(uint64_t now_ns, Pick* out) const {
     uint32_t q = rr + static_cast<uint32_t>(__builtin_ctzll(rotated));
     if (q >= n) q -= n;
     const NicFrame& f = queues_->head(q);
-    if ((paused_classes_ >> (f.priority & 7)) & 1) continue;
-    if (dst_held(f.dst_ip)) continue;
+    if (head_held(f)) continue;
     // By rank: the smallest, of equals the one handed over first; strict
     // comparisons keep round-robin order among full ties.
     if (found &&
         (f.rank > out->frame.rank || (f.rank == out->frame.rank && f.due_ns >= out->frame.due_ns)))
       continue;
-    *out = {q, f, std::max({f.due_ns, wire, ready_ns(q, f.priority)})};
+    *out = pick_of(q, wire);
     found = true;
     if (!cfg_.by_rank) return true;
   }

@@ -34,6 +34,7 @@
 // Rate 0 disables the model (the caller replays directly). Time is always an
 // argument (ns); no allocation after construction.
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -182,6 +183,15 @@ class HostNic {
   void apply_oldest_dst();
   bool dst_held(uint32_t dst) const { return dst_ && dst_->paused(dst); }
   uint64_t ready_ns(uint32_t q, uint8_t priority) const;
+  // A head frame no queue may send: its class is paused, or its destination.
+  bool head_held(const NicFrame& f) const {
+    return ((paused_classes_ >> (f.priority & 7)) & 1) || dst_held(f.dst_ip);
+  }
+  // Queue q's head, to start once the wire (free at `wire`) and q may.
+  Pick pick_of(uint32_t q, uint64_t wire) const {
+    const NicFrame& f = queues_->head(q);
+    return {q, f, std::max({f.due_ns, wire, ready_ns(q, f.priority)})};
+  }
 
   HostNicConfig cfg_;
   std::unique_ptr<NicQueues> queues_;
