@@ -108,10 +108,14 @@ uint32_t build_bfc_resume(uint8_t* out, uint32_t cap, const MacAddr& dst, const 
   return build_queue_frame(out, cap, dst, src, ControlType::kBfcResume, shard, queue);
 }
 
+uint32_t bfc_bitmap_len(uint16_t queue_count) {
+  return padded_len(kControlPrefixLen + (uint32_t{queue_count} + 7) / 8);
+}
+
 uint32_t build_bfc_bitmap(uint8_t* out, uint32_t cap, const MacAddr& dst, const MacAddr& src,
                           uint8_t shard, const uint64_t* words, uint16_t queue_count) {
   const uint32_t bytes = (uint32_t{queue_count} + 7) / 8;
-  const uint32_t len = padded_len(kControlPrefixLen + bytes);
+  const uint32_t len = bfc_bitmap_len(queue_count);
   if (cap < len) return 0;
   uint8_t* bits = start_frame(out, len, dst, src, ControlType::kBfcBitmap, shard,
                               kControlCountLen + bytes, queue_count);

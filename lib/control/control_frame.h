@@ -112,6 +112,8 @@ uint32_t build_bfc_resume(uint8_t* out, uint32_t cap, const MacAddr& dst, const 
 // cap <= 14 + MTU to respect the MTU (one frame is never split).
 uint32_t build_bfc_bitmap(uint8_t* out, uint32_t cap, const MacAddr& dst, const MacAddr& src,
                           uint8_t shard, const uint64_t* words, uint16_t queue_count);
+// The length of that frame (4096 queues: 536 bytes, within any MTU).
+uint32_t bfc_bitmap_len(uint16_t queue_count);
 
 // List frames carry as many leading entries as fit in one frame whose
 // payload (everything after the 14-byte Ethernet header) is at most `mtu`

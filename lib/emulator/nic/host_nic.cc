@@ -1,11 +1,12 @@
 #include "lib/emulator/nic/host_nic.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
-#include "lib/net/ethertypes.h"
 #include "lib/mechanisms/pfc/pause_frame.h"
 #include "lib/mechanisms/pfc/pause_quanta.h"
+#include "lib/net/ethertypes.h"
 
 namespace sluice {
 
@@ -13,10 +14,17 @@ HostNic::HostNic(const HostNicConfig& cfg)
     : cfg_(cfg),
       queues_(std::make_unique<NicQueues>(cfg.queues, cfg.capacity, cfg.sticky_ns,
                                           cfg.reply_queue ? 1 : 0)) {
-  if (cfg_.bfc) bfc_ = std::make_unique<UpstreamPauseState>(queues_->num_queues());
+  const uint32_t n = queues_->num_queues();
+  if (cfg_.bfc) {
+    bfc_ = std::make_unique<UpstreamPauseState>(n);
+    bfc_resumed_ns_ = std::make_unique<uint64_t[]>(n);
+    bitmap_bytes_ = std::make_unique<uint8_t[]>(size_t{kMaxPending} * bitmap_bytes());
+    paused_before_ = std::make_unique<uint64_t[]>(bfc_->paused_set().num_words());
+  }
   if (cfg_.floodgate) {
     dst_ = std::make_unique<DstPauseState>(cfg_.dst_pause_capacity);
     dst_pending_.resize(kMaxDstPending);
+    dst_resumed_ns_ = std::make_unique<uint64_t[]>(n);
   }
 }
 
@@ -103,14 +111,13 @@ void HostNic::bfc_message(uint64_t at_ns, const ControlMessage& msg) {
   e.bfc_type = msg.type;
   e.shard = msg.shard;
   e.count = msg.count;
-  if (msg.type == ControlType::kBfcBitmap) {
-    const uint32_t bytes = (msg.count + 7u) / 8;
-    std::memcpy(e.bits.data(), msg.entries, std::min<uint32_t>(bytes, 8));
-    for (uint32_t q = NicQueues::kMaxQueues; q < msg.count; ++q)
-      e.bits_beyond = e.bits_beyond || msg.queue_paused(q);
-    e.count = std::min<uint16_t>(msg.count, NicQueues::kMaxQueues);
-  }
-  push(e);
+  if (msg.type != ControlType::kBfcBitmap) return push(e);
+  // The bytes for this NIC's queues travel with the event; a bit beyond
+  // them is noted now.
+  const uint32_t n = queues_->num_queues();
+  for (uint32_t q = n; q < msg.count; ++q) e.bits_beyond = e.bits_beyond || msg.queue_paused(q);
+  e.count = static_cast<uint16_t>(std::min<uint32_t>(msg.count, n));
+  push(e, msg.entries);
 }
 
 void HostNic::dst_pause(uint64_t at_ns, uint32_t dst, bool pause) {
@@ -119,23 +126,30 @@ void HostNic::dst_pause(uint64_t at_ns, uint32_t dst, bool pause) {
 }
 
 // Pending frames stay in time order and never before the last poll.
-void HostNic::push(Event e) {
+void HostNic::push(Event e, const uint8_t* bitmap) {
   if (!enabled()) return;
   if (count_ == kMaxPending) apply_oldest();
   e.at_ns = std::max(e.at_ns, polled_ns_);
   if (count_ != 0) e.at_ns = std::max(e.at_ns, pending_[(head_ + count_ - 1) % kMaxPending].at_ns);
-  pending_[(head_ + count_) % kMaxPending] = e;
+  const uint32_t slot = (head_ + count_) % kMaxPending;
+  pending_[slot] = e;
+  if (bitmap != nullptr) {
+    uint8_t* bytes = &bitmap_bytes_[size_t{slot} * bitmap_bytes()];
+    const uint32_t given = (e.count + 7u) / 8;
+    std::memcpy(bytes, bitmap, given);
+    std::memset(bytes + given, 0, bitmap_bytes() - given);
+  }
   ++count_;
 }
 
 void HostNic::apply_oldest() {
-  const Event e = pending_[head_];
+  const uint32_t slot = head_;
   head_ = (head_ + 1) % kMaxPending;
   --count_;
-  apply(e);
+  apply(pending_[slot], slot);
 }
 
-void HostNic::apply(const Event& e) {
+void HostNic::apply(const Event& e, uint32_t slot) {
   switch (e.kind) {
     case Kind::kPort:
       timers_[kPauseSlot].apply(e.at_ns, e.length_ns[0]);
@@ -149,16 +163,24 @@ void HostNic::apply(const Event& e) {
     case Kind::kBfc:
       break;
   }
-  const uint64_t before = bfc_->paused_mask();
+  // A queue released starts its waiting head no earlier than the release.
   if (e.bfc_type == ControlType::kBfcPause) {
     bfc_->on_pause(e.shard, e.count);
   } else if (e.bfc_type == ControlType::kBfcResume) {
-    bfc_->on_resume(e.shard, e.count);
-  } else if (bfc_->on_bitmap(e.shard, e.bits.data(), e.count) && e.bits_beyond) {
-    bfc_->unknown_queue_bitmaps.add();
+    const bool was = e.count < queues_->num_queues() && bfc_->paused(e.count);
+    if (bfc_->on_resume(e.shard, e.count) && was && !bfc_->paused(e.count))
+      bfc_resumed_ns_[e.count] = e.at_ns;
+  } else {
+    const QueueSet& held = bfc_->paused_set();
+    const uint32_t words = held.num_words();
+    for (uint32_t i = 0; i < words; ++i) paused_before_[i] = held.word(i);
+    const uint8_t* bits = &bitmap_bytes_[size_t{slot} * bitmap_bytes()];
+    if (bfc_->on_bitmap(e.shard, bits, e.count) && e.bits_beyond) bfc_->unknown_queue_bitmaps.add();
+    for (uint32_t i = 0; i < words; ++i) {
+      for (uint64_t r = paused_before_[i] & ~held.word(i); r != 0; r &= r - 1)
+        bfc_resumed_ns_[i * 64 + std::countr_zero(r)] = e.at_ns;
+    }
   }
-  for (uint64_t resumed = before & ~bfc_->paused_mask(); resumed != 0; resumed &= resumed - 1)
-    bfc_resumed_ns_[__builtin_ctzll(resumed)] = e.at_ns;
 }
 
 // As push(), in the dst pause ring (independent state, so its own order).
@@ -179,10 +201,13 @@ void HostNic::apply_oldest_dst() {
   dst_head_ = (dst_head_ + 1) % kMaxDstPending;
   --dst_count_;
   if (!dst_->apply(e.at_ns, e.dst, e.pause) || e.pause) return;
-  for (uint64_t m = queues_->nonempty_mask(); m != 0; m &= m - 1) {
-    const uint32_t q = static_cast<uint32_t>(__builtin_ctzll(m));
-    if (queues_->head(q).dst_ip == e.dst) dst_resumed_ns_[q] = e.at_ns;
-  }
+  const QueueSet& nonempty = queues_->nonempty();
+  visit_from(
+      nonempty.summary(), 0, [&](uint32_t i) { return nonempty.word(i); },
+      [&](uint32_t q) {
+        if (queues_->head(q).dst_ip == e.dst) dst_resumed_ns_[q] = e.at_ns;
+        return false;
+      });
 }
 
 void HostNic::poll(uint64_t now_ns) {
@@ -198,7 +223,7 @@ void HostNic::poll(uint64_t now_ns) {
 void HostNic::enqueue(uint64_t key, const NicFrame& f, uint64_t now_ns) {
   const uint32_t q = cfg_.reply_queue && key == kReplyKey
                          ? queues_->num_queues() - 1
-                         : queues_->queue_of(key, now_ns, bfc_paused_mask());
+                         : queues_->queue_of(key, now_ns, bfc_ ? &bfc_->paused_set() : nullptr);
   queues_->push(q, f, now_ns);
 }
 
@@ -218,42 +243,38 @@ uint64_t HostNic::ready_ns(uint32_t q, uint8_t priority) const {
 bool HostNic::pick(uint64_t now_ns, Pick* out) const {
   const uint64_t wire = wire_free_ns_;
   if (wire > now_ns) return false;
-  uint64_t candidates = queues_->nonempty_mask() & ~bfc_paused_mask();
-  if (candidates == 0) return false;
+  const uint64_t summary = queues_->nonempty().summary();
+  if (summary == 0) return false;
   const uint32_t n = queues_->num_queues();
+  bool skip_replies = false;
   if (cfg_.reply_queue) {
     // Replies first, unless what holds a queue holds theirs.
     const uint32_t rq = n - 1;
-    if ((candidates >> rq) & 1) {
+    if ((sendable_word(rq / 64) >> (rq % 64)) & 1) {
       if (!head_held(queues_->head(rq))) {
         *out = pick_of(rq, wire);
         return true;
       }
-      candidates &= ~(uint64_t{1} << rq);
-      if (candidates == 0) return false;
+      skip_replies = true;
     }
   }
-  // Round robin from round_robin_: the candidates rotated so that queue
-  // round_robin_ is bit 0, then taken lowest first (a bit scan per queue
-  // looked at, not a step per queue).
-  const uint32_t rr = round_robin_;
-  const uint64_t all = n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
-  uint64_t rotated = rr == 0 ? candidates : ((candidates >> rr) | (candidates << (n - rr))) & all;
+  // Round robin from round_robin_, a bit scan per queue looked at (not a
+  // step per queue); by rank, the smallest of all, of equals the one handed
+  // over first (strict comparisons keep round-robin order among full ties).
   bool found = false;
-  for (; rotated != 0; rotated &= rotated - 1) {
-    uint32_t q = rr + static_cast<uint32_t>(__builtin_ctzll(rotated));
-    if (q >= n) q -= n;
-    const NicFrame& f = queues_->head(q);
-    if (head_held(f)) continue;
-    // By rank: the smallest, of equals the one handed over first; strict
-    // comparisons keep round-robin order among full ties.
-    if (found &&
-        (f.rank > out->frame.rank || (f.rank == out->frame.rank && f.due_ns >= out->frame.due_ns)))
-      continue;
-    *out = pick_of(q, wire);
-    found = true;
-    if (!cfg_.by_rank) return true;
-  }
+  visit_from(
+      summary, round_robin_, [&](uint32_t i) { return sendable_word(i); },
+      [&](uint32_t q) {
+        if (skip_replies && q == n - 1) return false;
+        const NicFrame& f = queues_->head(q);
+        if (head_held(f)) return false;
+        if (found && (f.rank > out->frame.rank ||
+                      (f.rank == out->frame.rank && f.due_ns >= out->frame.due_ns)))
+          return false;
+        *out = pick_of(q, wire);
+        found = true;
+        return !cfg_.by_rank;
+      });
   return found;
 }
 
@@ -284,22 +305,23 @@ uint64_t HostNic::next_due_ns(uint64_t now_ns) const {
   uint64_t due = UINT64_MAX;
   if (count_ != 0) due = pending_[head_].at_ns;
   if (dst_count_ != 0) due = std::min(due, dst_pending_[dst_head_].at_ns);
-  const uint64_t candidates = queues_ ? queues_->nonempty_mask() & ~bfc_paused_mask() : 0;
-  if (candidates == 0) return due;
+  if (!queues_ || !queues_->nonempty().any()) return due;
   const uint64_t wire = std::max(wire_free_ns(), now_ns);
   const PauseTimer& port = timers_[kPauseSlot];
-  for (uint64_t m = candidates; m != 0; m &= m - 1) {
-    const NicFrame& f = queues_->head(static_cast<uint32_t>(__builtin_ctzll(m)));
-    if (dst_held(f.dst_ip)) continue;  // until a resume, which is a pending event
-    uint64_t ready = wire;
-    if (timers_used_) {
-      if (port.paused_at(now_ns)) ready = std::max(ready, port.end_ns());
-      const PauseTimer& cls = timers_[f.priority & 7];
-      if (cls.paused_at(now_ns)) ready = std::max(ready, cls.end_ns());
-    }
-    due = std::min(due, ready);
-    if (due == wire) break;  // nothing goes before the wire is free
-  }
+  visit_from(
+      queues_->nonempty().summary(), 0, [&](uint32_t i) { return sendable_word(i); },
+      [&](uint32_t q) {
+        const NicFrame& f = queues_->head(q);
+        if (dst_held(f.dst_ip)) return false;  // until a resume, which is a pending event
+        uint64_t ready = wire;
+        if (timers_used_) {
+          if (port.paused_at(now_ns)) ready = std::max(ready, port.end_ns());
+          const PauseTimer& cls = timers_[f.priority & 7];
+          if (cls.paused_at(now_ns)) ready = std::max(ready, cls.end_ns());
+        }
+        due = std::min(due, ready);
+        return due == wire;  // nothing goes before the wire is free
+      });
   return due;
 }
 

@@ -10,6 +10,9 @@
 //   - with `bfc`, BFC_PAUSE / BFC_RESUME / BFC_BITMAP from the first switch
 //     hold single queues (any shard 0..63, as a switch upstream does; BFC
 //     3.3.2), and the frames carry their queue number in the 0x88B6 shim;
+//     up to 4096 queues, a queue per flow as an RDMA NIC keeps a queue pair
+//     per flow, cost only what they hold: queue sets are bits with a
+//     summary word (lib/common/queue_set.h);
 //   - with `floodgate`, FG_DST_PAUSE entries hold every queue whose head
 //     frame goes to a paused destination IPv4, until a resume for it
 //     (dst_pause_state.h; no timeout, as in the paper).
@@ -40,18 +43,18 @@
 #include <memory>
 #include <vector>
 
-#include "lib/mechanisms/bfc/upstream_pause_state.h"
 #include "lib/control/control_frame.h"
 #include "lib/emulator/nic/dst_pause_state.h"
 #include "lib/emulator/nic/nic_queues.h"
 #include "lib/emulator/nic/pause_timer.h"
+#include "lib/mechanisms/bfc/upstream_pause_state.h"
 
 namespace sluice {
 
 struct HostNicConfig {
   uint64_t rate_bps = 0;  // 0: no NIC model
   uint32_t overhead_bytes = 24;
-  uint32_t queues = 1;        // 1..64
+  uint32_t queues = 1;        // 1..4096
   uint32_t capacity = 16384;  // frames held in all queues before the application waits
   uint64_t sticky_ns = 0;     // a key keeps an idle queue this long (NicQueues)
   bool bfc = false;           // honours BFC per queue; frames carry the shim
@@ -139,8 +142,10 @@ class HostNic {
     for (const PauseTimer& t : timers_) total += t.paused_ns(now_ns);
     return total;
   }
-  // Any thread may read it (UpstreamPauseState keeps it in a RelaxedCounter).
+  // Any thread may read them (UpstreamPauseState keeps them in
+  // RelaxedCounters): queues 0..63 held, and how many are.
   uint64_t bfc_paused_mask() const { return bfc_ ? bfc_->paused_mask() : 0; }
+  uint64_t bfc_paused_count() const { return bfc_ ? bfc_->paused_count() : 0; }
   const NicQueues& queues() const { return *queues_; }
   uint64_t bfc_invalid() const { return bfc_ ? bfc_->invalid_frames.get() : 0; }
   uint64_t bfc_unknown_queue_bitmaps() const {
@@ -162,9 +167,10 @@ class HostNic {
     std::array<uint64_t, 8> length_ns;  // kPort: [0]
     ControlType bfc_type;
     uint8_t shard;
-    uint16_t count;               // queue of a pause / resume, queue count of a bitmap
-    std::array<uint8_t, 8> bits;  // bitmap bytes for queues 0..63
-    bool bits_beyond;             // a bitmap bit set for a queue >= 64
+    uint16_t count;    // queue of a pause / resume, queue count of a bitmap
+    bool bits_beyond;  // a bitmap bit set for a queue this NIC lacks
+    // A bitmap's bytes for this NIC's queues are in bitmap_bytes_, at the
+    // event's place in pending_.
   };
   static constexpr uint32_t kMaxPending = 64;
   // FG_DST_PAUSE entries wait in their own ring: a frame carries up to ~180.
@@ -175,9 +181,15 @@ class HostNic {
   };
   static constexpr uint32_t kMaxDstPending = 1024;
 
-  void push(Event e);
+  void push(Event e, const uint8_t* bitmap = nullptr);
+  uint32_t bitmap_bytes() const { return (queues_->num_queues() + 7) / 8; }
+  // Candidates to send: nonempty queues BFC does not hold, word i.
+  uint64_t sendable_word(uint32_t i) const {
+    const uint64_t w = queues_->nonempty().word(i);
+    return bfc_ ? w & ~bfc_->paused_set().word(i) : w;
+  }
   void apply_oldest();
-  void apply(const Event& e);
+  void apply(const Event& e, uint32_t slot);
   HostFrame dst_pause_message(uint64_t at_ns, const ControlMessage& msg);
   void push_dst(DstEvent e);
   void apply_oldest_dst();
@@ -206,10 +218,14 @@ class HostNic {
   // closed and ends at 0, and the five lines they span are left unread.
   bool timers_used_ = false;
   uint8_t paused_classes_ = 0;  // at the last poll (bit c; all 8 under PAUSE)
-  std::array<uint64_t, NicQueues::kMaxQueues> bfc_resumed_ns_{};
+  // By queue, with `bfc`: when BFC last released it.
+  std::unique_ptr<uint64_t[]> bfc_resumed_ns_;
+  std::unique_ptr<uint8_t[]> bitmap_bytes_;    // kMaxPending x bitmap_bytes(), with `bfc`
+  std::unique_ptr<uint64_t[]> paused_before_;  // with `bfc`: the held set before a bitmap
   std::unique_ptr<DstPauseState> dst_;
-  // When the destination of queue q's head was last released.
-  std::array<uint64_t, NicQueues::kMaxQueues> dst_resumed_ns_{};
+  // By queue, with `floodgate`: when the destination of its head was last
+  // released.
+  std::unique_ptr<uint64_t[]> dst_resumed_ns_;
   std::vector<DstEvent> dst_pending_;  // floodgate: sized once
   uint32_t dst_head_ = 0;
   uint32_t dst_count_ = 0;

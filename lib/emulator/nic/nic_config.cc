@@ -1,5 +1,6 @@
 #include "lib/emulator/nic/nic_config.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -7,6 +8,7 @@
 #include "lib/config/config_section.h"
 #include "lib/config/config_validate.h"
 #include "lib/config/yaml_reader.h"
+#include "lib/emulator/nic/nic_queues.h"
 
 namespace sluice {
 namespace {
@@ -30,7 +32,9 @@ void parse_nic(YamlReader& r, const Field& f, PortConfig* port) {
             *k, {{"destination", NicQueueKey::kDestination}, {"flow", NicQueueKey::kFlow}}),
         &out->queue_by);
   }
-  if (auto q = r.field(f, "queues", Need::kOptional)) set(r.integer(*q, 1, 64), &out->queues);
+  if (auto q = r.field(f, "queues", Need::kOptional)) {
+    set(r.integer(*q, 1, NicQueues::kMaxQueues), &out->queues);
+  }
   if (auto n = r.field(f, "frames", Need::kOptional)) {
     set(r.integer(*n, 1, 1u << 22), &out->frames);
   }
@@ -39,6 +43,10 @@ void parse_nic(YamlReader& r, const Field& f, PortConfig* port) {
   }
   if (auto q = r.field(f, "reply_queue", Need::kOptional)) set(r.boolean(*q), &out->reply_queue);
 }
+
+// A BFC bitmap's payload toward a NIC of `queues` (a header, the count, a
+// bit per queue; at least 64 queues, as toward a switch).
+uint32_t bfc_bitmap_payload(uint32_t queues) { return 8 + 2 + (std::max(queues, 64u) + 7) / 8; }
 
 // The emulated NIC stands for a replaying host: a capture-file port with
 // a rate to pace at, role host; BFC NICs need a BFC switch to pause them,
@@ -61,6 +69,11 @@ void validate_nic(ConfigCheck& k, size_t s, size_t p) {
     k.error(key,
             "nic: reply_queue takes one of the NIC's queues for replies: expected queues "
             "of 2 or more");
+  } else if (port.nic.mode == NicMode::kBfc && bfc_bitmap_payload(port.nic.queues) > port.mtu) {
+    k.error(key, "nic: the switch's BFC bitmap to " + std::to_string(port.nic.queues) +
+                     " queues is a " + std::to_string(bfc_bitmap_payload(port.nic.queues)) +
+                     "-byte payload, beyond the port's mtu " + std::to_string(port.mtu) +
+                     ": fewer queues or a larger mtu");
   } else if (port.nic.mode == NicMode::kBfc && !sw.bfc.enabled) {
     k.error(key, "nic: bfc needs BFC on switch \"" + sw.name +
                      "\" (bfc: {enabled: true}) to pause its queues");

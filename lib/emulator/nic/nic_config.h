@@ -17,13 +17,13 @@ enum class NicQueueKey { kDestination, kFlow };
 struct NicConfig {
   NicMode mode = NicMode::kPlain;
   NicQueueKey queue_by = NicQueueKey::kDestination;
-  uint32_t queues = 32;     // send queues, 1..64
+  uint32_t queues = 32;     // send queues, 1..4096
   uint32_t frames = 16384;  // frames held before the host's application waits
   uint64_t sticky_ns = 0;   // an idle queue stays its key's this long; 0: 2 x hop_rtt
   // Replies (ACK, NACK, CNP) in a queue of their own, served before data
   // (HPCC's ns-3 NIC); false: they share the data's queues by their key.
   bool reply_queue = false;
-  bool given = false;       // a nic: key was written
+  bool given = false;  // a nic: key was written
   int line = 0;
 };
 

@@ -22,7 +22,7 @@ QueueAssignerConfig assigner_config(const BfcShardConfig& cfg) {
 BfcShard::BfcShard(const BfcShardConfig& cfg)
     : table_(cfg.egress_ports, cfg.queues_per_port, cfg.flow_table_factor),
       assigner_(assigner_config(cfg)),
-      counters_(cfg.switch_facing),
+      counters_(cfg.switch_facing, cfg.upstream_queues),
       hop_rtt_ns_(cfg.hop_rtt_ns),
       th_ns_(bfc_th_time_ns(cfg.th_ns, cfg.hop_rtt_ns)),
       all_queues_(cfg.queues_per_port >= 64 ? ~uint64_t{0}

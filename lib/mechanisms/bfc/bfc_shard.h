@@ -31,6 +31,9 @@ struct BfcShardConfig {
   // Per port index (sizes every per-port table): the peer can be paused, a
   // switch upstream or a BFC NIC (switch/mechanisms/bfc/bfc_builder.cc).
   std::span<const bool> switch_facing;
+  // Per port index: how many queues its upstream has (a BFC NIC's, up to
+  // 4096); empty: kMaxUpstreamQueues each.
+  std::span<const uint16_t> upstream_queues;
   std::span<const uint64_t> rate_bps;  // per port index: the egress rate in Th
   std::span<const bool> egress_ports;  // per port index: owned by this shard (a table slice)
   uint32_t queues_per_port = 32;

@@ -2,7 +2,7 @@
 // When each switch-facing ingress port re-sends its full paused set as a
 // BFC_BITMAP: every interval_ns (default 10 x hop RTT), so a lost BFC_PAUSE or
 // BFC_RESUME heals within one interval (lib/mechanisms/bfc/hop_rtt.h). The body is
-// PauseCounters::paused_mask(port). docs/mechanisms/bfc.md ("Bitmap refresh").
+// PauseCounters::paused(port). docs/mechanisms/bfc.md ("Bitmap refresh").
 // Single writer; no allocation after construction.
 
 #include <cstdint>

@@ -6,6 +6,10 @@
 // ingress port, and 1 -> 0 (the last flagged packet left) for BFC_RESUME.
 // docs/mechanisms/bfc.md ("Pause counters").
 //
+// An ingress port's upstream has as many queues as it says: a switch's
+// port up to 64, a BFC host NIC up to 4096 (a queue per flow); the counters
+// and paused sets are sized by them.
+//
 // Never counted: packets from ingress ports whose peer cannot be paused (not
 // `switch_facing`: a host without a BFC NIC) or without an
 // upstream queue (kNoUpstreamQueue), and configured (ingress, egress) pairs
@@ -17,12 +21,13 @@
 #include <memory>
 #include <span>
 
+#include "lib/common/queue_set.h"
 #include "lib/common/relaxed_counter.h"
 
 namespace sluice {
 
 inline constexpr uint16_t kNoUpstreamQueue = 0xFFFF;
-inline constexpr uint32_t kMaxUpstreamQueues = 64;
+inline constexpr uint32_t kMaxUpstreamQueues = 64;  // a switch upstream's (EgressPort's)
 
 enum class BfcSignal : uint8_t { kNone, kPause, kResume };
 
@@ -33,9 +38,11 @@ struct EnqueueDecision {
 
 class PauseCounters {
  public:
-  // One entry per port: is it switch-facing. Throws std::invalid_argument
-  // for no ports.
-  explicit PauseCounters(std::span<const bool> switch_facing);
+  // One entry per port: is it switch-facing, and (empty: kMaxUpstreamQueues
+  // each) how many queues its upstream has, 1..QueueSet::kMaxSize. Throws
+  // std::invalid_argument for no ports or a count out of range.
+  explicit PauseCounters(std::span<const bool> switch_facing,
+                         std::span<const uint16_t> upstream_queues = {});
 
   // (ingress, egress) never generates backpressure.
   void elide_pair(uint16_t ingress, uint16_t egress);
@@ -52,9 +59,11 @@ class PauseCounters {
   uint32_t counter(uint16_t ingress, uint16_t upstream_queue) const {
     return counts_[slot(ingress, upstream_queue)];
   }
-  // Bit q set = upstream queue q of the ingress port is held paused (BFC_BITMAP body).
-  // (The scraper may read it while the owner writes.)
-  uint64_t paused_mask(uint16_t ingress) const { return paused_[ingress].get(); }
+  // The upstream queues of the ingress port held paused (BFC_BITMAP body).
+  const QueueSet& paused(uint16_t ingress) const { return paused_[ingress]; }
+  uint32_t upstream_queues(uint16_t ingress) const { return paused_[ingress].size(); }
+  // How many; the scraper may read it while the owner writes.
+  uint64_t paused_count(uint16_t ingress) const { return paused_count_[ingress].get(); }
   uint32_t num_ports() const { return num_ports_; }
 
   RelaxedCounter pauses_requested;
@@ -62,13 +71,13 @@ class PauseCounters {
   RelaxedCounter paused_upstream_queues;  // gauge
 
  private:
-  size_t slot(uint16_t ingress, uint16_t q) const {
-    return static_cast<size_t>(ingress) * kMaxUpstreamQueues + q;
-  }
+  size_t slot(uint16_t ingress, uint16_t q) const { return first_[ingress] + q; }
 
   uint32_t num_ports_;
+  std::unique_ptr<size_t[]> first_;  // by port: its first counter
   std::unique_ptr<uint32_t[]> counts_;
-  std::unique_ptr<RelaxedCounter[]> paused_;
+  std::unique_ptr<QueueSet[]> paused_;
+  std::unique_ptr<RelaxedCounter[]> paused_count_;
   std::unique_ptr<uint8_t[]> switch_facing_;
   std::unique_ptr<uint8_t[]> elided_;
 };

@@ -1,14 +1,20 @@
 #include "lib/mechanisms/bfc/upstream_pause_state.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace sluice {
 
 UpstreamPauseState::UpstreamPauseState(EgressPort* port)
-    : port_(port), num_queues_(port->num_queues()) {}
+    : port_(port),
+      num_queues_(port->num_queues()),
+      paused_(num_queues_),
+      holders_(std::make_unique<uint64_t[]>(num_queues_)) {}
 
 UpstreamPauseState::UpstreamPauseState(uint32_t num_queues)
-    : num_queues_(std::min<uint32_t>(num_queues, EgressPort::kMaxQueues)) {}
+    : num_queues_(std::clamp<uint32_t>(num_queues, 1, QueueSet::kMaxSize)),
+      paused_(num_queues_),
+      holders_(std::make_unique<uint64_t[]>(num_queues_)) {}
 
 bool UpstreamPauseState::on_pause(uint8_t shard, uint16_t q) {
   if (shard >= kMaxShards || q >= num_queues_) {
@@ -34,18 +40,34 @@ bool UpstreamPauseState::on_bitmap(uint8_t shard, const uint8_t* bits, uint16_t 
     return false;
   }
   if (!beyond_clear(bits, count)) unknown_queue_bitmaps.add(1);
-  for (uint16_t q = 0; q < num_queues_; ++q) {
-    const bool set = q < count && ((bits[q / 8] >> (q % 8)) & 1);
-    if (set == holds(shard, q)) continue;
-    if (set) {
-      bitmap_repaired_pauses.add(1);
-      hold(shard, q);
-    } else {
-      bitmap_repaired_resumes.add(1);
-      release(shard, q);
+  // Only the queues the bitmap sets or something holds can change: a word
+  // at a time, so a NIC's thousands of queues cost what they hold.
+  const uint32_t described = std::min<uint32_t>(count, num_queues_);
+  for (uint32_t i = 0; i < paused_.num_words(); ++i) {
+    uint64_t set = 0;
+    for (uint32_t b = 0; b < 8 && i * 64 + b * 8 < described; ++b)
+      set |= uint64_t{bits[i * 8 + b]} << (b * 8);
+    if (described < (i + 1) * 64 && described > i * 64)
+      set &= (uint64_t{1} << (described - i * 64)) - 1;
+    else if (described <= i * 64)
+      set = 0;
+    for (uint64_t m = set | paused_.word(i); m != 0; m &= m - 1) {
+      const uint16_t q = static_cast<uint16_t>(i * 64 + std::countr_zero(m));
+      apply_bit(shard, q, (set >> (q % 64)) & 1);
     }
   }
   return true;
+}
+
+void UpstreamPauseState::apply_bit(uint8_t shard, uint16_t q, bool set) {
+  if (set == holds(shard, q)) return;
+  if (set) {
+    bitmap_repaired_pauses.add(1);
+    hold(shard, q);
+  } else {
+    bitmap_repaired_resumes.add(1);
+    release(shard, q);
+  }
 }
 
 bool UpstreamPauseState::on_message(const ControlMessage& msg) {
@@ -73,7 +95,9 @@ void UpstreamPauseState::hold(uint8_t shard, uint16_t q) {
   const uint64_t before = holders_[q];
   holders_[q] |= uint64_t{1} << shard;
   if (before != 0) return;
-  paused_mask_.set(paused_mask_.get() | uint64_t{1} << q);
+  paused_.set(q);
+  paused_mask_.set(paused_.word(0));
+  paused_count_.add(1);
   if (port_ != nullptr) port_->pause_queue(q, UINT64_MAX);
 }
 
@@ -81,7 +105,9 @@ void UpstreamPauseState::release(uint8_t shard, uint16_t q) {
   const uint64_t before = holders_[q];
   holders_[q] &= ~(uint64_t{1} << shard);
   if (before == 0 || holders_[q] != 0) return;
-  paused_mask_.set(paused_mask_.get() & ~(uint64_t{1} << q));
+  paused_.reset(q);
+  paused_mask_.set(paused_.word(0));
+  paused_count_.sub(1);
   if (port_ != nullptr) port_->resume_queue(q);
 }
 

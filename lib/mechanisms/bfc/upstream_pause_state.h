@@ -4,15 +4,17 @@
 // BFC_PAUSE / BFC_RESUME change one shard's hold, BFC_BITMAP replaces all of
 // that shard's holds (repairing a lost pause or resume). Transitions drive
 // EgressPort::pause_queue (until resumed) / resume_queue when built on a
-// port; a BFC host NIC (lib/emulator/nic/host_nic.h) builds it on its queue count
-// and reads paused_mask(). The paused queues keep their packets. A shard is the *sender's* lcore slot, so any shard the
-// wire allows (0..63) is accepted, whatever this process's worker count.
+// port; a BFC host NIC (lib/emulator/nic/host_nic.h) builds it on its queue
+// count (up to 4096, a queue per flow) and reads paused_set(). The paused queues keep their
+// packets. A shard is the *sender's* lcore slot, so any shard the wire allows (0..63) is accepted,
+// whatever this process's worker count. State is sized by the queue count.
 // docs/mechanisms/bfc.md ("Upstream side").
 // Single writer (the lcore owning the port); no allocation after construction.
 
 #include <cstdint>
 #include <memory>
 
+#include "lib/common/queue_set.h"
 #include "lib/common/relaxed_counter.h"
 #include "lib/control/control_frame.h"
 #include "lib/tm/egress_port.h"
@@ -25,7 +27,7 @@ class UpstreamPauseState {
   static constexpr uint32_t kMaxShards = 64;
 
   explicit UpstreamPauseState(EgressPort* port);
-  explicit UpstreamPauseState(uint32_t num_queues);  // no port: read paused_mask()
+  explicit UpstreamPauseState(uint32_t num_queues);  // no port: read paused_set()
 
   // Each returns false (and counts invalid_frames, changing nothing) for a
   // shard at or beyond kMaxShards or, for a pause or resume, a queue this
@@ -40,9 +42,13 @@ class UpstreamPauseState {
   // A parsed BFC_PAUSE / BFC_RESUME / BFC_BITMAP; false for other types.
   bool on_message(const ControlMessage& msg);
 
+  uint32_t num_queues() const { return num_queues_; }
   bool paused(uint16_t q) const { return holders_[q] != 0; }
-  // Bit q set = queue q paused (for N_active; the scraper may read it).
+  const QueueSet& paused_set() const { return paused_; }
+  // Bit q set = queue q < 64 paused (a switch port's queues, for N_active;
+  // the scraper may read it).
   uint64_t paused_mask() const { return paused_mask_.get(); }
+  uint64_t paused_count() const { return paused_count_.get(); }  // the scraper may read it
 
   RelaxedCounter invalid_frames;
   RelaxedCounter unknown_queue_bitmaps;  // applied, with bits for queues we lack
@@ -54,14 +60,17 @@ class UpstreamPauseState {
 
  private:
   bool beyond_clear(const uint8_t* bits, uint16_t count) const;
+  void apply_bit(uint8_t shard, uint16_t q, bool set);
   void hold(uint8_t shard, uint16_t q);
   void release(uint8_t shard, uint16_t q);
   bool holds(uint8_t shard, uint16_t q) const { return (holders_[q] >> shard) & 1; }
 
   EgressPort* port_ = nullptr;
   uint32_t num_queues_;
-  RelaxedCounter paused_mask_;
-  uint64_t holders_[EgressPort::kMaxQueues] = {};  // bit s = shard s holds queue q
+  QueueSet paused_;
+  RelaxedCounter paused_mask_;  // paused_'s first word
+  RelaxedCounter paused_count_;
+  std::unique_ptr<uint64_t[]> holders_;  // by queue: bit s = shard s holds it
 };
 
 }  // namespace sluice

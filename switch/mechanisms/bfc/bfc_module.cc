@@ -40,6 +40,14 @@ bool bfc_nic(const PortConfig& pc) { return pc.pcap && pc.nic.mode == NicMode::k
 // ingress counts pauses, they get bitmaps, and their hop RTT sizes HRTT.
 bool pausable_peer(const PortConfig& pc) { return pc.role == PortRole::kSwitch || bfc_nic(pc); }
 
+// The queues of the port's upstream: a switch port's most, or a BFC NIC's
+// when it has more (up to 4096, a queue per flow), so that every bitmap
+// describes at least 64 queues, as a switch's does.
+uint16_t upstream_queues(const PortConfig& pc) {
+  return static_cast<uint16_t>(bfc_nic(pc) ? std::max(pc.nic.queues, kMaxUpstreamQueues)
+                                           : kMaxUpstreamQueues);
+}
+
 // BFC's HRTT: the largest hop_rtt of the switch's switch-facing ports (all
 // ports when it has none). lib/mechanisms/bfc/hop_rtt.h.
 uint64_t switch_hop_rtt_ns(const Runtime& rt, const SwitchRuntime& sw) {
@@ -56,14 +64,17 @@ uint64_t switch_hop_rtt_ns(const Runtime& rt, const SwitchRuntime& sw) {
 struct SwitchTables {
   std::unique_ptr<bool[]> facing;  // switch-facing ports of this switch
   std::vector<uint64_t> rates;
+  std::vector<uint16_t> upstream_queues;
 };
 
 SwitchTables tables_of(const Runtime& rt, const SwitchRuntime& sw) {
   SwitchTables t{std::make_unique<bool[]>(rt.ports.size()),
-                 std::vector<uint64_t>(rt.ports.size(), 0)};
+                 std::vector<uint64_t>(rt.ports.size(), 0),
+                 std::vector<uint16_t>(rt.ports.size(), 1)};
   for (uint16_t g : sw.ports) {
     t.facing[g] = pausable_peer(*rt.ports[g]->cfg);
     t.rates[g] = rt.ports[g]->cfg->rate_bps;
+    if (t.facing[g]) t.upstream_queues[g] = upstream_queues(*rt.ports[g]->cfg);
   }
   return t;
 }
@@ -85,6 +96,7 @@ std::string create_shard(Runtime& rt, const SwitchRuntime& sw, BfcSwitch& b, Wor
   BfcShardConfig c;
   c.mode = assignment(bc.assignment);
   c.switch_facing = facing;
+  c.upstream_queues = t.upstream_queues;
   c.rate_bps = t.rates;
   c.egress_ports = std::span<const bool>(owned.get(), rt.ports.size());
   c.queues_per_port = queues;
@@ -247,11 +259,12 @@ void BfcModule::send_bitmaps_of(uint16_t s, uint64_t now) {
     PortRuntime& port = w_.port(p);
     uint8_t* frame;
     MacAddr dst;
-    rte_mbuf* m = w_.new_frame_to_peer(port, &frame, &dst);
+    const QueueSet& paused = held.paused(p);
+    const uint32_t len = bfc_bitmap_len(static_cast<uint16_t>(paused.size()));
+    rte_mbuf* m = w_.new_frame_to_peer(port, &frame, &dst, len);
     if (m == nullptr) return;
-    const uint64_t words[1] = {held.paused_mask(p)};
-    build_bfc_bitmap(frame, kEthMinFrameLen, dst, port.mac, w_.shard(port.switch_index), words,
-                     kMaxUpstreamQueues);
+    build_bfc_bitmap(frame, len, dst, port.mac, w_.shard(port.switch_index), paused.words(),
+                     static_cast<uint16_t>(paused.size()));
     (*frames_)[p].sent[frame_index(ControlType::kBfcBitmap)].add();
     w_.send_from(port, m, now);
   });
@@ -336,10 +349,10 @@ void BfcModule::collect(const Runtime& rt, MetricFamilies& out) {
     add_metric_value(lost, l, double(t.control_lost));
     int holds = 0;
     for (const auto& shard : of(rt.switches[p->switch_index])->shards) {
-      if (shard != nullptr) holds += std::popcount(shard->counters().paused_mask(p->index));
+      if (shard != nullptr) holds += shard->counters().paused_count(p->index);
     }
     add_metric_value(held, l, holds);
-    add_metric_value(paused, l, b->upstream ? std::popcount(b->upstream->paused_mask()) : 0);
+    add_metric_value(paused, l, b->upstream ? double(b->upstream->paused_count()) : 0);
     add_metric_value(active, l, double(b->shard->last_active_queues(p->index)));
     add_metric_value(th, l, double(b->shard->last_threshold(p->index)));
     if (b->upstream == nullptr) continue;
@@ -401,7 +414,7 @@ void BfcModule::summary_port(const Runtime& rt, uint16_t pi, JsonFields& field) 
   field("bfc_threshold_bytes", b->shard->last_threshold(pi));
   field("bfc_active_queues", b->shard->last_active_queues(pi));
   const UpstreamPauseState* u = b->upstream.get();
-  field("bfc_queues_paused", u ? std::popcount(u->paused_mask()) : 0);
+  field("bfc_queues_paused", u ? u->paused_count() : 0);
   field("bfc_bitmap_unknown_queues", u ? u->unknown_queue_bitmaps.get() : 0);
   field("bfc_bitmap_repaired_pauses", u ? u->bitmap_repaired_pauses.get() : 0);
   field("bfc_bitmap_repaired_resumes", u ? u->bitmap_repaired_resumes.get() : 0);

@@ -430,6 +430,54 @@ TEST(HostNic, BfcQueueIsPausedWhileAnyShardHoldsIt) {
   EXPECT_EQ(nic.bfc_invalid(), 2u);
 }
 
+// An RDMA NIC's queue per flow: 4096 flows, each in its own queue, taken in
+// round robin; BFC holds single queues among them by pause and by a bitmap
+// of all 4096 (a 536-byte frame), and a later bitmap repairs a lost resume.
+TEST(HostNic, FourThousandQueuesEachPausedAlone) {
+  HostNicConfig c = nic_config(k10G, 4096, true);
+  c.capacity = 8192;
+  Host h(c);
+  for (uint32_t i = 0; i < 4096; ++i) h.add({0, 100'000 + uint64_t{i}, 0, 1000});
+  auto wide_bitmap = [](uint8_t shard, std::initializer_list<uint32_t> paused) {
+    std::vector<uint64_t> words(64);
+    for (uint32_t q : paused) words[q / 64] |= uint64_t{1} << (q % 64);
+    std::vector<uint8_t> f(bfc_bitmap_len(4096));
+    EXPECT_EQ(build_bfc_bitmap(f.data(), static_cast<uint32_t>(f.size()), kHostMac, kSwitchMac,
+                               shard, words.data(), 4096),
+              536u);
+    return f;
+  };
+  const auto pause = bfc_frame(ControlType::kBfcPause, 0, 3000);
+  const auto held = wide_bitmap(1, {10, 4000});
+  const auto repair = wide_bitmap(0, {});
+  const auto release = wide_bitmap(1, {4000});
+  EXPECT_EQ(h.nic.receive(100, pause.data(), 60), HostFrame::kBfc);
+  EXPECT_EQ(h.nic.receive(200, held.data(), 536), HostFrame::kBfc);
+  EXPECT_EQ(h.nic.receive(1'000'000, repair.data(), 536), HostFrame::kBfc);
+  EXPECT_EQ(h.nic.receive(2'000'000, release.data(), 536), HostFrame::kBfc);
+  h.run_to(1'000);
+  EXPECT_EQ(h.nic.bfc_paused_count(), 3u);
+  EXPECT_EQ(h.nic.bfc_paused_mask(), uint64_t{1} << 10);
+  h.run_to(4'000'000, 1000);
+  ASSERT_EQ(h.sent.size(), 4095u) << "every flow but the one still held";
+  std::vector<uint64_t> start_of(4096, UINT64_MAX);
+  for (const Sent& s : h.sent) {
+    EXPECT_EQ(s.queue, s.id) << "flow i has queue i";
+    start_of[s.queue] = s.start_ns;
+  }
+  EXPECT_GE(start_of[3000], 1'000'000u) << "held until the repairing bitmap";
+  EXPECT_GE(start_of[10], 2'000'000u) << "held until shard 1 let it go";
+  EXPECT_EQ(start_of[4000], UINT64_MAX);
+  // The others went in round robin, queue order, back to back.
+  std::vector<uint32_t> others;
+  for (const Sent& s : h.sent)
+    if (s.queue != 10 && s.queue != 3000) others.push_back(s.queue);
+  EXPECT_TRUE(std::is_sorted(others.begin(), others.end()));
+  EXPECT_EQ(h.nic.bfc_paused_count(), 1u);
+  EXPECT_EQ(h.nic.bfc_paused_mask(), 0u);
+  EXPECT_EQ(h.nic.queues().collisions.get(), 0u);
+}
+
 TEST(HostNic, APausedFlowNeverEscapesToAnotherQueue) {
   HostNicConfig c = nic_config(k1G, 4, true);
   c.sticky_ns = 0;

@@ -74,6 +74,28 @@ TEST(NicConfig, ShorthandAndMap) {
   EXPECT_EQ(n.sticky_ns, 30'000u);
 }
 
+// A queue per flow: up to 4096 queues, while the switch's bitmap of them
+// fits the port's MTU (a 522-byte payload for 4096).
+TEST(NicConfig, UpTo4096QueuesWithinTheBitmapsMtu) {
+  ConfigResult r =
+      load_config_string(fabric("{name: h0, role: host, rate: 10Gbps, pcap: {rx: a.pcap}, "
+                                "nic: {mode: bfc, queue_by: flow, queues: 4096}}"),
+                         "t");
+  ASSERT_TRUE(r.ok()) << errors_of(r)[0];
+  EXPECT_EQ(r.config.switches[0].ports[0].nic.queues, 4096u);
+  EXPECT_FALSE(load_config_string(fabric("{name: h0, role: host, rate: 10Gbps, pcap: {rx: "
+                                         "a.pcap}, nic: {queues: 4097}}"),
+                                  "t")
+                   .ok());
+  EXPECT_EQ(errors_of(load_config_string(
+                fabric("{name: h0, role: host, rate: 10Gbps, mtu: 500, pcap: {rx: a.pcap}, "
+                       "nic: {mode: bfc, queues: 4096}}"),
+                "t")),
+            (std::vector<std::string>{"t:6: switches[0].ports[0].nic: nic: the switch's BFC "
+                                      "bitmap to 4096 queues is a 522-byte payload, beyond the "
+                                      "port's mtu 500: fewer queues or a larger mtu"}));
+}
+
 TEST(NicConfig, WhereANicCannotBe) {
   EXPECT_EQ(
       errors_of(load_config_string(
@@ -167,7 +189,7 @@ TEST(NicConfig, FloodgateNicNeedsASwitchThatSendsDstPause) {
 TEST(NicConfig, BadValuesAreNamed) {
   const ConfigResult r = load_config_string(
       fabric("{name: h0, role: host, rate: 10Gbps, pcap: {rx: a.pcap}, "
-             "nic: {mode: tcp, queue_by: port, queues: 65, frames: 0, speed: 3}}"),
+             "nic: {mode: tcp, queue_by: port, queues: 4097, frames: 0, speed: 3}}"),
       "t");
   std::vector<std::string> e = errors_of(r);
   ASSERT_FALSE(e.empty());

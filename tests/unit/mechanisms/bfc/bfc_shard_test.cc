@@ -265,7 +265,7 @@ TEST(BfcShard, FirstPacketAboveThPausesLastFlaggedDepartureResumes) {
   EXPECT_EQ(p1.signal, BfcSignal::kPause);
   EXPECT_TRUE(p1.ticket.flagged);
   EXPECT_EQ(s.counters().counter(0, 5), 1u);
-  EXPECT_EQ(s.counters().paused_mask(0), uint64_t{1} << 5);
+  EXPECT_EQ(s.counters().paused(0).word(0), uint64_t{1} << 5);
   Sent p2 = send(s, kEgress, 1, 20, 0, 5, 20'000);
   EXPECT_EQ(p2.signal, BfcSignal::kNone);  // 1 -> 2
   EXPECT_TRUE(p2.ticket.flagged);
@@ -275,10 +275,10 @@ TEST(BfcShard, FirstPacketAboveThPausesLastFlaggedDepartureResumes) {
   EXPECT_EQ(s.on_departure(kEgress, p0.q, false, p0.ticket, 30), BfcSignal::kNone);
   EXPECT_EQ(s.counters().counter(0, 5), 2u);  // unflagged: counter untouched
   EXPECT_EQ(s.on_departure(kEgress, p1.q, false, p1.ticket, 40), BfcSignal::kNone);
-  EXPECT_EQ(s.counters().paused_mask(0), uint64_t{1} << 5);
+  EXPECT_EQ(s.counters().paused(0).word(0), uint64_t{1} << 5);
   EXPECT_EQ(s.on_departure(kEgress, p2.q, true, p2.ticket, 50), BfcSignal::kResume);
   EXPECT_EQ(s.counters().counter(0, 5), 0u);
-  EXPECT_EQ(s.counters().paused_mask(0), 0u);
+  EXPECT_EQ(s.counters().paused(0).word(0), 0u);
   EXPECT_EQ(s.counters().resumes_requested.get(), 1u);
   EXPECT_EQ(s.counters().paused_upstream_queues.get(), 0u);
 }
@@ -346,7 +346,7 @@ TEST(BfcShard, HostFacingNoUpstreamQueueAndElidedPairsNeverFlag) {
   EXPECT_FALSE(e.ticket.flagged);
   EXPECT_EQ(send(s, 1, 3, 30, 0, 5, 10 * 31'250).signal, BfcSignal::kPause);
   EXPECT_EQ(s.counters().pauses_requested.get(), 1u);
-  EXPECT_EQ(s.counters().paused_mask(1), 0u);
+  EXPECT_EQ(s.counters().paused(1).word(0), 0u);
   // Their departures resume nothing.
   EXPECT_EQ(s.on_departure(kEgress, h.q, false, h.ticket, 40), BfcSignal::kNone);
   EXPECT_EQ(s.on_departure(kEgress, n.q, false, n.ticket, 40), BfcSignal::kNone);
@@ -357,7 +357,7 @@ TEST(BfcShard, HostFacingNoUpstreamQueueAndElidedPairsNeverFlag) {
 
 // What a BFC_BITMAP built from the counters of ingress port 0 carries.
 uint64_t bitmap_of(const BfcShard& s, uint16_t ingress) {
-  const uint64_t words[1] = {s.counters().paused_mask(ingress)};
+  const uint64_t words[1] = {s.counters().paused(ingress).word(0)};
   uint8_t buf[64];
   const MacAddr mac = {2, 0, 0, 0, 0, 1};
   const uint32_t len = build_bfc_bitmap(buf, sizeof buf, mac, mac, 0, words, 64);
@@ -404,7 +404,7 @@ TEST(BfcShard, QueueModelPausesAboveThAndResumesWhenTheLastFlaggedLeaves) {
 
   // Packet k finds 1500 k bytes: 8 x 1500 = 12'000 <= Th, 9 x 1500 = 13'500 > Th.
   for (int k = 0; k < 9; ++k) EXPECT_EQ(enqueue(), BfcSignal::kNone) << k;
-  EXPECT_EQ(s.counters().paused_mask(0), 0u);
+  EXPECT_EQ(s.counters().paused(0).word(0), 0u);
   EXPECT_EQ(bitmap_of(s, 0), 0u);
   EXPECT_EQ(enqueue(), BfcSignal::kPause);  // packet 9
   EXPECT_EQ(bitmap_of(s, 0), uint64_t{1} << 3);
@@ -424,7 +424,7 @@ TEST(BfcShard, QueueModelPausesAboveThAndResumesWhenTheLastFlaggedLeaves) {
   // Packet 14, the last flagged one, leaves while packet 15 is still queued.
   EXPECT_EQ(dequeue(), BfcSignal::kResume);
   EXPECT_EQ(fifo.size(), 1u);
-  EXPECT_EQ(s.counters().paused_mask(0), 0u);
+  EXPECT_EQ(s.counters().paused(0).word(0), 0u);
   EXPECT_EQ(bitmap_of(s, 0), 0u);
   EXPECT_EQ(dequeue(), BfcSignal::kNone);
   EXPECT_EQ(s.assigner().empty_mask(kEgress), 0b1111u);

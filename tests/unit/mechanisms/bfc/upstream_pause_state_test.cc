@@ -73,7 +73,7 @@ TEST(BfcUpstreamPauseState, BitmapReplacesOneShardsHolds) {
 TEST(BfcUpstreamPauseState, InvalidFramesChangeNothingAndAreCounted) {
   Upstream u;
   EXPECT_FALSE(u.state.on_pause(64, 0));  // beyond the wire's shards
-  EXPECT_FALSE(u.state.on_pause(0, 8));  // no such queue
+  EXPECT_FALSE(u.state.on_pause(0, 8));   // no such queue
   EXPECT_FALSE(u.state.on_resume(0, 8));
   const uint8_t bits[] = {0x00, 0x01};
   EXPECT_FALSE(u.state.on_bitmap(64, bits, 16));  // no such shard
@@ -82,7 +82,7 @@ TEST(BfcUpstreamPauseState, InvalidFramesChangeNothingAndAreCounted) {
 }
 
 TEST(BfcUpstreamPauseState, BitmapAppliesOurQueuesAndIgnoresOnesWeLack) {
-  Upstream u;  // queues 0..7
+  Upstream u;                         // queues 0..7
   const uint8_t ok[] = {0x04, 0x00};  // wider than the port, extra bits clear
   EXPECT_TRUE(u.state.on_bitmap(0, ok, 16));
   EXPECT_EQ(u.state.paused_mask(), 0b100u);
@@ -110,7 +110,7 @@ TEST(BfcUpstreamPauseState, BitmapRepairsADroppedResumeAndADroppedPause) {
   Upstream up;
   auto send_bitmap = [&](uint16_t port) {
     if (port != 0) return;  // upstream switch is behind ingress port 0
-    const uint64_t m = down.paused_mask(0);
+    const uint64_t m = down.paused(0).word(0);
     uint8_t body[8];
     for (int i = 0; i < 8; ++i) body[i] = static_cast<uint8_t>(m >> (8 * i));
     up.state.on_bitmap(0, body, 8);
@@ -233,7 +233,7 @@ TEST(BfcUpstreamPauseState, BitmapWithAnUnknownQueueStillRepairsALostResume) {
   Wire w;
   auto send_bitmap = [&](uint16_t port) {
     if (port != 0) return;
-    const uint64_t words[1] = {down.paused_mask(0)};
+    const uint64_t words[1] = {down.paused(0).word(0)};
     EXPECT_TRUE(up.state.on_message(w.bitmap(0, words, 16)));
   };
   TmPacket p;
