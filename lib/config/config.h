@@ -135,6 +135,11 @@ struct TrafficManagerConfig {
   uint32_t drr_quantum_bytes = 1600;
   EcnConfig ecn;
   FlowQueueingConfig queueing;  // every port's, unless the port gives its own
+  // The transport's replies (ACK, NACK, CNP) in a queue of their own after
+  // the data queues (queue queues_per_port), served before them, outside
+  // the class map, BFC's assignment and PFC's classes (HPCC's ns-3 with
+  // ACK_HIGH_PRIO 1). Off: replies are data like any other.
+  bool reply_queue = false;
 };
 
 // The queueing a port uses: its own, else its switch's.

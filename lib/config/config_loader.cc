@@ -141,7 +141,7 @@ class Loader {
   void load_switch(const Field& s, SwitchConfig* out) {
     out->line = YamlReader::line_of(s.node);
     if (!r_.expect_map(s, keys({"name", "buffer", "queues_per_port", "queue_capacity", "scheduler",
-                                "class_map", "drr_quantum", "ecn", "queueing"},
+                                "class_map", "drr_quantum", "ecn", "queueing", "reply_queue"},
                                &ConfigSections::in_switch, {"ports", "routes"}))) {
       return;
     }
@@ -196,6 +196,8 @@ class Loader {
     }
     if (auto f = r_.field(s, "ecn", Need::kOptional)) load_ecn(*f, &out->ecn);
     if (auto f = r_.field(s, "queueing", Need::kOptional)) load_queueing(*f, &out->queueing);
+    if (auto f = r_.field(s, "reply_queue", Need::kOptional))
+      set(r_.boolean(*f), &out->reply_queue);
   }
 
   // How a port's data queues are kept (a switch's default, or a port's own).

@@ -39,6 +39,7 @@ class Validator {
       }
       check_routes(s);
       check_queueing(s);
+      check_reply_queue(s);
       for (const ConfigSections* sections : all_config_sections()) {
         if (sections->in_switch.validate) sections->in_switch.validate(k_, s);
       }
@@ -65,6 +66,24 @@ class Validator {
     }
     if (default_mtu != 0)
       check_queueing_of(sw, sw.tm.queueing, default_mtu, switch_key(s) + ".queueing");
+  }
+
+  // The reply queue follows the data queues, and only class queues have one.
+  void check_reply_queue(size_t s) {
+    const SwitchConfig& sw = c_.switches[s];
+    if (!sw.tm.reply_queue) return;
+    const std::string key = switch_key(s) + ".reply_queue";
+    if (sw.tm.queues_per_port > 63) {
+      k_.error(key,
+               "reply_queue adds a queue after the data queues: expected queues_per_port of "
+               "63 or fewer, got " +
+                   std::to_string(sw.tm.queues_per_port));
+    }
+    bool by_flow = sw.tm.queueing.kind != QueueingKind::kClass;
+    for (const PortConfig& p : sw.ports)
+      by_flow = by_flow || (p.queueing && p.queueing->kind != QueueingKind::kClass);
+    if (by_flow)
+      k_.error(key, "reply_queue needs class queues: a port here queues by flow (queueing)");
   }
 
   void check_queueing_of(const SwitchConfig& sw, const FlowQueueingConfig& q, uint32_t mtu,

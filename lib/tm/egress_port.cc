@@ -25,7 +25,8 @@ EgressPort::EgressPort(const EgressPortConfig& cfg, SharedBuffer* buffer)
               cfg.burst_bytes != 0 ? cfg.burst_bytes : default_burst_bytes(cfg.rate_bps),
               cfg.wire_overhead_bytes),
       ecn_(cfg.ecn, cfg.rng_seed),
-      sched_(num_queues_, cfg.drr_quantum_bytes, cfg.scheduler) {
+      sched_(num_queues_, cfg.drr_quantum_bytes, cfg.scheduler,
+             cfg.priority_last && num_queues_ > 1) {
   if (buffer == nullptr) throw std::invalid_argument("egress port: no shared buffer");
   const bool by_flow = cfg.queueing.kind != QueueingKind::kClass;
   for (uint32_t q = 0; q < num_queues_; ++q) queues_[q].ring.init(by_flow ? 1 : cfg.queue_capacity);

@@ -36,7 +36,9 @@
 namespace sluice {
 
 struct EgressPortConfig {
-  uint32_t num_queues = 32;        // 1..64
+  uint32_t num_queues = 32;  // 1..64
+  // The last queue goes before the others whenever it may (replies).
+  bool priority_last = false;
   uint32_t queue_capacity = 4096;  // packets per data queue, rounded up to a power of two
   uint32_t control_capacity = 256;
   SchedulerKind scheduler = SchedulerKind::kDrr;

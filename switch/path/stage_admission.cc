@@ -49,7 +49,25 @@ void Worker::admit(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t
       if (go && out.plan.takes(Step::kGate, module_id(mod))) go = mod.gate(out, m, meta, now);
   });
   if (!go) return;
+  if (meta.queue == out.reply_queue) [[unlikely]]
+    return admit_reply(out, m, meta, now);
   admit_with<ClassQueues>(out, m, meta, now, false);
+}
+
+// A reply in the port's reply queue: no module's queue choice (BFC's
+// assignment) and no account step (PFC's ingress bytes, BFC's pause
+// counters), as HPCC's ns-3 lets its ACK queue past the switch's MMU
+// accounting; the shared buffer still admits it.
+void Worker::admit_reply(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now) {
+  const uint16_t q = out.reply_queue;
+  uint8_t* ip = write_l2(out, m, meta, q);
+  TmPacket tp;
+  tp.handle = m;
+  tp.bytes = m->pkt_len;
+  const EnqueueResult r = out.tm->enqueue(now, q, tp, meta.ecn_capable);
+  if (r.verdict == EnqueueVerdict::kDropped) return refuse(out, m, r.reason, now);
+  if (r.verdict == EnqueueVerdict::kEnqueuedMarked) mark_ce(counters(out.index), ip);
+  admitted(out, now);
 }
 
 // A gate step released a packet it held: steps 2 to 4. It was admitted to

@@ -13,6 +13,7 @@
 #include <rte_lpm.h>
 
 #include "lib/control/data_shim.h"
+#include "lib/emulator/transport/segment_wire.h"
 #include "lib/net/ipv4_rewrite.h"
 #include "lib/tm/class_map.h"
 #include "switch/path/worker.h"
@@ -43,8 +44,11 @@ void Worker::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint6
   uint8_t* ip = rte_pktmbuf_mtod(m, uint8_t*) + pp.l3_offset;
   ipv4_decrement_ttl(ip);
   const TrafficManagerConfig& tm = sw.cfg->tm;
-  const uint16_t q =
+  uint16_t q =
       tm.class_mapping == ClassMapping::kDscp ? queue_for_dscp(pp.tos >> 2, tm.queues_per_port) : 0;
+  // The transport's replies take the queue after the data queues.
+  if (tm.reply_queue && pp.proto == kIpProtoUdp && slt_is_reply(ip, m->data_len - pp.l3_offset))
+    q = static_cast<uint16_t>(tm.queues_per_port);
   // Arrival steps: before the metadata is overwritten (an internal link's
   // upstream switch left its own there); a count of 0 leaves the mbuf's
   // field alone.

@@ -26,12 +26,12 @@
 #include "lib/tm/egress_port.h"
 #include "lib/tm/latency_histogram.h"
 #include "lib/tm/shared_buffer.h"
+#include "switch/emulator/window_sync.h"
 #include "switch/path/module.h"
 #include "switch/path/port_counters.h"
 #include "switch/path/stage_plan.h"
 #include "switch/ports/pcap_port.h"
 #include "switch/ports/port_medium.h"
-#include "switch/emulator/window_sync.h"
 #include "switch/runtime/mbuf_supply.h"
 
 namespace sluice {
@@ -60,6 +60,8 @@ inline uint16_t ecmp_member(const NextHopGroup16& g, uint64_t salted) {
 }
 
 enum class PortKind : uint8_t { kEthdev, kLink, kPcap };
+
+constexpr uint8_t kNoReplyQueue = 0xFF;
 
 // One direction of an internal link: frames pushed by the sending port's owner
 // with their due time, taken by the receiving port's owner once due. The
@@ -101,15 +103,18 @@ struct alignas(64) PortRuntime {
   // A 0x88B6 shim arriving here names the peer's upstream queue, which the
   // metadata keeps (a BFC peer: a switch, or a BFC NIC).
   bool reads_upstream_queue = false;
-  uint16_t index = 0;         // global index
-  uint16_t switch_index = 0;  // owning switch instance
-  uint32_t mtu = 1500;        // copy of cfg->mtu, read per packet
-  unsigned owner_slot = 0;    // index into Runtime::workers
-  StagePlan plan;             // the optional steps packets leaving here take
+  uint16_t index = 0;          // global index
+  uint16_t switch_index = 0;   // owning switch instance
+  uint32_t mtu = 1500;         // copy of cfg->mtu, read per packet
+  unsigned owner_slot = 0;     // index into Runtime::workers
+  StagePlan plan;              // the optional steps packets leaving here take
   bool tx_burst_full = false;  // the last transmit sent a whole dequeued burst
   // Of tx_pending, how many admission cut through since the last send
   // (real time; all of them when not 0).
   uint8_t tx_cut = 0;
+  // The queue the transport's replies take (tm reply_queue), else
+  // kNoReplyQueue: the metadata's queue says a packet is one.
+  uint8_t reply_queue = kNoReplyQueue;
   unsigned tx_pending_count = 0;
   std::unique_ptr<EgressPort> tm;
   // What the port sends into and receives from (switch/ports/
@@ -160,7 +165,7 @@ struct SwitchRuntime {
   // The group of the route 0.0.0.0/0, taken when the LPM finds nothing
   // (rte_lpm has no depth 0); kNoDefaultRoute: no such route.
   uint32_t default_group = kNoDefaultRoute;
-  std::vector<uint16_t> ports;           // global indices, in configuration order
+  std::vector<uint16_t> ports;  // global indices, in configuration order
   uint64_t ecmp_salt = 0;       // salted_flow_hash's, from the configuration's seed
   bool symmetric_hash = false;  // ecmp_hash: symmetric (one salt for every switch)
   // Per lcore slot: its shard of this switch, its rank among the lcores
@@ -168,8 +173,8 @@ struct SwitchRuntime {
   // per-shard random choices are seeded by it, so that the same switch
   // makes the same choices and frames whichever lcore runs it.
   std::vector<uint8_t> shard_of_slot;
-  bool flow_hash = false;       // forward computes the 5-tuple hash even without ECMP
-  bool ingress_meta = false;    // forward keeps the ingress port (and hash) with the packet
+  bool flow_hash = false;     // forward computes the 5-tuple hash even without ECMP
+  bool ingress_meta = false;  // forward keeps the ingress port (and hash) with the packet
   std::array<void*, kMaxModules> module{};  // each module's state for this switch
 };
 

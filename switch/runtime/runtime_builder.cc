@@ -7,30 +7,30 @@
 #include <rte_ring.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 
-#include "lib/mechanisms/bfc/hop_rtt.h"
 #include "lib/common/seeds.h"
 #include "lib/config/config_validate.h"
 #include "lib/config/default_workers.h"
-#include "lib/emulator/partition.h"
 #include "lib/config/memory_estimate.h"
 #include "lib/emulator/hosts/transport_check.h"
 #include "lib/emulator/hosts/transport_factory.h"
 #include "lib/emulator/link/link_ring.h"
-#include "lib/net/ethertypes.h"
+#include "lib/emulator/partition.h"
+#include "lib/mechanisms/bfc/hop_rtt.h"
 #include "lib/mechanisms/pfc/pfc_classes.h"
 #include "lib/mechanisms/tcd/tcd_params.h"
+#include "lib/net/ethertypes.h"
 #include "lib/tm/class_map.h"
+#include "switch/emulator/window_sync.h"
 #include "switch/mechanisms/registry.h"
 #include "switch/path/stage_plan.h"
 #include "switch/ports/ethdev_medium.h"
 #include "switch/ports/host_medium.h"
 #include "switch/ports/link_medium.h"
-#include "switch/emulator/window_sync.h"
 
 namespace sluice {
 namespace {
@@ -246,8 +246,7 @@ std::string create_ports(Runtime& rt) {
         p->kind = PortKind::kPcap;
         p->mac = pc.mac ? *pc.mac : generated_mac(si, rt.ports.size());
         std::string err;
-        std::unique_ptr<PcapPort> host =
-            PcapPort::open(*pc.pcap, *rt.mbufs, &err, exact_time(rt));
+        std::unique_ptr<PcapPort> host = PcapPort::open(*pc.pcap, *rt.mbufs, &err, exact_time(rt));
         if (!host) return port_ref(sc, pc) + ": " + err;
         p->pcap = host.get();
         const bool pfabric_host = rt.config.transport.kind == TransportKind::kPfabric &&
@@ -294,8 +293,8 @@ std::string assign_workers(Runtime& rt) {
     for (unsigned l : lcores) add_worker(l);
     // The emulator keeps switches whole on an lcore (lib/emulator/partition.h).
     const auto n = static_cast<unsigned>(rt.workers.size());
-    const std::vector<unsigned> slots = exact_time(rt) ? emulator_partition(rt.config, n)
-                                                       : default_port_workers(rt.config, n);
+    const std::vector<unsigned> slots =
+        exact_time(rt) ? emulator_partition(rt.config, n) : default_port_workers(rt.config, n);
     for (const auto& p : rt.ports) {
       const unsigned slot = slots[p->index];
       p->owner_slot = slot;
@@ -473,7 +472,9 @@ void create_traffic_managers(Runtime& rt) {
   for (auto& p : rt.ports) {
     const SwitchConfig& sc = *rt.switches[p->switch_index].cfg;
     EgressPortConfig ec;
-    ec.num_queues = sc.tm.queues_per_port;
+    ec.num_queues = sc.tm.queues_per_port + (sc.tm.reply_queue ? 1 : 0);
+    ec.priority_last = sc.tm.reply_queue;
+    if (sc.tm.reply_queue) p->reply_queue = static_cast<uint8_t>(sc.tm.queues_per_port);
     ec.queue_capacity = sc.tm.queue_capacity_packets;
     ec.scheduler = sc.tm.scheduler;
     ec.drr_quantum_bytes = sc.tm.drr_quantum_bytes;
@@ -485,10 +486,10 @@ void create_traffic_managers(Runtime& rt) {
     // starts at its due time rounded up to the ns, and the bucket must keep
     // that fraction for the next frame, or every frame at 100 Gb/s would
     // take a whole ns too many (1094-byte frames 88 ns apart, not 87.52).
-    const uint64_t burst = rt.config.clock.mode == ClockMode::kExact
-                               ? std::max<uint64_t>(1, (p->cfg->rate_bps + 7'999'999'999) /
-                                                           8'000'000'000)
-                               : default_burst(p->cfg->rate_bps);
+    const uint64_t burst =
+        rt.config.clock.mode == ClockMode::kExact
+            ? std::max<uint64_t>(1, (p->cfg->rate_bps + 7'999'999'999) / 8'000'000'000)
+            : default_burst(p->cfg->rate_bps);
     ec.burst_bytes = p->cfg->shaper_burst_bytes != 0 ? p->cfg->shaper_burst_bytes : burst;
     ec.wire_overhead_bytes = p->cfg->wire_overhead_bytes;
     // None on a TCD switch (TCD marks at departure); else the port's own or the switch's.

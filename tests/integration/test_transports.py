@@ -424,6 +424,33 @@ def check_split(binary, tmp):
           f"split: {got} ns, the links give {want}")
 
 
+def check_reply_queue(binary, tmp):
+    """Two 2 MB flows into h0 keep a queue standing at the switch's port to
+    h0; a 100-byte flow from h0 to h1 starts once it stands, and its ACK
+    leaves through that port. Replies as data wait behind the queue; with
+    reply_queue they go first: the ACK's trip is then its two hops plus at
+    most one data frame already on the wire."""
+    flows = [(1, 2, 0, 2_000_000, 1e-6), (2, 3, 0, 2_000_000, 1e-6), (3, 0, 1, 100, 300e-6)]
+    ack_ns = {}
+    for name, extra in (("replies_as_data", {}), ("reply_queue", {"reply_queue": True})):
+        _, rows = run(binary, tmp, name, 4, "10Gbps", "1us", {"kind": "dctcp"}, flows, 0.06,
+                      sw_extra=extra)
+        r = next(r for r in rows if r["flow_id"] == "3")
+        check(all(r["finished"] == "1" for r in rows), f"{name}: a flow did not finish: {rows}")
+        ack_ns[name] = ns(r["ack_seconds"])
+    header = DATA_FRAME - 1000
+    two_hops = 2 * ((header + WIRE) * 8 / 10 + 1000)
+    one_frame = (DATA_FRAME + WIRE) * 8 / 10
+    print(f"reply queue: the ACK's trip {ack_ns['replies_as_data']} ns as data, "
+          f"{ack_ns['reply_queue']} ns in the reply queue (two hops {two_hops:.0f} ns, "
+          f"one data frame {one_frame:.0f} ns)")
+    check(ack_ns["reply_queue"] <= two_hops + one_frame + 1,
+          f"reply queue: the ACK took {ack_ns['reply_queue']} ns")
+    check(ack_ns["replies_as_data"] > two_hops + 10 * one_frame,
+          f"reply queue: as data the ACK took only {ack_ns['replies_as_data']} ns: no queue "
+          "stood (the test needs one)")
+
+
 def check_short_run(binary, tmp):
     """A run that stops before the flow list's time 0 (50 ms in) writes a
     valid summary: its end is before the replay start, a negative number."""
@@ -458,6 +485,7 @@ def test(binary, srcdir):
         check_bad_input(binary, tmp)
         check_short_run(binary, tmp)
         check_split(binary, tmp)
+        check_reply_queue(binary, tmp)
         check_dctcp(binary, tmp)
         check_dcqcn(binary, tmp)
         check_hpcc(binary, tmp)

@@ -27,8 +27,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "lib/net/byte_order.h"
 #include "lib/emulator/transport/segment.h"
+#include "lib/net/byte_order.h"
 
 namespace sluice {
 
@@ -113,6 +113,14 @@ inline const uint8_t* slt_data_header(const uint8_t* l3, uint32_t len) {
   const uint8_t* h = slt_header(l3, len);
   if (h == nullptr || load_be16(l3 + 22) != kTransportUdpPort) return nullptr;
   return h[4] == static_cast<uint8_t>(SegmentKind::kData) ? h : nullptr;
+}
+
+// A reply (ACK, NACK, CNP) of the transport (IPv4 header at l3, len bytes
+// from there on).
+inline bool slt_is_reply(const uint8_t* l3, uint32_t len) {
+  const uint8_t* h = slt_header(l3, len);
+  return h != nullptr && h[4] >= static_cast<uint8_t>(SegmentKind::kAck) &&
+         h[4] <= static_cast<uint8_t>(SegmentKind::kCnp);
 }
 
 // The rank a pFabric switch gives a frame without one: the lowest priority.

@@ -1,7 +1,8 @@
 #pragma once
 // Picks which data queue sends next: deficit round robin (Shreedhar &
 // Varghese, "Efficient Fair Queuing Using Deficit Round Robin") or strict
-// priority (higher queue index first).
+// priority (higher queue index first); either with the last queue first
+// whenever it may send (a queue for replies).
 //
 // The scheduler keeps two bitmaps over at most 64 queues: backlogged (the
 // owner says so on enqueue / dequeue) and paused. Eligible = backlogged and
@@ -27,10 +28,12 @@ class DrrScheduler {
   static constexpr unsigned kMaxQueues = 64;
   static constexpr int kNone = -1;
 
-  DrrScheduler(uint32_t num_queues, uint32_t quantum_bytes, SchedulerKind kind)
+  DrrScheduler(uint32_t num_queues, uint32_t quantum_bytes, SchedulerKind kind,
+               bool priority_last = false)
       : num_queues_(num_queues),
         quantum_(quantum_bytes == 0 ? 1 : quantum_bytes),
-        strict_(kind == SchedulerKind::kStrictPriority) {}
+        strict_(kind == SchedulerKind::kStrictPriority),
+        first_(priority_last ? bit(num_queues - 1) : 0) {}
 
   uint32_t num_queues() const { return num_queues_; }
   uint32_t quantum() const { return quantum_; }
@@ -56,6 +59,11 @@ class DrrScheduler {
     uint64_t elig = backlogged_ & ~paused_;
     if (elig == 0) return kNone;
     if (strict_) return 63 - std::countl_zero(elig);
+    // The priority queue takes no part in the round (nor its deficit).
+    if (elig & first_) [[unlikely]]
+      return std::countr_zero(first_);
+    elig &= ~first_;
+    if (elig == 0) return kNone;
     unsigned q = cur_;
     if (((elig >> q) & 1) && deficit_[q] >= static_cast<int64_t>(head_bytes(q))) return q;
     for (;;) {  // next eligible queue in round order; terminates: deficits grow
@@ -69,11 +77,11 @@ class DrrScheduler {
   // A packet went through queue q, empty before and after, with no other
   // queue backlogged: what pick() then set_empty() leave (the round at q).
   void passed(unsigned q) {
-    if (!strict_) cur_ = q;
+    if (!strict_ && !(first_ & bit(q))) cur_ = q;
   }
 
   void sent(unsigned q, uint32_t bytes) {
-    if (!strict_) deficit_[q] -= bytes;
+    if (!strict_ && !(first_ & bit(q))) deficit_[q] -= bytes;
   }
 
   // Forget all state (used after a drain).
@@ -94,6 +102,7 @@ class DrrScheduler {
   uint32_t num_queues_;
   uint32_t quantum_;
   bool strict_;
+  uint64_t first_;  // the priority queue's bit, or 0
   uint64_t backlogged_ = 0;
   uint64_t paused_ = 0;
   unsigned cur_ = kMaxQueues - 1;  // so the first round starts at queue 0

@@ -204,6 +204,7 @@ BitmapSchedule* BfcModule::bitmaps_of(uint16_t sw) const {
 // The flow table's entry loses the packet, the queue may have emptied, and
 // a flagged packet's leaving may resume its upstream queue.
 void BfcModule::depart(PortRuntime& port, const TmPacket& p, uint64_t now) {
+  if (p.queue == port.reply_queue) return;  // a reply, outside BFC's queues
   const MbufExtra* x = mbuf_extra(static_cast<rte_mbuf*>(p.handle));
   BfcTicket t;
   t.entry = x->bfc.entry;

@@ -41,6 +41,7 @@ void TcdModule::track_pauses(PortRuntime& port, uint64_t now) {
 // The packet has left its queue (the bytes it left behind are the queue's
 // now, after the whole burst it left in).
 void TcdModule::depart(PortRuntime& port, const TmPacket& p, uint64_t now) {
+  if (p.queue == port.reply_queue) return;  // TCD watches the data queues
   rte_mbuf* m = static_cast<rte_mbuf*>(p.handle);
   uint8_t* ip = rte_pktmbuf_mtod(m, uint8_t*) + Worker::data_l3_offset(port);
   const uint8_t ecn = ipv4_ecn(ip);
@@ -132,8 +133,7 @@ void TcdModule::summary_port(const Runtime& rt, uint16_t port, JsonFields& field
   const TcdPort& t = *tp;
   constexpr TcdState kStates[] = {TcdState::kNonCongestion, TcdState::kCongestion,
                                   TcdState::kUndetermined};
-  for (TcdState s : kStates)
-    field("tcd_" + std::string(tcd_state_name(s)) + "_ns", t.time_ns(s));
+  for (TcdState s : kStates) field("tcd_" + std::string(tcd_state_name(s)) + "_ns", t.time_ns(s));
   for (TcdState from : kStates) {
     for (TcdState to : kStates) {
       if (from == to) continue;

@@ -709,5 +709,32 @@ switches:
   EXPECT_EQ(r.config.switches[0].ports[0].rate_bps, 1'000'000'000u);  // the good keys are kept
 }
 
+// The replies' queue follows the data queues (at most 64 in all) and needs
+// class queues.
+TEST(ConfigErrors, ReplyQueue) {
+  const std::string ok = R"(switches:
+  - name: s1
+    queues_per_port: 63
+    reply_queue: true
+    ports:
+      - {name: p0, device: net_null0, role: host, rate: 1G}
+)";
+  const ConfigResult r = load_config_string(ok, "t.yaml");
+  EXPECT_TRUE(r.ok());
+  EXPECT_TRUE(r.config.switches[0].tm.reply_queue);
+  EXPECT_EQ(errors_of(R"(switches:
+  - name: s1
+    queues_per_port: 64
+    reply_queue: true
+    queueing: {mode: fq}
+    ports:
+      - {name: p0, device: net_null0, role: host, rate: 1G}
+)"),
+            (Lines{"t.yaml:4: switches[0].reply_queue: reply_queue adds a queue after the data "
+                   "queues: expected queues_per_port of 63 or fewer, got 64",
+                   "t.yaml:4: switches[0].reply_queue: reply_queue needs class queues: a port "
+                   "here queues by flow (queueing)"}));
+}
+
 }  // namespace
 }  // namespace sluice

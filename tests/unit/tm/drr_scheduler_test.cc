@@ -16,7 +16,8 @@ struct Harness {
   DrrScheduler sched;
   std::vector<std::deque<uint32_t>> queues;
 
-  Harness(unsigned n, uint32_t quantum, SchedulerKind kind) : sched(n, quantum, kind), queues(n) {}
+  Harness(unsigned n, uint32_t quantum, SchedulerKind kind, bool priority_last = false)
+      : sched(n, quantum, kind, priority_last), queues(n) {}
 
   void push(unsigned q, uint32_t bytes) {
     queues[q].push_back(bytes);
@@ -63,6 +64,29 @@ TEST(DrrScheduler, StrictPriorityServesHighestIndexFirst) {
   std::vector<int> rest;
   for (int q; (q = h.next()) != DrrScheduler::kNone;) rest.push_back(q);
   EXPECT_EQ(rest, (std::vector<int>{5, 2, 2, 0, 0}));
+}
+
+// The replies' queue (the last) goes whenever it has a packet and is not
+// paused; the round among the others goes on as if it were not there.
+TEST(DrrScheduler, PriorityLastGoesFirstOutsideTheRound) {
+  Harness h(3, 1000, SchedulerKind::kDrr, true);
+  for (int i = 0; i < 10; ++i) {
+    h.push(0, 600);
+    h.push(1, 400);
+  }
+  h.push(2, 64);
+  h.push(2, 64);
+  std::vector<int> order;
+  for (int i = 0; i < 4; ++i) order.push_back(h.next());
+  EXPECT_EQ(order, (std::vector<int>{2, 2, 0, 1}));
+  h.push(2, 64);  // arrives mid-round: next, then the round resumes at queue 1
+  order.clear();
+  for (int i = 0; i < 4; ++i) order.push_back(h.next());
+  EXPECT_EQ(order, (std::vector<int>{2, 1, 0, 0}));
+  EXPECT_EQ(h.sched.deficit(2), 0) << "no deficit: it is outside the round";
+  h.sched.set_paused(2);
+  h.push(2, 64);
+  EXPECT_NE(h.next(), 2) << "a paused reply queue waits";
 }
 
 TEST(DrrScheduler, PausedQueueSkippedAndNotCredited) {
