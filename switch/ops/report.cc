@@ -302,7 +302,7 @@ void host_nic_fields(const PcapPort& p, Field field) {
   field("host_pause_frames", p.host_pause_frames());
   field("host_bfc_frames", p.host_bfc_frames());
   field("host_bfc_invalid", p.host_nic().bfc_invalid());
-  field("host_bfc_paused_queues", std::popcount(p.host_bfc_paused_mask()));
+  field("host_bfc_paused_queues", p.host_nic().bfc_paused_count());
   field("host_dst_pause_frames", p.host_dst_pause_frames());
   field("host_dst_paused", p.host_nic().dst_paused());
   field("host_dst_pause_overflow", p.host_nic().dst_pause_overflow());
