@@ -55,24 +55,31 @@ class QueueSet {
 // returns whether one did.
 template <class WordFn, class Fn>
 bool visit_from(uint64_t summary, uint32_t from, WordFn&& word, Fn&& fn) {
-  auto scan = [&](uint32_t i, uint64_t keep) {
-    for (uint64_t m = word(i) & keep; m != 0; m &= m - 1)
+  auto scan = [&](uint32_t i, uint64_t m) {
+    for (; m != 0; m &= m - 1)
       if (fn(i * 64 + static_cast<uint32_t>(std::countr_zero(m)))) return true;
     return false;
   };
   // The first word's members at or after `from`, the words after it, the
-  // words before it, then the first word's members before `from`.
+  // words before it, then the first word's members before `from` (the
+  // first word read once: with 64 queues or fewer it is the only one).
   const uint32_t first = from / 64;
-  const bool has_first = (summary >> first) & 1;
   const uint64_t at_or_after = ~uint64_t{0} << (from % 64);
-  if (has_first && scan(first, at_or_after)) return true;
-  const uint64_t after = first == 63 ? 0 : summary & (~uint64_t{0} << (first + 1));
-  const uint64_t before = summary & ((uint64_t{1} << first) - 1);
-  for (uint64_t s = after; s != 0; s &= s - 1)
-    if (scan(static_cast<uint32_t>(std::countr_zero(s)), ~uint64_t{0})) return true;
-  for (uint64_t s = before; s != 0; s &= s - 1)
-    if (scan(static_cast<uint32_t>(std::countr_zero(s)), ~uint64_t{0})) return true;
-  return has_first && from % 64 != 0 && scan(first, ~at_or_after);
+  const uint64_t w = (summary >> first) & 1 ? word(first) : 0;
+  if (scan(first, w & at_or_after)) return true;
+  const uint64_t others = summary & ~(uint64_t{1} << first);
+  if (others != 0) [[unlikely]] {
+    const uint64_t after = first == 63 ? 0 : others & (~uint64_t{0} << (first + 1));
+    for (uint64_t s = after; s != 0; s &= s - 1) {
+      const uint32_t i = static_cast<uint32_t>(std::countr_zero(s));
+      if (scan(i, word(i))) return true;
+    }
+    for (uint64_t s = others & ~after; s != 0; s &= s - 1) {
+      const uint32_t i = static_cast<uint32_t>(std::countr_zero(s));
+      if (scan(i, word(i))) return true;
+    }
+  }
+  return scan(first, w & ~at_or_after);
 }
 
 }  // namespace sluice

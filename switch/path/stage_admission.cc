@@ -49,15 +49,14 @@ void Worker::admit(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t
       if (go && out.plan.takes(Step::kGate, module_id(mod))) go = mod.gate(out, m, meta, now);
   });
   if (!go) return;
-  if (meta.queue == out.reply_queue) [[unlikely]]
-    return admit_reply(out, m, meta, now);
   admit_with<ClassQueues>(out, m, meta, now, false);
 }
 
-// A reply in the port's reply queue: no module's queue choice (BFC's
-// assignment) and no account step (PFC's ingress bytes, BFC's pause
-// counters), as HPCC's ns-3 lets its ACK queue past the switch's MMU
-// accounting; the shared buffer still admits it.
+// A reply, on a port whose queue a module chooses: it takes the reply queue
+// instead (not BFC's assignment, nor its pause counting), as HPCC's ns-3
+// lets its ACK queue past the switch's MMU accounting; the shared buffer
+// still admits it. (Where the class map chooses, the metadata's queue is
+// already the reply queue, and PFC's account step skips it.)
 void Worker::admit_reply(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now) {
   const uint16_t q = out.reply_queue;
   uint8_t* ip = write_l2(out, m, meta, q);
@@ -132,6 +131,8 @@ template <class Queues>
 void Worker::admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now,
                         bool held) {
   if (out.plan.queue_choice != kClassQueues) {
+    if (meta.queue == out.reply_queue) [[unlikely]]
+      return admit_reply(out, m, meta, now);
     bool done = false;
     each_module([&](auto& mod) {
       using M = std::decay_t<decltype(mod)>;

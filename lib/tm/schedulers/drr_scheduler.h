@@ -51,6 +51,9 @@ class DrrScheduler {
   uint64_t backlogged_mask() const { return backlogged_; }
   uint64_t eligible_mask() const { return backlogged_ & ~paused_; }
   int64_t deficit(unsigned q) const { return deficit_[q]; }
+  // Queue q sends while it has packets, no deficit counted: under strict
+  // priority, or the priority queue.
+  bool unlimited(unsigned q) const { return strict_ || (first_ & bit(q)) != 0; }
 
   // The queue to send from next, or kNone. head_bytes(q) gives the length of
   // queue q's head packet. The caller must then call sent(q, bytes).
@@ -60,10 +63,11 @@ class DrrScheduler {
     if (elig == 0) return kNone;
     if (strict_) return 63 - std::countl_zero(elig);
     // The priority queue takes no part in the round (nor its deficit).
-    if (elig & first_) [[unlikely]]
-      return std::countr_zero(first_);
-    elig &= ~first_;
-    if (elig == 0) return kNone;
+    if (first_ != 0) [[unlikely]] {
+      if (elig & first_) return std::countr_zero(first_);
+      elig &= ~first_;
+      if (elig == 0) return kNone;
+    }
     unsigned q = cur_;
     if (((elig >> q) & 1) && deficit_[q] >= static_cast<int64_t>(head_bytes(q))) return q;
     for (;;) {  // next eligible queue in round order; terminates: deficits grow

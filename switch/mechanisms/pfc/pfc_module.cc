@@ -51,8 +51,8 @@ std::string PfcModule::build(Runtime& rt) {
     ic.priorities = pc.priorities;
     ic.xoff_bytes = pc.xoff_bytes;
     ic.dynamic_alpha = pc.dynamic ? pc.alpha : 0.0;
-    ic.hysteresis_bytes = pc.hysteresis_bytes != 0 ? pc.hysteresis_bytes
-                                                   : default_pfc_hysteresis_bytes(p->cfg->mtu);
+    ic.hysteresis_bytes =
+        pc.hysteresis_bytes != 0 ? pc.hysteresis_bytes : default_pfc_hysteresis_bytes(p->cfg->mtu);
     ic.xoff_quanta = pc.quanta;
     ic.rate_bps = rate;
     ic.reserve_bytes = pc.reserve_bytes;
@@ -98,7 +98,9 @@ PfcModule::PfcModule(Worker& w) : w_(w), s_(state(w.rt())) {
   for (const auto& ports : dynamic_) any_dynamic_ |= !ports.empty();
 }
 
-void PfcModule::before_enqueue(PortRuntime&, rte_mbuf* m, TmPacket& tp) {
+void PfcModule::before_enqueue(PortRuntime& out, rte_mbuf* m, TmPacket& tp) {
+  // A reply in its own queue is outside PFC's classes: not counted.
+  if (out.reply_queue != kNoReplyQueue && mbuf_meta_get(m).queue == out.reply_queue) return;
   const uint16_t in = mbuf_extra(m)->ingress;
   if (at(w_.port(in)) != nullptr) tp.aux = static_cast<uint16_t>(in + 1);
 }
@@ -108,12 +110,17 @@ void PfcModule::account(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, con
   if (tp.aux != 0) count(out, m, static_cast<uint16_t>(tp.aux - 1), meta.queue, tp.bytes);
 }
 
+// The class queues: the reply queue, if any, is not one.
+static uint32_t data_queues(const PortRuntime& out) {
+  return out.tm->num_queues() - (out.reply_queue != kNoReplyQueue ? 1 : 0);
+}
+
 // PFC counts a packet's bytes at its ingress under the priority of its own
 // class (the queue the class map gave it), remembered for the dequeue: BFC
 // moves packets to other queues, whose priorities say nothing about them.
 void PfcModule::count(PortRuntime& out, rte_mbuf* m, uint16_t ingress, uint16_t class_queue,
                       uint32_t bytes) {
-  const uint8_t prio = priority_of_queue(class_queue, out.tm->num_queues());
+  const uint8_t prio = priority_of_queue(class_queue, data_queues(out));
   mbuf_extra(m)->pfc_priority = prio;
   const PfcPort& in = *at(w_.port(ingress));
   if (in.pooled) {

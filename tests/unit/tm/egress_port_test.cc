@@ -59,6 +59,25 @@ TEST(EgressPort, EnqueueSetsQueueAndTimeAndCarriesAux) {
   EXPECT_EQ(port.queue_stats(2).dequeued_bytes.get(), 500u);
 }
 
+// The priority queue (replies) sends runs of several packets before any
+// data, with no deficit to spend; then DRR goes on among the data queues.
+TEST(EgressPort, PriorityLastSendsItsRunsFirst) {
+  SharedBuffer buffer(1 << 20, 1.0);
+  EgressPortConfig cfg = small_config();
+  cfg.num_queues = 3;
+  cfg.priority_last = true;
+  EgressPort port(cfg, &buffer);
+  for (uint16_t i = 0; i < 4; ++i) {
+    ASSERT_NE(port.enqueue(0, 0, packet(1000, i), false).verdict, EnqueueVerdict::kDropped);
+    ASSERT_NE(port.enqueue(0, 2, packet(64, 100 + i), false).verdict, EnqueueVerdict::kDropped);
+  }
+  const std::vector<TmPacket> out = take(port, 0, 6);
+  ASSERT_EQ(out.size(), 6u);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(out[i].queue, 2u) << i;
+  EXPECT_EQ(out[4].queue, 0u);
+  EXPECT_EQ(port.queue_stats(2).dequeued_packets.get(), 4u);
+}
+
 TEST(EgressPort, QueueFullAfterRoundedCapacity) {
   SharedBuffer buffer(1 << 20, 64.0);
   EgressPortConfig cfg = small_config();
