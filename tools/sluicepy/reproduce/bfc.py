@@ -12,7 +12,10 @@ the core); BFC (BFC switches and NICs, hosts at line rate with a one-BDP
 cap) against DCQCN, DCTCP (starting at line rate: an initial window of one
 BDP, as the paper's modified DCTCP) and HPCC, each over PFC (XOFF at 11 %
 of the free buffer, the paper's), DCQCN and DCTCP with RED marking between
-100 and 400 KB.
+100 and 400 KB. Every host's NIC keeps a send queue per flow (up to
+4096), as an RDMA NIC a queue pair per flow. Switches serve DCQCN's replies
+first, in a queue of their own, as HPCC's ns-3 does for it (ACK_HIGH_PRIO 1
+in its run.py); the other schemes' replies are data, as there.
 
 Background FCT slowdown (mean, p95, p99) by size bucket, the incast flows'
 separately, the 99th-percentile and peak switch buffer (every switch, every
@@ -24,7 +27,7 @@ receiver_seconds, ack_seconds: until it left the sender's NIC, its trip,
 until the receiver's ACK left its NIC, the ACK's trip). Plots: fct_slowdown.png (mean, p95, p99 by
 flow size, as Figs. 9 and 10), buffer_cdf.png, incast_slowdown.png (App. C,
 Fig. 16). --reanalyse reports the runs already in --out. Diagnostics (not
-the paper's settings): --scheme-param, --bfc-queues, --bfc-nic-queues,
+the paper's settings): --scheme-param, --bfc-queues, --nic-queues, --reply-queue,
 --bfc-host-nic plain, --nic-reply-queue. Scaled: --fabric-ms of arrivals
 (the paper runs far longer).
 
@@ -90,6 +93,17 @@ def bfc_stats(results):
     return slowdown_stats([r.slowdown for r in results], sum(1 for r in results if r.censored))
 
 
+def replies_first(a, label):
+    """Whether the switches serve the scheme's replies first, in a queue of
+    their own: as HPCC's ns-3 run.py (ACK_HIGH_PRIO 1 for DCQCN without a
+    window, whose CNPs its switches always put first; 0 for HPCC, DCTCP and
+    windowed transports, BFC's one-BDP cap among them), unless
+    --reply-queue says on or off for all."""
+    if a.reply_queue != "scheme":
+        return a.reply_queue == "on"
+    return label == "DCQCN"
+
+
 def bfc_conf(a, fabric, exp, seed, wl, label, scheme, transport, params):
     """The run's configuration: the preset with the scheme applied, and the
     PFC baselines made lossless as the paper's."""
@@ -116,6 +130,8 @@ def bfc_conf(a, fabric, exp, seed, wl, label, scheme, transport, params):
             sw["buffer"] = dict(sw.get("buffer") or {}, alpha=1000.0)
         if "ecn" in sw:
             sw["ecn"] = {"mode": "red", "min": "100KB", "max": "400KB", "pmax": 0.2}
+        if replies_first(a, label):
+            sw["reply_queue"] = True
         if label == "BFC" and a.bfc_queues:
             sw["queues_per_port"] = a.bfc_queues  # a diagnostic, not the paper's 32
         for port in sw["ports"]:
@@ -126,10 +142,13 @@ def bfc_conf(a, fabric, exp, seed, wl, label, scheme, transport, params):
                     # BFC's pauses; the one-BDP cap still holds each flow.
                     port["nic"] = dict(port["nic"] if isinstance(port.get("nic"), dict) else {},
                                        mode="plain")
-                if label == "BFC" and a.bfc_nic_queues and isinstance(port.get("nic"), dict):
-                    port["nic"]["queues"] = a.bfc_nic_queues
-                elif label == "BFC" and a.bfc_nic_queues:
-                    port["nic"] = {"mode": port.get("nic") or "bfc", "queues": a.bfc_nic_queues}
+                # Every scheme's NIC keeps a send queue per flow, as an RDMA
+                # NIC a queue pair per flow (HPCC's ns-3, where the paper ran
+                # its baselines; BFC 3.3.2 for its own NIC), round robin
+                # among those not paused.
+                nic = port.get("nic")
+                port["nic"] = dict(nic if isinstance(nic, dict) else {"mode": nic or "plain"},
+                                   queue_by="flow", queues=a.nic_queues)
                 if a.nic_reply_queue:
                     # Every scheme's hosts: replies in a queue of their own,
                     # served first (HPCC's ns-3 NIC).
@@ -516,8 +535,12 @@ def main(argv):
     p.add_argument("--bfc-host-nic", choices=("bfc", "plain"), default="bfc",
                    help="plain: BFC's hosts ignore its pauses (the paper's BFC - NIC, App. E.1; "
                    "a diagnostic)")
-    p.add_argument("--bfc-nic-queues", type=int, default=0,
-                   help="BFC NICs' send queues (default sluice's 32; a diagnostic)")
+    p.add_argument("--nic-queues", type=int, default=4096,
+                   help="every host NIC's send queues, one per flow (4096, the most: a queue "
+                   "pair per flow as the paper's NICs; fewer are shared, a diagnostic)")
+    p.add_argument("--reply-queue", choices=("scheme", "on", "off"), default="scheme",
+                   help="switches serve replies first, in a queue of their own: per scheme as "
+                   "HPCC's ns-3 (DCQCN only; the default), or on / off for all (a diagnostic)")
     p.add_argument("--nic-reply-queue", action="store_true",
                    help="every host's replies in a NIC queue of their own, served first "
                    "(HPCC's ns-3 NIC; a diagnostic)")
@@ -528,6 +551,8 @@ def main(argv):
         a.seeds = [int(s) for s in a.seeds.split(",") if s.strip()]
     except ValueError:
         p.error("--seeds: expected comma-separated integers")
+    if not 1 <= a.nic_queues <= 4096:
+        p.error(f"--nic-queues {a.nic_queues}: expected 1 to 4096")
     a.schemes = [t.strip().lower() for t in a.schemes.split(",") if t.strip()]
     known = [s[0].lower() for s in BFC_SCHEMES]
     for s in a.schemes:
