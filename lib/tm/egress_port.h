@@ -280,6 +280,7 @@ class alignas(64) EgressPort {
     TmPacket* dst = first;
     TmPacket* const dst_end = out + max;
     uint64_t released = 0;
+    const uint64_t unlimited = sched_.unlimited_mask();
     auto head_bytes = [this](unsigned q) { return queues_[q].ring.front().bytes; };
     while (dst != dst_end && run.budget >= 0) {
       const int picked = sched_.pick(head_bytes);
@@ -299,7 +300,7 @@ class alignas(64) EgressPort {
       const TmPacket* ring = pq.ring();
       const uint32_t at = head & pq.mask();
       const uint32_t piece = std::min(want, pq.capacity() - at);
-      const int64_t deficit = sched_.unlimited(q) ? INT64_MAX : sched_.deficit(q);
+      const int64_t deficit = (unlimited >> q) & 1 ? INT64_MAX : sched_.deficit(q);
       run.deficit = deficit;
       TmPacket* const run_first = dst;
       dst = take<kShaped>(run, ring + at, ring + at + piece, dst, first);

@@ -53,7 +53,8 @@ class DrrScheduler {
   int64_t deficit(unsigned q) const { return deficit_[q]; }
   // Queue q sends while it has packets, no deficit counted: under strict
   // priority, or the priority queue.
-  bool unlimited(unsigned q) const { return strict_ || (first_ & bit(q)) != 0; }
+  bool unlimited(unsigned q) const { return (unlimited_mask() >> q) & 1; }
+  uint64_t unlimited_mask() const { return strict_ ? ~uint64_t{0} : first_; }
 
   // The queue to send from next, or kNone. head_bytes(q) gives the length of
   // queue q's head packet. The caller must then call sent(q, bytes).
