@@ -8,8 +8,9 @@ The 128-host, 100 Gb/s leaf-spine (conf/fabrics/bfc-leafspine.yaml, 2:1
 oversubscribed), the Google RPC sizes with lognormal (sigma 2) arrivals at
 --core-load of the core links (55 %), plus (--incast, the default)
 100-to-1 incasts of 20 MB every 500 us to a random receiver (about 5 % of
-the core); BFC (BFC switches and NICs, hosts at line rate with a one-BDP
-cap) against DCQCN, DCTCP (starting at line rate: an initial window of one
+the core); BFC (BFC switches and NICs, hosts at line rate with no cap on
+a flow's bytes in flight; with --bfc-host-nic plain, the paper's BFC - NIC,
+the one-BDP cap) against DCQCN, DCTCP (starting at line rate: an initial window of one
 BDP, as the paper's modified DCTCP) and HPCC, each over PFC (XOFF at 11 %
 of the free buffer, the paper's), DCQCN and DCTCP with RED marking between
 100 and 400 KB. Every host's NIC keeps a send queue per flow (up to
@@ -59,6 +60,12 @@ CDF = os.path.join(ROOT, "conf", "workloads", "google_rpc.cdf")
 # PFC's incast queues and resends whole windows (257,000 times under BFC in
 # a first measurement). --scheme-param bfc:rdma.timeout=500us gives it back.
 NO_TIMER = ["rdma.timeout=0"]
+# Full BFC's hosts have no end-to-end congestion control (section 5: "in a
+# full deployment, BFC would not require" it): no cap on a flow's bytes in
+# flight (4 GB, beyond any flow here). The paper caps each flow at one BDP
+# only where the NICs ignore BFC (BFC - NIC, App. E.1) and for Ideal-FQ:
+# --bfc-host-nic plain keeps bfc-nic's default, that cap.
+NO_CAP = ["bfc_nic.window=4000000000"]
 BFC_SCHEMES = (
     # label, tools/experiment scheme, transport, transport params
     ("BFC", "bfc", "bfc-nic", NO_TIMER),
@@ -95,10 +102,11 @@ def bfc_stats(results):
 
 def replies_first(a, label):
     """Whether the switches serve the scheme's replies first, in a queue of
-    their own: as HPCC's ns-3 run.py (ACK_HIGH_PRIO 1 for DCQCN without a
-    window, whose CNPs its switches always put first; 0 for HPCC, DCTCP and
-    windowed transports, BFC's one-BDP cap among them), unless
-    --reply-queue says on or off for all."""
+    their own: as the simulators the paper ran each scheme in (6.2): for
+    DCQCN, ns3-rdma (CNPs and NACKs first) and HPCC's ns-3 run.py
+    (ACK_HIGH_PRIO 1 for DCQCN without a window); HPCC and DCTCP in HPCC's
+    ns-3 (0); BFC, whose treatment the paper does not give, HPCC's ns-3
+    default (0). --reply-queue on or off says it for all."""
     if a.reply_queue != "scheme":
         return a.reply_queue == "on"
     return label == "DCQCN"
@@ -110,6 +118,8 @@ def bfc_conf(a, fabric, exp, seed, wl, label, scheme, transport, params):
     argv = ["--config", "x", "--schemes", scheme, "--workload", "w", "--out", "o",
             "--clock", "exact", "--seed", str(seed), "--transport", transport,
             "--base-rtt", "8us", "--transport-param", "mss=1000"]
+    if label == "BFC" and a.bfc_host_nic == "bfc":
+        params = list(params) + NO_CAP
     for p_ in list(params) + a.scheme_params.get(label.lower(), []):
         argv += ["--transport-param", p_]
     conf = exp.apply_scheme(fabric, scheme, exp.parse_args(argv))
