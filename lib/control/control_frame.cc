@@ -108,8 +108,20 @@ uint32_t build_bfc_resume(uint8_t* out, uint32_t cap, const MacAddr& dst, const 
   return build_queue_frame(out, cap, dst, src, ControlType::kBfcResume, shard, queue);
 }
 
+uint32_t bfc_bitmap_payload(uint32_t queue_count) {
+  return kControlHeaderLen + kControlCountLen + (queue_count + 7) / 8;
+}
+
 uint32_t bfc_bitmap_len(uint16_t queue_count) {
-  return padded_len(kControlPrefixLen + (uint32_t{queue_count} + 7) / 8);
+  return padded_len(kEthHeaderLen + bfc_bitmap_payload(queue_count));
+}
+
+uint64_t bfc_bitmap_word(const uint8_t* bits, uint32_t count, uint32_t i) {
+  if (count <= i * 64) return 0;
+  const uint32_t n = std::min<uint32_t>(count - i * 64, 64);  // this word's queues
+  uint64_t w = 0;
+  for (uint32_t b = 0; b * 8 < n; ++b) w |= uint64_t{bits[i * 8 + b]} << (8 * b);
+  return n == 64 ? w : w & ((uint64_t{1} << n) - 1);
 }
 
 uint32_t build_bfc_bitmap(uint8_t* out, uint32_t cap, const MacAddr& dst, const MacAddr& src,
@@ -191,11 +203,8 @@ ControlParseResult parse_control(const uint8_t* p, uint32_t len, ControlMessage*
 }
 
 void control_bitmap_to_words(const ControlMessage& msg, uint64_t* words, uint32_t word_count) {
-  std::memset(words, 0, size_t{word_count} * sizeof(uint64_t));
   const uint32_t queues = std::min<uint64_t>(msg.count, uint64_t{word_count} * 64);
-  for (uint32_t q = 0; q < queues; ++q) {
-    if (msg.queue_paused(q)) words[q / 64] |= uint64_t{1} << (q % 64);
-  }
+  for (uint32_t i = 0; i < word_count; ++i) words[i] = bfc_bitmap_word(msg.entries, queues, i);
 }
 
 }  // namespace sluice

@@ -112,8 +112,13 @@ uint32_t build_bfc_resume(uint8_t* out, uint32_t cap, const MacAddr& dst, const 
 // cap <= 14 + MTU to respect the MTU (one frame is never split).
 uint32_t build_bfc_bitmap(uint8_t* out, uint32_t cap, const MacAddr& dst, const MacAddr& src,
                           uint8_t shard, const uint64_t* words, uint16_t queue_count);
-// The length of that frame (4096 queues: 536 bytes, within any MTU).
+// Its payload (after the Ethernet header, padding aside: 522 bytes for 4096
+// queues) and the frame's length (536 bytes).
+uint32_t bfc_bitmap_payload(uint32_t queue_count);
 uint32_t bfc_bitmap_len(uint16_t queue_count);
+// Word i of a BFC_BITMAP's bits for `count` queues (bit q % 64 for queue
+// q), bits at or beyond count clear; reads only the bytes those queues use.
+uint64_t bfc_bitmap_word(const uint8_t* bits, uint32_t count, uint32_t i);
 
 // List frames carry as many leading entries as fit in one frame whose
 // payload (everything after the 14-byte Ethernet header) is at most `mtu`

@@ -1,6 +1,5 @@
 #include "lib/emulator/nic/nic_config.h"
 
-#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -8,7 +7,9 @@
 #include "lib/config/config_section.h"
 #include "lib/config/config_validate.h"
 #include "lib/config/yaml_reader.h"
+#include "lib/control/control_frame.h"
 #include "lib/emulator/nic/nic_queues.h"
+#include "lib/mechanisms/bfc/pause_counters.h"
 
 namespace sluice {
 namespace {
@@ -44,9 +45,10 @@ void parse_nic(YamlReader& r, const Field& f, PortConfig* port) {
   if (auto q = r.field(f, "reply_queue", Need::kOptional)) set(r.boolean(*q), &out->reply_queue);
 }
 
-// A BFC bitmap's payload toward a NIC of `queues` (a header, the count, a
-// bit per queue; at least 64 queues, as toward a switch).
-uint32_t bfc_bitmap_payload(uint32_t queues) { return 8 + 2 + (std::max(queues, 64u) + 7) / 8; }
+// The payload of the switch's BFC bitmaps toward a NIC of `queues`.
+uint32_t bitmap_payload_to(uint32_t queues) {
+  return bfc_bitmap_payload(bfc_nic_upstream_queues(queues));
+}
 
 // The emulated NIC stands for a replaying host: a capture-file port with
 // a rate to pace at, role host; BFC NICs need a BFC switch to pause them,
@@ -69,9 +71,9 @@ void validate_nic(ConfigCheck& k, size_t s, size_t p) {
     k.error(key,
             "nic: reply_queue takes one of the NIC's queues for replies: expected queues "
             "of 2 or more");
-  } else if (port.nic.mode == NicMode::kBfc && bfc_bitmap_payload(port.nic.queues) > port.mtu) {
+  } else if (port.nic.mode == NicMode::kBfc && bitmap_payload_to(port.nic.queues) > port.mtu) {
     k.error(key, "nic: the switch's BFC bitmap to " + std::to_string(port.nic.queues) +
-                     " queues is a " + std::to_string(bfc_bitmap_payload(port.nic.queues)) +
+                     " queues is a " + std::to_string(bitmap_payload_to(port.nic.queues)) +
                      "-byte payload, beyond the port's mtu " + std::to_string(port.mtu) +
                      ": fewer queues or a larger mtu");
   } else if (port.nic.mode == NicMode::kBfc && !sw.bfc.enabled) {

@@ -29,6 +29,14 @@ namespace sluice {
 inline constexpr uint16_t kNoUpstreamQueue = 0xFFFF;
 inline constexpr uint32_t kMaxUpstreamQueues = 64;  // a switch upstream's (EgressPort's)
 
+// The upstream queues a switch counts toward a BFC NIC of `nic_queues`: a
+// switch's 64, or the NIC's when it has more (up to 4096, a queue per
+// flow), so that every bitmap describes at least 64 queues, as toward a
+// switch.
+inline uint32_t bfc_nic_upstream_queues(uint32_t nic_queues) {
+  return nic_queues > kMaxUpstreamQueues ? nic_queues : kMaxUpstreamQueues;
+}
+
 enum class BfcSignal : uint8_t { kNone, kPause, kResume };
 
 struct EnqueueDecision {

@@ -44,13 +44,7 @@ bool UpstreamPauseState::on_bitmap(uint8_t shard, const uint8_t* bits, uint16_t 
   // at a time, so a NIC's thousands of queues cost what they hold.
   const uint32_t described = std::min<uint32_t>(count, num_queues_);
   for (uint32_t i = 0; i < paused_.num_words(); ++i) {
-    uint64_t set = 0;
-    for (uint32_t b = 0; b < 8 && i * 64 + b * 8 < described; ++b)
-      set |= uint64_t{bits[i * 8 + b]} << (b * 8);
-    if (described < (i + 1) * 64 && described > i * 64)
-      set &= (uint64_t{1} << (described - i * 64)) - 1;
-    else if (described <= i * 64)
-      set = 0;
+    const uint64_t set = bfc_bitmap_word(bits, described, i);
     for (uint64_t m = set | paused_.word(i); m != 0; m &= m - 1) {
       const uint16_t q = static_cast<uint16_t>(i * 64 + std::countr_zero(m));
       apply_bit(shard, q, (set >> (q % 64)) & 1);

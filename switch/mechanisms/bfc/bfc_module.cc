@@ -40,11 +40,9 @@ bool bfc_nic(const PortConfig& pc) { return pc.pcap && pc.nic.mode == NicMode::k
 // ingress counts pauses, they get bitmaps, and their hop RTT sizes HRTT.
 bool pausable_peer(const PortConfig& pc) { return pc.role == PortRole::kSwitch || bfc_nic(pc); }
 
-// The queues of the port's upstream: a switch port's most, or a BFC NIC's
-// when it has more (up to 4096, a queue per flow), so that every bitmap
-// describes at least 64 queues, as a switch's does.
+// The queues of the port's upstream: a switch port's most, or a BFC NIC's.
 uint16_t upstream_queues(const PortConfig& pc) {
-  return static_cast<uint16_t>(bfc_nic(pc) ? std::max(pc.nic.queues, kMaxUpstreamQueues)
+  return static_cast<uint16_t>(bfc_nic(pc) ? bfc_nic_upstream_queues(pc.nic.queues)
                                            : kMaxUpstreamQueues);
 }
 
