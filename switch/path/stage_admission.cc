@@ -31,6 +31,18 @@ struct Worker::ClassQueues {
   void on_enqueued(Worker&, PortRuntime&, uint16_t, uint32_t, uint64_t) {}
 };
 
+// A reply on a port whose queue a module chooses: the reply queue instead
+// (not BFC's assignment, nor its pause counting), as HPCC's ns-3 lets its
+// ACK queue past the switch's MMU accounting; the shared buffer still
+// admits it, and PFC's account step skips it. (Where the class map
+// chooses, the metadata's queue is already the reply queue.)
+struct Worker::ReplyQueue {
+  uint16_t choose(Worker&, PortRuntime& out, rte_mbuf*, const MbufMeta&, uint64_t) {
+    return out.reply_queue;
+  }
+  void on_enqueued(Worker&, PortRuntime&, uint16_t, uint32_t, uint64_t) {}
+};
+
 void Worker::admit(rte_mbuf* m, uint64_t now) {
   const MbufMeta meta = mbuf_meta_get(m);
   admit(*ports_[meta.egress_port], m, meta, now);
@@ -50,23 +62,6 @@ void Worker::admit(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t
   });
   if (!go) return;
   admit_with<ClassQueues>(out, m, meta, now, false);
-}
-
-// A reply, on a port whose queue a module chooses: it takes the reply queue
-// instead (not BFC's assignment, nor its pause counting), as HPCC's ns-3
-// lets its ACK queue past the switch's MMU accounting; the shared buffer
-// still admits it. (Where the class map chooses, the metadata's queue is
-// already the reply queue, and PFC's account step skips it.)
-void Worker::admit_reply(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now) {
-  const uint16_t q = out.reply_queue;
-  uint8_t* ip = write_l2(out, m, meta, q);
-  TmPacket tp;
-  tp.handle = m;
-  tp.bytes = m->pkt_len;
-  const EnqueueResult r = out.tm->enqueue(now, q, tp, meta.ecn_capable);
-  if (r.verdict == EnqueueVerdict::kDropped) return refuse(out, m, r.reason, now);
-  if (r.verdict == EnqueueVerdict::kEnqueuedMarked) mark_ce(counters(out.index), ip);
-  admitted(out, now);
 }
 
 // A gate step released a packet it held: steps 2 to 4. It was admitted to
@@ -132,7 +127,7 @@ void Worker::admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uin
                         bool held) {
   if (out.plan.queue_choice != kClassQueues) {
     if (meta.queue == out.reply_queue) [[unlikely]]
-      return admit_reply(out, m, meta, now);
+      return admit_reply(out, m, meta, now, held);
     bool done = false;
     each_module([&](auto& mod) {
       using M = std::decay_t<decltype(mod)>;
@@ -147,6 +142,12 @@ void Worker::admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uin
     if (out.plan.queue_choice == kFlowQueues) return admit_by_flow(out, m, meta, now, held);
   }
   admit_chosen<Queues>(out, m, meta, now, held);
+}
+
+// Out of line, as admit_by_flow.
+void Worker::admit_reply(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now,
+                         bool held) {
+  admit_chosen<ReplyQueue>(out, m, meta, now, held);
 }
 
 // Out of line, so that admit_with stays small enough to inline where ports

@@ -155,10 +155,11 @@ class Worker {
   // 4 with the queue choice Queues (the class map's, or a module's).
   struct ClassQueues;
   struct FlowQueuesChoice;
+  struct ReplyQueue;
   [[gnu::noinline]] void admit_by_flow(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta,
                                        uint64_t now, bool held);
   [[gnu::noinline]] void admit_reply(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta,
-                                     uint64_t now);
+                                     uint64_t now, bool held);
   // After a dequeue from a port that queues by flow: CoDel's drops freed
   // and counted, its marks written.
   void flow_dequeue_results(PortRuntime& port, const TmPacket* out, unsigned n, uint64_t now);
