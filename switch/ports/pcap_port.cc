@@ -377,7 +377,7 @@ rte_mbuf* PcapPort::app_frame(const HostNic::Pick& p, uint64_t now_ns) {
   app_->sent(tag, now_ns);
   if (host_.bfc()) {
     auto* q = reinterpret_cast<uint8_t*>(rte_pktmbuf_prepend(m, kSluiceShimLen));
-    insert_shim(q, 12, DataShim{static_cast<uint16_t>(p.queue), 0, 0, 0});
+    insert_shim(q, 12, DataShim{host_.shim_queue(p.queue), 0, 0, 0});
   }
   return m;
 }

@@ -33,6 +33,9 @@ hosts on 1-2 us links:
   falling as the flow is acknowledged, every ACK rank 0; an incast into a
   small drop-tail buffer loses segments and every flow still completes by
   its fixed timeout and SACKs.
+- Replies first: an ACK in a switch's reply queue passes a standing
+  queue; a BFC NIC's reply queue is never paused by the BFC switch (its
+  frames name no queue), where the same ACKs in their flows' queues are.
 - Incast: eight flows into one port all complete with DCTCP under drop-tail
   with a small buffer, and with DCQCN under PFC without a drop.
 - Where the time went: every finished flow of every run here has its FCT
@@ -74,14 +77,15 @@ def write_flows(path, flows):
 
 
 def star_config(tmp, name, hosts, rate, delay, transport, sw_extra=None, seed=None,
-                top_extra=None):
+                top_extra=None, nic=None):
     """One switch, `hosts` transport hosts h0.. at `rate` on links of
-    `delay`, each capturing what it receives into NAME.tx_hI.pcap."""
+    `delay` (NICs `nic`, else the default), each capturing what it
+    receives into NAME.tx_hI.pcap."""
     ports = []
     for i in range(hosts):
         p = harness.replay_host(f"h{i}", f"02:00:00:00:0f:{i:02x}",
                                 f"02:00:00:00:0f:{0xa0 + i:02x}", f"10.0.{i}.1/24", rate,
-                                tx=f"{name}.tx_h{i}.pcap")
+                                tx=f"{name}.tx_h{i}.pcap", nic=nic)
         p["peer_ip"] = f"10.0.{i}.2"
         p["delay"] = delay
         p["pcap"]["snaplen"] = 200
@@ -104,10 +108,10 @@ def star_config(tmp, name, hosts, rate, delay, transport, sw_extra=None, seed=No
 
 
 def run(binary, tmp, name, hosts, rate, delay, transport, flows, duration, sw_extra=None,
-        trace=False, seed=None, top_extra=None):
+        trace=False, seed=None, top_extra=None, nic=None):
     """Runs the star; returns (summary, completions rows)."""
     write_flows(os.path.join(tmp, f"{name}.flows.csv"), flows)
-    cfg = star_config(tmp, name, hosts, rate, delay, transport, sw_extra, seed, top_extra)
+    cfg = star_config(tmp, name, hosts, rate, delay, transport, sw_extra, seed, top_extra, nic)
     app = (["--queue-trace", f"{name}.qt.csv", "--queue-trace-interval", "0.000001",
             "--queue-trace-ports", f"s1/h{hosts - 1}"] if trace else [])
     _, summary = harness.run_to_end(binary, tmp, cfg, name, duration, app_extra=app)
@@ -451,6 +455,34 @@ def check_reply_queue(binary, tmp):
           "stood (the test needs one)")
 
 
+def check_nic_reply_queue_under_bfc(binary, tmp):
+    """BFC switch with one queue per port and BFC NICs: h2 and h3 send 1 MB
+    each into h1, so the port to h1 stands above BFC's threshold, and h0's
+    ACKs for h1's 1 MB flow to h0 join that queue. h0 sends nothing but
+    replies. With the NIC's reply queue its ACKs carry no queue number, so
+    the switch pauses nothing of h0's (and counts no invalid BFC frame at
+    h0); with replies in the flows' queues it pauses h0's ACK queue as a
+    flow's. Every flow finishes either way."""
+    flows = [(1, 1, 0, 1_000_000, 1e-6), (2, 2, 1, 1_000_000, 1e-6),
+             (3, 3, 1, 1_000_000, 1e-6)]
+    bfc = dict(queues_per_port=1, bfc={"assignment": "dynamic"})
+    paused = {}
+    for name, rq in (("bfc_replies_as_data", False), ("bfc_nic_reply_queue", True)):
+        nic = {"mode": "bfc", "queue_by": "flow", "queues": 16, "reply_queue": rq}
+        summary, rows = run(binary, tmp, name, 4, "10Gbps", "1us", {"kind": "dctcp"}, flows,
+                            0.06, sw_extra=bfc, nic=nic)
+        check(all(r["finished"] == "1" for r in rows), f"{name}: a flow did not finish: {rows}")
+        h0 = harness.find_port(summary, "s1", "h0")
+        h2 = harness.find_port(summary, "s1", "h2")
+        check(h2["bfc_pause_sent"] > 0, f"{name}: the switch never paused h2 (no queue stood)")
+        check(h0["host_bfc_invalid"] == 0, f"{name}: h0 counted invalid BFC frames: {h0}")
+        paused[rq] = h0["bfc_pause_sent"]
+    print(f"nic reply queue under BFC: the switch paused h0's replies {paused[False]}x as "
+          f"data, {paused[True]}x from the NIC's reply queue")
+    check(paused[True] == 0, f"BFC paused h0's reply queue {paused[True]}x")
+    check(paused[False] > 0, "as data, h0's ACKs were never paused: the test needs a pause")
+
+
 def check_short_run(binary, tmp):
     """A run that stops before the flow list's time 0 (50 ms in) writes a
     valid summary: its end is before the replay start, a negative number."""
@@ -486,6 +518,7 @@ def test(binary, srcdir):
         check_short_run(binary, tmp)
         check_split(binary, tmp)
         check_reply_queue(binary, tmp)
+        check_nic_reply_queue_under_bfc(binary, tmp)
         check_dctcp(binary, tmp)
         check_dcqcn(binary, tmp)
         check_hpcc(binary, tmp)

@@ -111,10 +111,16 @@ void HostNic::bfc_message(uint64_t at_ns, const ControlMessage& msg) {
   e.bfc_type = msg.type;
   e.shard = msg.shard;
   e.count = msg.count;
-  if (msg.type != ControlType::kBfcBitmap) return push(e);
-  // The bytes for this NIC's queues travel with the event; a bit beyond
-  // them is noted now.
-  const uint32_t n = queues_->num_queues();
+  // The bytes for BFC's queues travel with the event; a bit beyond them
+  // (the replies' queue included) is noted now.
+  const uint32_t n = bfc_queues();
+  if (msg.type != ControlType::kBfcBitmap) {
+    if (msg.count == n && cfg_.reply_queue) {
+      bfc_->invalid_frames.add(1);
+      return;
+    }
+    return push(e);
+  }
   for (uint32_t q = n; q < msg.count; ++q) e.bits_beyond = e.bits_beyond || msg.queue_paused(q);
   e.count = static_cast<uint16_t>(std::min<uint32_t>(msg.count, n));
   push(e, msg.entries);

@@ -9,7 +9,8 @@
 //     a paused priority (each a PauseTimer, the standard's timer restart);
 //   - with `bfc`, BFC_PAUSE / BFC_RESUME / BFC_BITMAP from the first switch
 //     hold single queues (any shard 0..63, as a switch upstream does; BFC
-//     3.3.2), and the frames carry their queue number in the 0x88B6 shim;
+//     3.3.2), and the frames carry their queue number in the 0x88B6 shim
+//     (the replies' queue, outside BFC, carries none);
 //     up to 4096 queues, a queue per flow as an RDMA NIC keeps a queue pair
 //     per flow, cost only what they hold: queue sets are bits with a
 //     summary word (lib/common/queue_set.h);
@@ -47,6 +48,7 @@
 #include "lib/emulator/nic/dst_pause_state.h"
 #include "lib/emulator/nic/nic_queues.h"
 #include "lib/emulator/nic/pause_timer.h"
+#include "lib/mechanisms/bfc/pause_counters.h"
 #include "lib/mechanisms/bfc/upstream_pause_state.h"
 
 namespace sluice {
@@ -62,7 +64,9 @@ struct HostNicConfig {
   // Destinations held at once; a pause of one more is counted, not held.
   uint32_t dst_pause_capacity = 256;
   // Replies (enqueued with kReplyKey) in the last queue, which sends
-  // before any other whenever it may; data keys share the others.
+  // before any other whenever it may; data keys share the others. It is
+  // outside BFC's queues: its frames name no queue (shim_queue()), and a
+  // BFC pause or resume naming it is invalid, a bitmap bit for it unknown.
   bool reply_queue = false;
   // pFabric's hosts: the queue whose head frame has the smallest rank sends
   // next (of equal ranks, the one handed over first, then round robin),
@@ -85,6 +89,12 @@ class HostNic {
   explicit HostNic(const HostNicConfig& cfg);
 
   bool enabled() const { return cfg_.rate_bps != 0; }
+  // The upstream queue number a frame sent from queue q carries in its
+  // shim: q, or kNoUpstreamQueue for the replies' queue, which BFC never
+  // holds (a switch then counts and pauses nothing for it).
+  uint16_t shim_queue(uint32_t q) const {
+    return q < bfc_queues() ? static_cast<uint16_t>(q) : kNoUpstreamQueue;
+  }
   bool bfc() const { return cfg_.bfc; }
   bool floodgate() const { return cfg_.floodgate; }
   const HostNicConfig& config() const { return cfg_; }
@@ -182,6 +192,8 @@ class HostNic {
   static constexpr uint32_t kMaxDstPending = 1024;
 
   void push(Event e, const uint8_t* bitmap = nullptr);
+  // The queues BFC may hold: all but the replies' queue.
+  uint32_t bfc_queues() const { return queues_->num_queues() - (cfg_.reply_queue ? 1 : 0); }
   uint32_t bitmap_bytes() const { return (queues_->num_queues() + 7) / 8; }
   // Candidates to send: nonempty queues BFC does not hold, word i.
   uint64_t sendable_word(uint32_t i) const {

@@ -726,27 +726,47 @@ TEST(HostNic, DataKeysNeverTakeTheReplyQueue) {
   EXPECT_EQ(h.nic.queues().collisions.get(), 2u);
 }
 
-// A BFC switch pauses the replies' queue by its number, as any other.
-TEST(HostNic, ReplyQueueHeldByBfcPause) {
+// The replies' queue is outside BFC: its frames name no queue, so a
+// switch never pauses it, and a pause, resume or bitmap bit naming it (a
+// peer's error) holds nothing. The data queues keep their numbers.
+TEST(HostNic, ReplyQueueOutsideBfc) {
   HostNicConfig c = nic_config(k1G, 4, true);
   c.reply_queue = true;
   HostNic nic(c);
+  EXPECT_EQ(nic.shim_queue(0), 0u);
+  EXPECT_EQ(nic.shim_queue(2), 2u);
+  EXPECT_EQ(nic.shim_queue(3), kNoUpstreamQueue);
   nic.poll(0);
   const auto pause = bfc_frame(ControlType::kBfcPause, 0, 3);
-  nic.receive(0, pause.data(), 64);
+  EXPECT_EQ(nic.receive(0, pause.data(), 64), HostFrame::kBfc);
+  const auto bitmap = bitmap_frame(1, 0b1000);  // queue 3
+  EXPECT_EQ(nic.receive(0, bitmap.data(), 64), HostFrame::kBfc);
   nic.poll(0);
-  nic.enqueue(HostNic::kReplyKey, NicFrame{0, 7, 101, 0, 0}, 0);
+  EXPECT_EQ(nic.bfc_invalid(), 1u);
+  EXPECT_EQ(nic.bfc_unknown_queue_bitmaps(), 1u);
+  EXPECT_EQ(nic.bfc_paused_count(), 0u);
   nic.enqueue(100, NicFrame{0, 8, 101, 0, 0}, 0);
+  nic.enqueue(HostNic::kReplyKey, NicFrame{0, 7, 101, 0, 0}, 0);
   HostNic::Pick p;
   ASSERT_TRUE(nic.pick(0, &p));
-  EXPECT_EQ(p.frame.id, 8u);  // the data: the replies are held
-  nic.sent(p);
-  const auto resume = bfc_frame(ControlType::kBfcResume, 0, 3);
-  nic.receive(2'000, resume.data(), 64);
-  nic.poll(2'000);
-  ASSERT_TRUE(nic.pick(2'000, &p));
-  EXPECT_EQ(p.frame.id, 7u);
+  EXPECT_EQ(p.frame.id, 7u);  // the reply goes first, unheld
   EXPECT_EQ(p.queue, 3u);
+  nic.sent(p);
+  // A data queue is still paused and resumed by its number.
+  nic.poll(1'000);
+  ASSERT_TRUE(nic.pick(1'000, &p));
+  EXPECT_EQ(p.frame.id, 8u);
+  const auto data_queue = static_cast<uint16_t>(p.queue);
+  EXPECT_LT(data_queue, 3u);
+  const auto hold = bfc_frame(ControlType::kBfcPause, 0, data_queue);
+  nic.receive(1'000, hold.data(), 64);
+  nic.poll(2'000);
+  EXPECT_FALSE(nic.pick(2'000, &p));
+  const auto resume = bfc_frame(ControlType::kBfcResume, 0, data_queue);
+  nic.receive(3'000, resume.data(), 64);
+  nic.poll(3'000);
+  ASSERT_TRUE(nic.pick(3'000, &p));
+  EXPECT_EQ(p.frame.id, 8u);
 }
 
 }  // namespace
