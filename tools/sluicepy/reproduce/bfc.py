@@ -14,9 +14,11 @@ the one-BDP cap) against DCQCN, DCTCP (starting at line rate: an initial window 
 BDP, as the paper's modified DCTCP) and HPCC, each over PFC (XOFF at 11 %
 of the free buffer, the paper's), DCQCN and DCTCP with RED marking between
 100 and 400 KB. Every host's NIC keeps a send queue per flow (up to
-4096), as an RDMA NIC a queue pair per flow. Switches serve DCQCN's replies
-first, in a queue of their own, as HPCC's ns-3 does for it (ACK_HIGH_PRIO 1
-in its run.py); the other schemes' replies are data, as there.
+4095), as an RDMA NIC a queue pair per flow, and sends its replies first
+from one more queue, which BFC never pauses (HPCC's ns-3 NIC). Switches
+serve DCQCN's replies first, in a queue of their own, as HPCC's ns-3 does
+for it (ACK_HIGH_PRIO 1 in its run.py); the other schemes' replies are
+data, as there.
 
 Background FCT slowdown (mean, p95, p99) by size bucket, the incast flows'
 separately, the 99th-percentile and peak switch buffer (every switch, every
@@ -29,7 +31,7 @@ until the receiver's ACK left its NIC, the ACK's trip). Plots: fct_slowdown.png 
 flow size, as Figs. 9 and 10), buffer_cdf.png, incast_slowdown.png (App. C,
 Fig. 16). --reanalyse reports the runs already in --out. Diagnostics (not
 the paper's settings): --scheme-param, --bfc-queues, --nic-queues, --reply-queue,
---bfc-host-nic plain, --nic-reply-queue. Scaled: --fabric-ms of arrivals
+--bfc-host-nic plain, --nic-reply-queue off. Scaled: --fabric-ms of arrivals
 (the paper runs far longer).
 
 Writes results.json and provenance.json beside the plots; each run's
@@ -159,12 +161,11 @@ def bfc_conf(a, fabric, exp, seed, wl, label, scheme, transport, params):
                 nic = port.get("nic")
                 port["nic"] = dict(nic if isinstance(nic, dict) else {"mode": nic or "plain"},
                                    queue_by="flow", queues=a.nic_queues)
-                if a.nic_reply_queue:
-                    # Every scheme's hosts: replies in a queue of their own,
-                    # served first (HPCC's ns-3 NIC).
-                    port["nic"] = dict(port["nic"] if isinstance(port.get("nic"), dict)
-                                       else {"mode": port.get("nic") or "plain"},
-                                       reply_queue=True)
+                if a.nic_reply_queue == "on":
+                    # Replies in a queue of their own, served first, which
+                    # BFC never pauses (HPCC's ns-3 NIC: its ACK queue goes
+                    # first, held only by PFC).
+                    port["nic"]["reply_queue"] = True
     return conf
 
 
@@ -551,9 +552,10 @@ def main(argv):
     p.add_argument("--reply-queue", choices=("scheme", "on", "off"), default="scheme",
                    help="switches serve replies first, in a queue of their own: per scheme as "
                    "HPCC's ns-3 (DCQCN only; the default), or on / off for all (a diagnostic)")
-    p.add_argument("--nic-reply-queue", action="store_true",
-                   help="every host's replies in a NIC queue of their own, served first "
-                   "(HPCC's ns-3 NIC; a diagnostic)")
+    p.add_argument("--nic-reply-queue", choices=("on", "off"), default="on",
+                   help="every host's replies in a NIC queue of their own, served first and "
+                   "never paused by BFC (on, HPCC's ns-3 NIC), or in their flows' queues "
+                   "(off, a diagnostic)")
     p.add_argument("--out", default=os.path.join(ROOT, "runs", "reproduce", "bfc"))
     p.add_argument("--sluice", default=sluice.BINARY)
     a = p.parse_args(argv)
@@ -563,6 +565,9 @@ def main(argv):
         p.error("--seeds: expected comma-separated integers")
     if not 1 <= a.nic_queues <= 4096:
         p.error(f"--nic-queues {a.nic_queues}: expected 1 to 4096")
+    if a.nic_reply_queue == "on" and a.nic_queues < 2:
+        p.error(f"--nic-queues {a.nic_queues}: the NIC's reply queue takes one, expected 2 or "
+                "more (or --nic-reply-queue off)")
     a.schemes = [t.strip().lower() for t in a.schemes.split(",") if t.strip()]
     known = [s[0].lower() for s in BFC_SCHEMES]
     for s in a.schemes:
