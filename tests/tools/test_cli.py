@@ -139,6 +139,16 @@ class OneLine(unittest.TestCase):
             env=self.failing_sluice_env())
         self.assert_one_line(proc, "reproduce", "tools/experiment failed (exit 1); see above")
 
+    def test_reproduce_bfc_nic_queues(self):
+        """The NIC's reply queue takes one of its queues: one queue alone is
+        refused with the way out, before anything runs."""
+        proc = common.run_tool_status("reproduce", "bfc", "--nic-queues", "1", "--out",
+                                      os.path.join(self.dir, "none"))
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("--nic-queues 1: the NIC's reply queue takes one, expected 2 or more "
+                      "(or --nic-reply-queue off)", proc.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "none")))
+
     def test_reproduce_bfc_testbed_without_results(self):
         proc = common.run_tool_status("reproduce", "bfc-testbed", "--no-run", "--out",
                                       os.path.join(self.dir, "none"))
