@@ -15,7 +15,7 @@ BDP, as the paper's modified DCTCP) and HPCC, each over PFC (XOFF at 11 %
 of the free buffer, the paper's), DCQCN and DCTCP with RED marking between
 100 and 400 KB. Every host's NIC keeps a send queue per flow (up to
 4095), as an RDMA NIC a queue pair per flow, and sends its replies first
-from one more queue, which BFC never pauses (HPCC's ns-3 NIC). Switches
+from its last queue, which BFC never pauses (HPCC's ns-3 NIC). Switches
 serve DCQCN's replies first, in a queue of their own, as HPCC's ns-3 does
 for it (ACK_HIGH_PRIO 1 in its run.py); the other schemes' replies are
 data, as there.
