@@ -70,12 +70,15 @@ inline void ipv4_checksum_replace16(uint8_t* ip, uint16_t old_word, uint16_t new
 }
 
 // TTL - 1 and checksum update. The caller has checked TTL > 1 (the parser
-// drops TTL <= 1 with kTtlExpired).
+// drops TTL <= 1 with kTtlExpired). RFC 1624 eqn. 3 for the TTL | protocol
+// word m falling by 0x0100: ~m + m' is 0xFEFF for every m >= 0x0100, so
+// HC' = ~(~HC + 0xFEFF), where the sum is at most 0x1FEFE and one fold
+// ends the carries.
 inline void ipv4_decrement_ttl(uint8_t* ip) {
-  uint16_t old_word = load_be16(ip + kIpv4TtlOffset);  // TTL | protocol
-  uint16_t new_word = static_cast<uint16_t>(old_word - 0x0100);
-  store_be16(ip + kIpv4TtlOffset, new_word);
-  ipv4_checksum_replace16(ip, old_word, new_word);
+  --ip[kIpv4TtlOffset];
+  uint32_t sum = static_cast<uint16_t>(~load_be16(ip + kIpv4ChecksumOffset)) + 0xFEFFu;
+  sum = (sum & 0xFFFFu) + (sum >> 16);
+  store_be16(ip + kIpv4ChecksumOffset, static_cast<uint16_t>(~sum));
 }
 
 // The ECN field (low two bits of the TOS byte).
