@@ -49,6 +49,11 @@ void Worker::admit(rte_mbuf* m, uint64_t now) {
 }
 
 void Worker::admit(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now) {
+  admit_data(out, m, meta, now);
+}
+
+// admit(), inlined where a burst is admitted (forward_burst).
+inline void Worker::admit_data(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now) {
   // A packet another lcore's refuse step sent to this port (a DIBS detour).
   if (meta.detour) [[unlikely]]
     return redirected(out, m, meta, now);
@@ -62,6 +67,27 @@ void Worker::admit(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t
   });
   if (!go) return;
   admit_with<ClassQueues>(out, m, meta, now, false);
+}
+
+// The burst forward_burst routed, in the order received: each routed packet
+// admitted here or handed to its egress port's lcore; a packet that is not
+// IPv4 handled as poll_port would (it may change what a later packet's
+// admission sees: an ARP reply makes a neighbour known, a PAUSE holds a
+// queue).
+void Worker::admit_burst(PortRuntime& in, rte_mbuf** pkts, const ParsedPacket* pps,
+                         PortRuntime* const* outs, const MbufMeta* metas, unsigned n,
+                         uint64_t now) {
+  for (unsigned i = 0; i < n; ++i) {
+    if (pps[i].kind != PacketKind::kIpv4) {
+      handle_parsed(in, pkts[i], pps[i], now);
+    } else if (PortRuntime* out = outs[i]; out != nullptr) {
+      if (out->owner_slot == w_.slot) {
+        admit_data(*out, pkts[i], metas[i], now);
+      } else {
+        stage_remote(out->owner_slot, pkts[i], now);
+      }
+    }
+  }
 }
 
 // A gate step released a packet it held: steps 2 to 4. It was admitted to
@@ -123,8 +149,8 @@ inline bool Worker::cut_through(PortRuntime& out, rte_mbuf* m, const TmPacket& t
 // Steps 2 to 4 with the port's queue choice: a module's, where the plan
 // names one, queueing by flow, else Queues (the class map's).
 template <class Queues>
-void Worker::admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now,
-                        bool held) {
+inline void Worker::admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now,
+                               bool held) {
   if (out.plan.queue_choice != kClassQueues) {
     if (meta.queue == out.reply_queue) [[unlikely]]
       return admit_reply(out, m, meta, now, held);
@@ -133,7 +159,7 @@ void Worker::admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uin
       using M = std::decay_t<decltype(mod)>;
       if constexpr (requires { typename M::QueueChoice; })
         if (!done && out.plan.queue_choice == M::kId) {
-          admit_chosen<typename M::QueueChoice>(out, m, meta, now, held);
+          admit_by_module<typename M::QueueChoice>(out, m, meta, now, held);
           done = true;
         }
     });
@@ -142,6 +168,14 @@ void Worker::admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uin
     if (out.plan.queue_choice == kFlowQueues) return admit_by_flow(out, m, meta, now, held);
   }
   admit_chosen<Queues>(out, m, meta, now, held);
+}
+
+// Out of line, as admit_by_flow: a module's queue choice (BFC's) would make
+// admit_with too large to inline where ports queue by class.
+template <class Choice>
+void Worker::admit_by_module(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now,
+                             bool held) {
+  admit_chosen<Choice>(out, m, meta, now, held);
 }
 
 // Out of line, as admit_by_flow.
@@ -160,8 +194,8 @@ void Worker::admit_by_flow(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, 
 // Steps 2 to 4; Queues is the queue choice. held: the packet's bytes are
 // in the buffer already (a gate released it).
 template <class Queues>
-void Worker::admit_chosen(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now,
-                          bool held) {
+inline void Worker::admit_chosen(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now,
+                                 bool held) {
   Queues queues;
   const uint16_t q = queues.choose(*this, out, m, meta, now);
   uint8_t* ip = write_l2(out, m, meta, q);

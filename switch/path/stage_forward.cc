@@ -20,11 +20,18 @@
 
 namespace sluice {
 
-void Worker::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now) {
+// Forward's decision for one packet: its egress port, with the metadata
+// admission needs in *meta, or nullptr when forward consumed the packet
+// (dropped it, or a module's forward step kept it). kSteps: the ingress
+// port's modules take arrival or forward steps (in.in_steps != 0).
+template <bool kSteps>
+[[gnu::always_inline]] inline PortRuntime* Worker::route_packet(PortRuntime& in, rte_mbuf* m,
+                                                                const ParsedPacket& pp,
+                                                                uint64_t now, MbufMeta* meta) {
   const SwitchRuntime& sw = rt_.switches[in.switch_index];
   const uint32_t nh = route_next_hop(sw, pp.dst_ip);
-  if (nh == kNoDefaultRoute) return drop(in.index, m, DropReason::kNoRoute);
-  if (nh == kLocalNextHop) return drop(in.index, m, DropReason::kLocalDelivery);
+  if (nh == kNoDefaultRoute) return drop(in.index, m, DropReason::kNoRoute), nullptr;
+  if (nh == kLocalNextHop) return drop(in.index, m, DropReason::kLocalDelivery), nullptr;
   const NextHopGroup16& g = sw.groups[nh];
   uint16_t egress = g.ports[0];
   uint64_t salted = 0;  // the flow hash a queue choice may use
@@ -40,7 +47,7 @@ void Worker::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint6
   if (fabric_) [[unlikely]]
     fabric_->prefetch_port(egress);
   PortRuntime& out = *ports_[egress];
-  if (pp.ip_total_len > out.mtu) return drop(in.index, m, DropReason::kTooBig);
+  if (pp.ip_total_len > out.mtu) return drop(in.index, m, DropReason::kTooBig), nullptr;
   uint8_t* ip = rte_pktmbuf_mtod(m, uint8_t*) + pp.l3_offset;
   ipv4_decrement_ttl(ip);
   const TrafficManagerConfig& tm = sw.cfg->tm;
@@ -53,20 +60,20 @@ void Worker::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint6
   // upstream switch left its own there); a count of 0 leaves the mbuf's
   // field alone.
   uint8_t detours = 0;
-  if (in.in_steps != 0) {
+  if constexpr (kSteps) {
     each_module([&](auto& mod) {
       if constexpr (requires { mod.arrival(in, m, pp); })
         if ((in.in_steps >> module_id(mod)) & 1) detours = mod.arrival(in, m, pp);
     });
+    if (detours != 0) mbuf_extra(m)->detours = detours;
   }
-  if (detours != 0) mbuf_extra(m)->detours = detours;
-  const MbufMeta meta{egress,
-                      static_cast<uint8_t>(pp.l3_offset),
-                      static_cast<uint8_t>(q),
-                      (pp.tos & 3) != 0,
-                      false,
-                      detours != 0};
-  mbuf_meta_set(m, meta);
+  *meta = MbufMeta{egress,
+                   static_cast<uint8_t>(pp.l3_offset),
+                   static_cast<uint8_t>(q),
+                   (pp.tos & 3) != 0,
+                   false,
+                   detours != 0};
+  mbuf_meta_set(m, *meta);
   if (sw.ingress_meta) {
     MbufExtra* x = mbuf_extra(m);
     x->ingress = in.index;  // modules account by ingress (PFC, BFC, Floodgate)
@@ -81,19 +88,50 @@ void Worker::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint6
             ? read_shim(rte_pktmbuf_mtod(m, uint8_t*) + pp.shim_offset).upstream_queue
             : kNoUpstreamQueue;
   }
-  if (in.in_steps != 0) {
+  if constexpr (kSteps) {
     bool go = true;
     each_module([&](auto& mod) {
       if constexpr (requires { mod.forward(in, m, pp, now); })
         if (go && ((in.in_steps >> module_id(mod)) & 1)) go = mod.forward(in, m, pp, now);
     });
-    if (!go) return;
+    if (!go) return nullptr;
   }
-  if (out.owner_slot == w_.slot) {
-    admit(out, m, meta, now);
+  return &out;
+}
+
+void Worker::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now) {
+  MbufMeta meta;
+  PortRuntime* out = in.in_steps != 0 ? route_packet<true>(in, m, pp, now, &meta)
+                                      : route_packet<false>(in, m, pp, now, &meta);
+  if (out == nullptr) return;
+  if (out->owner_slot == w_.slot) {
+    admit(*out, m, meta, now);
   } else {
-    stage_remote(out.owner_slot, m, now);
+    stage_remote(out->owner_slot, m, now);
   }
+}
+
+// A received burst whose ingress port's modules take no forward step:
+// routed whole, then admitted whole (admit_burst). Routing and the arrival
+// steps (DIBS's detour count) read only the packet and the switch's tables,
+// so routing the whole burst first gives what routing each packet just
+// before its admission would.
+void Worker::forward_burst(PortRuntime& in, rte_mbuf** pkts, const ParsedPacket* pps, unsigned n,
+                           uint64_t now) {
+  PortRuntime* outs[kBurst];
+  MbufMeta metas[kBurst];
+  if (in.in_steps == 0) {
+    for (unsigned i = 0; i < n; ++i)
+      outs[i] = pps[i].kind == PacketKind::kIpv4
+                    ? route_packet<false>(in, pkts[i], pps[i], now, &metas[i])
+                    : nullptr;
+  } else {
+    for (unsigned i = 0; i < n; ++i)
+      outs[i] = pps[i].kind == PacketKind::kIpv4
+                    ? route_packet<true>(in, pkts[i], pps[i], now, &metas[i])
+                    : nullptr;
+  }
+  admit_burst(in, pkts, pps, outs, metas, n, now);
 }
 
 }  // namespace sluice

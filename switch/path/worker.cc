@@ -55,6 +55,12 @@ Worker::Worker(Runtime& rt, WorkerRuntime& w)
       staged_(rt.workers.size()) {
   if (exact_time(rt)) fabric_ = std::make_unique<FabricLoop>(*this);
   control_ring_ = w.control_in != nullptr;
+  each_module([&](auto& mod) {
+    if constexpr (requires(PortRuntime & in, rte_mbuf * m, const ParsedPacket& pp, uint64_t now) {
+                    mod.forward(in, m, pp, now);
+                  })
+      forward_steps_ |= static_cast<uint8_t>(1u << module_id(mod));
+  });
   // Yielding hands the core to whatever else is runnable on it, for a whole
   // scheduler slice: only worth it when it is another lcore of ours.
   const unsigned cpu = rte_lcore_to_cpu_id(static_cast<int>(w.lcore));
@@ -248,7 +254,11 @@ bool Worker::poll_port(PortRuntime& port, uint64_t now) {
     bytes += pkts[i]->pkt_len;
     parse_packet(rte_pktmbuf_mtod(pkts[i], const uint8_t*), parse_length(pkts[i]), &pps[i]);
   }
-  for (unsigned i = 0; i < n; ++i) handle_parsed(port, pkts[i], pps[i], now);
+  if ((port.in_steps & forward_steps_) == 0) {
+    forward_burst(port, pkts, pps, n, now);
+  } else {
+    for (unsigned i = 0; i < n; ++i) handle_parsed(port, pkts[i], pps[i], now);
+  }
   c.rx_packets.add(n);
   c.rx_bytes.add(bytes);
   return true;

@@ -75,6 +75,9 @@ class Worker {
   void to_admission(rte_mbuf* m, uint64_t now);
   // admit() with the metadata forward has just written (not read back).
   void admit(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now);
+  // admit() inlined, for admit_burst's loop.
+  [[gnu::always_inline]] inline void admit_data(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta,
+                                                uint64_t now);
   // A packet a gate step held goes on to queue choice (its bytes are in the
   // buffer already).
   void admit_released(PortRuntime& out, rte_mbuf* m, uint64_t now);
@@ -151,6 +154,18 @@ class Worker {
   void handle_sluice_control(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now);
   // Forward (stage_forward.cc), on the ingress port's lcore.
   void forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now);
+  // A burst of more than one frame on a port whose modules take no forward
+  // step: every packet routed (route_packet, with the arrival steps), then
+  // the burst admitted in the order received (admit_burst,
+  // stage_admission.cc).
+  template <bool kSteps>
+  [[gnu::always_inline]] inline PortRuntime* route_packet(PortRuntime& in, rte_mbuf* m,
+                                                          const ParsedPacket& pp, uint64_t now,
+                                                          MbufMeta* meta);
+  void forward_burst(PortRuntime& in, rte_mbuf** pkts, const ParsedPacket* pps, unsigned n,
+                     uint64_t now);
+  void admit_burst(PortRuntime& in, rte_mbuf** pkts, const ParsedPacket* pps,
+                   PortRuntime* const* outs, const MbufMeta* metas, unsigned n, uint64_t now);
   // Admission (stage_admission.cc), on the egress port's lcore: steps 2 to
   // 4 with the queue choice Queues (the class map's, or a module's).
   struct ClassQueues;
@@ -158,6 +173,9 @@ class Worker {
   struct ReplyQueue;
   [[gnu::noinline]] void admit_by_flow(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta,
                                        uint64_t now, bool held);
+  template <class Choice>
+  [[gnu::noinline]] void admit_by_module(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta,
+                                         uint64_t now, bool held);
   [[gnu::noinline]] void admit_reply(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta,
                                      uint64_t now, bool held);
   // After a dequeue from a port that queues by flow: CoDel's drops freed
@@ -165,9 +183,11 @@ class Worker {
   void flow_dequeue_results(PortRuntime& port, const TmPacket* out, unsigned n, uint64_t now);
   void dequeue_dropped(PortRuntime& port, const TmPacket& p, DropReason why, uint64_t now);
   template <class Queues>
-  void admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now, bool held);
+  [[gnu::always_inline]] inline void admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta,
+                                                uint64_t now, bool held);
   template <class Queues>
-  void admit_chosen(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now, bool held);
+  [[gnu::always_inline]] inline void admit_chosen(PortRuntime& out, rte_mbuf* m,
+                                                  const MbufMeta& meta, uint64_t now, bool held);
   void refuse(PortRuntime& out, rte_mbuf* m, DropReason why, uint64_t now);
   void redirected(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now);
   // Schedule (the traffic manager's dequeue, worker.cc), then departure
@@ -198,6 +218,9 @@ class Worker {
   };
   std::vector<RingBatch> staged_;  // per destination worker
   bool control_ring_ = false;      // other lcores may send frames out of our ports
+  // The modules that take a forward step (a bit per module id, as in_steps):
+  // it may keep a packet or change state a later packet's routing reads.
+  uint8_t forward_steps_ = 0;
   // Time this lcore was not watching its ports: the part of each loop
   // period beyond kWatchedGapNs (a stall). Flowlet gaps are measured on
   // `now - unwatched_ns_`, so a stall of the switch never looks like a
