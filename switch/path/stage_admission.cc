@@ -52,7 +52,7 @@ void Worker::admit(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t
   admit_data(out, m, meta, now);
 }
 
-// admit(), inlined where a burst is admitted (forward_burst).
+// admit(), inlined where a burst is admitted (admit_burst).
 inline void Worker::admit_data(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now) {
   // A packet another lcore's refuse step sent to this port (a DIBS detour).
   if (meta.detour) [[unlikely]]
