@@ -174,7 +174,8 @@ struct PortRef {
 
 struct WorkerConfig {
   unsigned lcore = 0;
-  std::vector<PortRef> ports;
+  std::vector<PortRef> ports;    // owned: received on rx queue 0, and their egress
+  std::vector<PortRef> receive;  // device ports of other workers: an rx queue of each
   int line = 0;
 };
 

@@ -513,25 +513,34 @@ class Loader {
 
   void load_worker(const Field& w, WorkerConfig* out) {
     out->line = YamlReader::line_of(w.node);
-    if (!r_.expect_map(w, {"lcore", "ports"})) return;
+    if (!r_.expect_map(w, {"lcore", "ports", "receive"})) return;
     if (auto f = r_.field(w, "lcore", Need::kRequired)) set(r_.integer(*f, 0, 1023), &out->lcore);
-    if (auto f = r_.field(w, "ports", Need::kRequired)) {
-      if (auto items = r_.list(*f)) {
-        if (items->empty()) r_.error(f->node, f->path, "expected at least one port");
-        for (const Field& item : *items) {
-          const auto text = r_.string(item);
-          if (!text) {
-            out->ports.emplace_back();  // keep indices aligned with the file
-            continue;
-          }
-          const auto ref = parse_port_ref(*text);
-          if (!ref) {
-            r_.error(item.node, item.path,
-                     "expected switch/port such as s1/p0, got " + YamlReader::describe(item.node));
-          }
-          out->ports.push_back(ref.value_or(PortRef{}));
-        }
+    // A worker owns ports, receives a share of other workers' ports, or both.
+    auto receive = r_.field(w, "receive", Need::kOptional);
+    if (receive) load_port_refs(*receive, &out->receive);
+    if (auto f = r_.field(w, "ports", Need::kOptional)) {
+      load_port_refs(*f, &out->ports);
+    } else if (!receive) {
+      r_.error(w.node, w.path + ".ports", "missing required key \"ports\" (or \"receive\")");
+    }
+  }
+
+  void load_port_refs(const Field& f, std::vector<PortRef>* out) {
+    auto items = r_.list(f);
+    if (!items) return;
+    if (items->empty()) r_.error(f.node, f.path, "expected at least one port");
+    for (const Field& item : *items) {
+      const auto text = r_.string(item);
+      if (!text) {
+        out->emplace_back();  // keep indices aligned with the file
+        continue;
       }
+      const auto ref = parse_port_ref(*text);
+      if (!ref) {
+        r_.error(item.node, item.path,
+                 "expected switch/port such as s1/p0, got " + YamlReader::describe(item.node));
+      }
+      out->push_back(ref.value_or(PortRef{}));
     }
   }
 

@@ -53,6 +53,10 @@ struct SwitchSection {
   bool (*one_lcore)(const SwitchConfig& sw, const PortConfig& port) = nullptr;
   std::string (*one_lcore_error)(const SwitchConfig& sw, const PortConfig& stray,
                                  const std::string& others) = nullptr;
+  // Why one lcore must receive all of a port's frames (a forward step that
+  // writes state on the receiving lcore), or empty: `workers[].receive`
+  // may not spread such a port over several lcores.
+  std::string (*receive_on_owner)(const SwitchConfig& sw, const PortConfig& port) = nullptr;
 };
 
 // A key of each port map, e.g. nic.

@@ -258,6 +258,52 @@ class Validator {
     }
     check_every_port_owned(owner);
     check_one_lcore(owner);
+    for (size_t w = 0; w < c_.workers.size(); ++w) check_receive(w, owner);
+  }
+
+  // A worker's `receive`: device ports another worker owns, each once; a
+  // port is then received on an rx queue per worker (docs/configuration.md,
+  // "workers[]").
+  void check_receive(size_t w, const std::map<std::pair<size_t, size_t>, size_t>& owner) {
+    const WorkerConfig& worker = c_.workers[w];
+    std::set<std::pair<size_t, size_t>> listed;
+    for (size_t i = 0; i < worker.receive.size(); ++i) {
+      const PortRef& ref = worker.receive[i];
+      if (ref.sw.empty()) continue;  // malformed, already reported
+      const std::string key = item_key(item_key("", "workers", w), "receive", i);
+      const std::string name = ref.sw + "/" + ref.port;
+      const auto port = k_.find_port(ref.sw, ref.port);
+      if (!port) {
+        k_.error(key, "unknown port \"" + name + "\"");
+        continue;
+      }
+      const SwitchConfig& sw = c_.switches[port->first];
+      const PortConfig& pc = sw.ports[port->second];
+      if (pc.device.empty()) {
+        k_.error(key, "port " + name + " is not a device port: only a device's frames can be " +
+                          "spread over rx queues (an internal link or a capture-file port is " +
+                          "received by its owner)");
+        continue;
+      }
+      const auto it = owner.find(*port);
+      if (it != owner.end() && it->second == w) {
+        k_.error(key, "port " + name + " is this worker's own (its owner receives rx queue 0); " +
+                          "receive lists other workers' ports");
+        continue;
+      }
+      if (!listed.insert(*port).second) {
+        k_.error(key, "port " + name + " is listed twice (one rx queue per worker)");
+        continue;
+      }
+      for (const ConfigSections* sections : all_config_sections()) {
+        const auto why = sections->in_switch.receive_on_owner;
+        if (why == nullptr) continue;
+        if (std::string reason = why(sw, pc); !reason.empty()) {
+          k_.error(key, "port " + name + " cannot be received on several lcores: " + reason);
+          break;
+        }
+      }
+    }
   }
 
   // Ports that a section says one lcore must own together (state with one

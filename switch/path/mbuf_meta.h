@@ -48,6 +48,23 @@ inline MbufMeta mbuf_meta_get(const rte_mbuf* m) {
                   (v >> 31) != 0};
 }
 
+// A frame a share of a port received (workers[].receive) that only the
+// port's owner may handle (ARP, MAC control, sluice control) crosses the
+// ring with this in place of the metadata (no port has index 0xFFFF) and
+// its ingress port in hash.fdir.hi.
+inline constexpr uint32_t kReceivedFrame = 0xFFFF;
+
+inline void mbuf_mark_received(rte_mbuf* m, uint16_t ingress) {
+  m->hash.usr = kReceivedFrame;
+  m->hash.fdir.hi = ingress;
+}
+
+inline bool mbuf_is_received(const rte_mbuf* m) { return m->hash.usr == kReceivedFrame; }
+
+inline uint16_t mbuf_received_port(const rte_mbuf* m) {
+  return static_cast<uint16_t>(m->hash.fdir.hi);
+}
+
 // A frame on an internal link is due at `due` (ns): its low 32 bits go in
 // hash.fdir.hi (MbufMeta has the low half of the hash); the receiver, which
 // asks within 2^31 ns (2.1 s) of that time, restores the rest from its own.

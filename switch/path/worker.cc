@@ -168,6 +168,7 @@ bool Worker::iterate(uint64_t now, bool timers) {
     if constexpr (requires { m.before_poll(now); }) busy |= m.before_poll(now);
   });
   for (uint16_t p : w_.ports) busy |= poll_port(*ports_[p], now);
+  for (RxShare& share : w_.receive) busy |= poll_port(*ports_[share.port], now, share.medium.get());
   flush_staged(now);
   busy |= drain_rings(now);
   if (control_ring_) busy |= drain_control(now);
@@ -213,8 +214,8 @@ void Worker::record_loop_gap(uint64_t ns, bool busy) {
   if (ns > 200'000) w_.loop_gaps_over_200us.add();
 }
 
-unsigned Worker::receive(PortRuntime& port, uint64_t now, rte_mbuf** pkts) {
-  return port.medium->receive(now, pkts, kBurst);
+unsigned Worker::receive(PortMedium& from, uint64_t now, rte_mbuf** pkts) {
+  return from.receive(now, pkts, kBurst);
 }
 
 // Hands frames to the port's medium; returns how many it took.
@@ -228,9 +229,9 @@ unsigned Worker::send(PortRuntime& port, uint64_t now, rte_mbuf** pkts, unsigned
   return taken;
 }
 
-bool Worker::poll_port(PortRuntime& port, uint64_t now) {
+bool Worker::poll_port(PortRuntime& port, uint64_t now, PortMedium* share) {
   rte_mbuf* pkts[kBurst];
-  const unsigned n = receive(port, now, pkts);
+  const unsigned n = receive(share != nullptr ? *share : *port.medium, now, pkts);
   if (n == 0) return false;
   PortCounters& c = counters(port.index);
   if (n == 1) {  // exact time's usual burst (one frame due at an instant)
@@ -265,6 +266,16 @@ bool Worker::poll_port(PortRuntime& port, uint64_t now) {
 }
 
 void Worker::handle_parsed(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now) {
+  if (pp.kind == PacketKind::kIpv4) return forward(in, m, pp, now);
+  // A share of the port (workers[].receive): ARP and control frames change
+  // what its owner alone writes (the peer MAC, pauses, credits), so they
+  // cross to it, in order with the data this lcore sends there.
+  if (in.owner_slot != w_.slot &&
+      (pp.kind == PacketKind::kArp || pp.kind == PacketKind::kMacControl ||
+       pp.kind == PacketKind::kSluiceControl)) [[unlikely]] {
+    mbuf_mark_received(m, in.index);
+    return stage_remote(in.owner_slot, m, now);
+  }
   switch (pp.kind) {
     case PacketKind::kIpv4:
       forward(in, m, pp, now);
@@ -309,8 +320,12 @@ void Worker::flush_staged(uint64_t now) {
     const unsigned sent =
         rte_ring_sp_enqueue_burst(w_.to[slot], reinterpret_cast<void**>(s.pkts), s.count, nullptr);
     for (unsigned i = sent; i < s.count; ++i) {
-      PortRuntime& out = *ports_[mbuf_meta_get(s.pkts[i]).egress_port];
-      drop_data(out, s.pkts[i], DropReason::kRingFull, false, now);
+      rte_mbuf* m = s.pkts[i];
+      if (mbuf_is_received(m)) [[unlikely]] {
+        drop(mbuf_received_port(m), m, DropReason::kRingFull);
+        continue;
+      }
+      drop_data(*ports_[mbuf_meta_get(m).egress_port], m, DropReason::kRingFull, false, now);
     }
     s.count = 0;
   }
@@ -323,10 +338,24 @@ bool Worker::drain_rings(uint64_t now) {
     rte_mbuf* pkts[kBurst];
     const unsigned n =
         rte_ring_sc_dequeue_burst(r, reinterpret_cast<void**>(pkts), kBurst, nullptr);
-    for (unsigned i = 0; i < n; ++i) admit(pkts[i], now);
+    for (unsigned i = 0; i < n; ++i) {
+      if (mbuf_is_received(pkts[i])) [[unlikely]] {
+        handle_received(pkts[i], now);
+        continue;
+      }
+      admit(pkts[i], now);
+    }
     any |= n > 0;
   }
   return any;
+}
+
+// A frame a share of one of this lcore's ports received and handed over:
+// handled as if it had arrived here (its receive was counted there).
+void Worker::handle_received(rte_mbuf* m, uint64_t now) {
+  ParsedPacket pp;
+  parse_packet(rte_pktmbuf_mtod(m, const uint8_t*), parse_length(m), &pp);
+  handle_parsed(*ports_[mbuf_received_port(m)], m, pp, now);
 }
 
 // The port's pending frames go to its medium; what it does not take stays

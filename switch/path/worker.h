@@ -126,7 +126,9 @@ class Worker {
   uint64_t unwatched_ns() const { return unwatched_ns_; }
 
   // ---- The loop's steps (also the fabric loop's). ----
-  bool poll_port(PortRuntime& port, uint64_t now);
+  // Receives from the port's medium (rx queue 0), or from `share`, another
+  // rx queue of it (RxShare).
+  bool poll_port(PortRuntime& port, uint64_t now, PortMedium* share = nullptr);
   bool transmit(PortRuntime& port, uint64_t now);
   // Exact time: transmit() of packet m, which the traffic manager passed
   // straight through (EgressPort::pass) on an idle port.
@@ -142,7 +144,8 @@ class Worker {
  private:
   void loop();
   bool iterate(uint64_t now, bool timers);
-  unsigned receive(PortRuntime& port, uint64_t now, rte_mbuf** pkts);
+  unsigned receive(PortMedium& from, uint64_t now, rte_mbuf** pkts);
+  void handle_received(rte_mbuf* m, uint64_t now);
   unsigned send(PortRuntime& port, uint64_t now, rte_mbuf** pkts, unsigned n);
   void handle_parsed(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now);
   void handle_arp(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now);

@@ -215,10 +215,20 @@ struct ModuleState {
   virtual ~ModuleState() = default;
 };
 
+// An rx queue other than 0 of a device port, polled by a worker that does
+// not own the port (workers[].receive): its frames are routed there, and
+// what only the owner may handle crosses the ring to it.
+struct RxShare {
+  uint16_t port = 0;  // global index
+  uint16_t queue = 0;
+  std::unique_ptr<PortMedium> medium;
+};
+
 struct WorkerRuntime {
   unsigned slot = 0;
   unsigned lcore = 0;
-  std::vector<uint16_t> ports;         // owned ports (rx and egress)
+  std::vector<uint16_t> ports;         // owned ports (rx queue 0 and egress)
+  std::vector<RxShare> receive;        // rx queues of other workers' ports
   std::vector<rte_ring*> to;           // to[s]: ring to worker s (nullptr for self)
   std::vector<rte_ring*> from;         // from[s]: ring from worker s
   std::vector<PortCounters> counters;  // per global port

@@ -96,6 +96,17 @@ uint32_t receive_mtu(const SwitchConfig& sw, const PortConfig& pc, const rte_eth
   return pc.mtu;
 }
 
+// A device port's rx queues: its owner's, and one per worker that lists
+// it in `receive`.
+uint16_t rx_queue_count(const Config& c, const PortRuntime& p) {
+  const SwitchConfig& sw = c.switches[p.switch_index];
+  uint16_t n = 1;
+  for (const WorkerConfig& w : c.workers) {
+    for (const PortRef& ref : w.receive) n += ref.sw == sw.name && ref.port == p.cfg->name;
+  }
+  return n;
+}
+
 std::string start_ethdev(Runtime& rt, PortRuntime& p) {
   const std::string& device = p.cfg->device;
   std::string err = find_or_probe(device, &p.eth_port);
@@ -113,7 +124,29 @@ std::string start_ethdev(Runtime& rt, PortRuntime& p) {
            std::to_string(info.max_mtu) + ")";
   rte_eth_conf conf{};
   conf.rxmode.mtu = mtu;
-  rc = rte_eth_dev_configure(id, 1, 1, &conf);
+  // Queue 0 for the owner, one more for each worker that receives a share.
+  const uint16_t rx_queues = rx_queue_count(rt.config, p);
+  if (rx_queues > info.max_rx_queues)
+    return std::to_string(rx_queues) + " rx queues asked (the owner's and " +
+           std::to_string(rx_queues - 1) + " in workers[].receive), but " + device +
+           " has at most " + std::to_string(info.max_rx_queues);
+  if (rx_queues > 1) {
+    // The NIC spreads by the 5-tuple (IPv4 with TCP or UDP ports), so a flow
+    // stays on one queue; what it cannot hash (ARP, pauses, shimmed frames)
+    // lands on queue 0, the owner's.
+    const uint64_t hf =
+        (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP) & info.flow_type_rss_offloads;
+    if (hf != 0) {
+      conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+      conf.rx_adv_conf.rss_conf.rss_hf = hf;
+    } else {
+      std::fprintf(stderr,
+                   "sluice: note: %s has no RSS: each of its %u rx queues receives what the "
+                   "device puts on it (net_pcap: one rx_pcap per queue)\n",
+                   device.c_str(), rx_queues);
+    }
+  }
+  rc = rte_eth_dev_configure(id, rx_queues, 1, &conf);
   if (rc != 0) return "configure " + device + ": " + rte_strerror(-rc);
   uint16_t nb_rx = kRxDescriptors, nb_tx = kTxDescriptors;
   rte_eth_dev_adjust_nb_rx_tx_desc(id, &nb_rx, &nb_tx);
@@ -125,8 +158,11 @@ std::string start_ethdev(Runtime& rt, PortRuntime& p) {
   err = supply_on_socket(rt, s, &supply);
   if (!err.empty()) return device + ": " + err;
   p.rx_pool = supply->first();  // real time: one pool, never grown
-  rc = rte_eth_rx_queue_setup(id, 0, nb_rx, s, nullptr, p.rx_pool);
-  if (rc != 0) return "rx queue of " + device + ": " + rte_strerror(-rc);
+  for (uint16_t q = 0; q < rx_queues; ++q) {
+    rc = rte_eth_rx_queue_setup(id, q, nb_rx, s, nullptr, p.rx_pool);
+    if (rc != 0)
+      return "rx queue " + std::to_string(q) + " of " + device + ": " + rte_strerror(-rc);
+  }
   rc = rte_eth_tx_queue_setup(id, 0, nb_tx, s, nullptr);
   if (rc != 0) return "tx queue of " + device + ": " + rte_strerror(-rc);
   if (p.cfg->mac) {
@@ -313,6 +349,20 @@ std::string assign_workers(Runtime& rt) {
       if (idx < 0) return "workers: unknown port " + ref.sw + "/" + ref.port;
       rt.ports[idx]->owner_slot = w.slot;
       w.ports.push_back(static_cast<uint16_t>(idx));
+    }
+  }
+  // Shares of device ports, queues numbered in the order of the workers
+  // (rx_queue_count counts them in the same order).
+  std::vector<uint16_t> next_queue(rt.ports.size(), 1);
+  for (size_t i = 0; i < rt.config.workers.size(); ++i) {
+    for (const PortRef& ref : rt.config.workers[i].receive) {
+      const int idx = find_port(rt, ref);
+      if (idx < 0 || rt.ports[idx]->kind != PortKind::kEthdev)
+        return "workers: " + ref.sw + "/" + ref.port + " is not a device port";
+      PortRuntime& p = *rt.ports[idx];
+      const uint16_t q = next_queue[idx]++;
+      rt.workers[i]->receive.push_back(
+          RxShare{p.index, q, std::make_unique<EthdevMedium>(p.eth_port, q)});
     }
   }
   return "";
@@ -520,6 +570,28 @@ std::string create_control_rings(Runtime& rt) {
   return "";
 }
 
+// A share's frames are routed on its own lcore, so no module may take a
+// forward step on the port (the configuration's check refuses those,
+// SwitchSection::receive_on_owner; this holds it for every module).
+std::string check_receive_shares(const Runtime& rt) {
+  unsigned forward_steps = 0;
+  Modules::each_type([&]<class M>() {
+    if constexpr (requires(M & m, PortRuntime & in, rte_mbuf * b, const ParsedPacket& pp) {
+                    m.forward(in, b, pp, uint64_t{0});
+                  })
+      forward_steps |= 1u << Modules::index_of<M>();
+  });
+  for (const auto& w : rt.workers) {
+    for (const RxShare& share : w->receive) {
+      const PortRuntime& p = *rt.ports[share.port];
+      if ((p.in_steps & forward_steps) != 0)
+        return "workers: " + port_ref(*rt.switches[p.switch_index].cfg, *p.cfg) +
+               ": a module takes a forward step on it, so its owner alone receives it";
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 // Each switch's shards: the lcores that own its ports, ranked by slot.
@@ -581,6 +653,7 @@ std::string build_runtime(Runtime& rt) {
     if constexpr (requires { M::build(rt); })
       if (err.empty()) err = M::build(rt);
   });
+  if (err.empty()) err = check_receive_shares(rt);
   if (err.empty()) err = create_control_rings(rt);
   for (auto& p : rt.ports) p->plan = plan_stages(*rt.switches[p->switch_index].cfg, *p->cfg);
   return err;

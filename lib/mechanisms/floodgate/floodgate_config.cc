@@ -102,6 +102,15 @@ std::string split_windows(const SwitchConfig& sw, const PortConfig& stray,
          ")";
 }
 
+// Its forward step counts what each switch-facing port receives for the
+// sync (SyncReceiver), state of the lcore that owns those ports.
+std::string sync_receiver(const SwitchConfig& sw, const PortConfig& port) {
+  if (!window_writer(sw, port)) return "";
+  return "floodgate: switch \"" + sw.name +
+         "\" counts what each switch-facing port receives for its sync on the lcore that owns "
+         "them, so one lcore receives such a port";
+}
+
 }  // namespace
 
 const ConfigSections kFloodgateSections{
@@ -110,7 +119,8 @@ const ConfigSections kFloodgateSections{
                   .validate = validate_floodgate,
                   .validate_link = validate_floodgate_link,
                   .one_lcore = window_writer,
-                  .one_lcore_error = split_windows},
+                  .one_lcore_error = split_windows,
+                  .receive_on_owner = sync_receiver},
 };
 
 }  // namespace sluice

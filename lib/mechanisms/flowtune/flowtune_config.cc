@@ -72,9 +72,8 @@ void parse_flowtune_allocator(YamlReader& r, const Field& a, Config* c) {
   FlowtuneAllocatorConfig* out = &c->flowtune_allocator;
   out->line = YamlReader::line_of(a.node);
   out->enabled = true;
-  if (!r.expect_map(a,
-                    {"control_delay", "iteration", "threshold", "host_rate", "hosts", "flows",
-                     "paths"})) {
+  if (!r.expect_map(
+          a, {"control_delay", "iteration", "threshold", "host_rate", "hosts", "flows", "paths"})) {
     return;
   }
   if (auto f = r.field(a, "control_delay", Need::kOptional))
@@ -159,13 +158,24 @@ void validate_flowtune_allocator(ConfigCheck& k) {
   }
 }
 
+// The edge's forward step (flowlets, the pacer that holds a flow's packets)
+// keeps its state on the lcore that receives the host port.
+std::string edge_receiver(const SwitchConfig& sw, const PortConfig& port) {
+  if (!sw.flowtune.enabled || port.role != PortRole::kHost) return "";
+  return "flowtune: a host port of switch \"" + sw.name +
+         "\" is a flowtune edge, whose flowlets and pacer live on the lcore that receives it";
+}
+
 }  // namespace
 
 const ConfigSections kFlowtuneSections{
     .top = {.key = "flowtune_allocator",
             .parse = parse_flowtune_allocator,
             .validate = validate_flowtune_allocator},
-    .in_switch = {.key = "flowtune", .parse = parse_flowtune, .validate = validate_flowtune},
+    .in_switch = {.key = "flowtune",
+                  .parse = parse_flowtune,
+                  .validate = validate_flowtune,
+                  .receive_on_owner = edge_receiver},
 };
 
 }  // namespace sluice

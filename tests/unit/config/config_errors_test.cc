@@ -190,6 +190,25 @@ TEST(ConfigErrors, PortWithoutWorker) {
             }));
 }
 
+TEST(ConfigErrors, ReceiveRules) {
+  EXPECT_EQ(errors_of(std::string(kTwoPorts) + R"(workers:
+  - lcore: 1
+    ports: [s1/p0, s1/p1]
+    receive: [s1/p0]
+  - lcore: 2
+    receive: [s1/p1, s1/p1, s1/p9]
+  - lcore: 3
+)"),
+            (Lines{
+                "t.yaml:15: workers[0].receive[0]: port s1/p0 is this worker's own (its owner "
+                "receives rx queue 0); receive lists other workers' ports",
+                "t.yaml:17: workers[1].receive[1]: port s1/p1 is listed twice (one rx queue per "
+                "worker)",
+                "t.yaml:17: workers[1].receive[2]: unknown port \"s1/p9\"",
+                "t.yaml:18: workers[2].ports: missing required key \"ports\" (or \"receive\")",
+            }));
+}
+
 TEST(ConfigErrors, BadUnits) {
   EXPECT_EQ(errors_of(R"(switches:
   - name: s1
