@@ -16,10 +16,10 @@ marking, PFC, DIBS, TCD, BFC) the test checks that
     known, then the peer's ARP reply, then more such packets; those before
     the reply are dropped no_neighbor, those after leave p0 in order,
     addressed to the MAC the owner learned.
-It also checks that --check refuses a share where a module keeps its
-forward step's state on the receiving lcore (Floodgate's switch-facing
-ports, Flowtune's edges), a share of a port that is not a device, and a
-worker that lists its own port."""
+It also checks that --check refuses a share where a module takes a
+forward step that keeps state on the receiving lcore (any port of a
+Floodgate switch, a Flowtune edge's host port), a share of a port that is
+not a device, and a worker that lists its own port."""
 
 import os
 import struct
@@ -215,7 +215,8 @@ def refusals(binary, tmp):
 
     owner = {"lcore": 1, "ports": ["s1/p0", "s1/p1"]}
     expect_refused(binary, tmp, "refuse-floodgate",
-                   [harness.switch("s1", [dev("p0", 0), dev("p1", 1)], [], floodgate={})],
+                   [harness.switch("s1", [dev("p0", 0, "host"), dev("p1", 1)], [],
+                                   floodgate={})],
                    [owner, {"lcore": 2, "receive": ["s1/p0"]}],
                    ["workers[1].receive[0]", "s1/p0", "floodgate"])
     expect_refused(binary, tmp, "refuse-flowtune",

@@ -102,13 +102,14 @@ std::string split_windows(const SwitchConfig& sw, const PortConfig& stray,
          ")";
 }
 
-// Its forward step counts what each switch-facing port receives for the
+// Its forward step runs on every port of the switch, on the lcore that
+// receives it: it counts what each switch-facing port receives for the
 // sync (SyncReceiver), state of the lcore that owns those ports.
-std::string sync_receiver(const SwitchConfig& sw, const PortConfig& port) {
-  if (!window_writer(sw, port)) return "";
+std::string forward_receiver(const SwitchConfig& sw, const PortConfig&) {
+  if (!sw.floodgate.enabled) return "";
   return "floodgate: switch \"" + sw.name +
-         "\" counts what each switch-facing port receives for its sync on the lcore that owns "
-         "them, so one lcore receives such a port";
+         "\" takes a forward step on every port, and counts what its switch-facing ports "
+         "receive for the sync on the lcore that owns them";
 }
 
 }  // namespace
@@ -120,7 +121,7 @@ const ConfigSections kFloodgateSections{
                   .validate_link = validate_floodgate_link,
                   .one_lcore = window_writer,
                   .one_lcore_error = split_windows,
-                  .receive_on_owner = sync_receiver},
+                  .receive_on_owner = forward_receiver},
 };
 
 }  // namespace sluice

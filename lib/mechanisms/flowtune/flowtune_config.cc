@@ -72,8 +72,9 @@ void parse_flowtune_allocator(YamlReader& r, const Field& a, Config* c) {
   FlowtuneAllocatorConfig* out = &c->flowtune_allocator;
   out->line = YamlReader::line_of(a.node);
   out->enabled = true;
-  if (!r.expect_map(
-          a, {"control_delay", "iteration", "threshold", "host_rate", "hosts", "flows", "paths"})) {
+  if (!r.expect_map(a,
+                    {"control_delay", "iteration", "threshold", "host_rate", "hosts", "flows",
+                     "paths"})) {
     return;
   }
   if (auto f = r.field(a, "control_delay", Need::kOptional))
