@@ -34,4 +34,19 @@ constexpr bool ids_are_places(ModuleList<Ms...>*) {
 }
 static_assert(ids_are_places(static_cast<Modules*>(nullptr)));
 
+// The modules that take a forward step, a bit per id (as
+// PortRuntime::in_steps): such a step may keep a packet or change state a
+// later packet's routing reads, and it keeps its state on the lcore that
+// receives the port.
+inline uint8_t forward_step_modules() {
+  uint8_t bits = 0;
+  Modules::each_type([&]<class M>() {
+    if constexpr (requires(M & m, PortRuntime & in, rte_mbuf * b, const ParsedPacket& pp) {
+                    m.forward(in, b, pp, uint64_t{0});
+                  })
+      bits |= static_cast<uint8_t>(1u << M::kId);
+  });
+  return bits;
+}
+
 }  // namespace sluice

@@ -55,12 +55,7 @@ Worker::Worker(Runtime& rt, WorkerRuntime& w)
       staged_(rt.workers.size()) {
   if (exact_time(rt)) fabric_ = std::make_unique<FabricLoop>(*this);
   control_ring_ = w.control_in != nullptr;
-  each_module([&](auto& mod) {
-    if constexpr (requires(PortRuntime & in, rte_mbuf * m, const ParsedPacket& pp, uint64_t now) {
-                    mod.forward(in, m, pp, now);
-                  })
-      forward_steps_ |= static_cast<uint8_t>(1u << module_id(mod));
-  });
+  forward_steps_ = forward_step_modules();
   // Yielding hands the core to whatever else is runnable on it, for a whole
   // scheduler slice: only worth it when it is another lcore of ours.
   const unsigned cpu = rte_lcore_to_cpu_id(static_cast<int>(w.lcore));
@@ -266,7 +261,6 @@ bool Worker::poll_port(PortRuntime& port, uint64_t now, PortMedium* share) {
 }
 
 void Worker::handle_parsed(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now) {
-  if (pp.kind == PacketKind::kIpv4) return forward(in, m, pp, now);
   // A share of the port (workers[].receive): ARP and control frames change
   // what its owner alone writes (the peer MAC, pauses, credits), so they
   // cross to it, in order with the data this lcore sends there.

@@ -221,9 +221,7 @@ class Worker {
   };
   std::vector<RingBatch> staged_;  // per destination worker
   bool control_ring_ = false;      // other lcores may send frames out of our ports
-  // The modules that take a forward step (a bit per module id, as in_steps):
-  // it may keep a packet or change state a later packet's routing reads.
-  uint8_t forward_steps_ = 0;
+  uint8_t forward_steps_ = 0;      // forward_step_modules(), once
   // Time this lcore was not watching its ports: the part of each loop
   // period beyond kWatchedGapNs (a stall). Flowlet gaps are measured on
   // `now - unwatched_ns_`, so a stall of the switch never looks like a

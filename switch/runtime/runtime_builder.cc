@@ -574,13 +574,7 @@ std::string create_control_rings(Runtime& rt) {
 // forward step on the port (the configuration's check refuses those,
 // SwitchSection::receive_on_owner; this holds it for every module).
 std::string check_receive_shares(const Runtime& rt) {
-  unsigned forward_steps = 0;
-  Modules::each_type([&]<class M>() {
-    if constexpr (requires(M & m, PortRuntime & in, rte_mbuf * b, const ParsedPacket& pp) {
-                    m.forward(in, b, pp, uint64_t{0});
-                  })
-      forward_steps |= 1u << Modules::index_of<M>();
-  });
+  const uint8_t forward_steps = forward_step_modules();
   for (const auto& w : rt.workers) {
     for (const RxShare& share : w->receive) {
       const PortRuntime& p = *rt.ports[share.port];
