@@ -11,6 +11,9 @@ BENCHMARKS = {
     "forward": (".forward",
                 "forwarding rate of one worker lcore against dpdk-testpmd io on the same "
                 "input, plain and per mechanism (root, hugepages)"),
+    "latency": (".latency",
+                "round trips through sluice at a share of its one-lcore rate (a paced "
+                "generator over net_memif), beside testpmd io (root, hugepages)"),
     "emulator": (".emulator",
                  "the one-server fabric's speed in exact time: port transmissions per wall "
                  "and CPU second, wall per fabric second, peak memory, per named scenario"),

@@ -227,12 +227,9 @@ def two_hop_config(args, scheme, pcap):
         prefix=ROUTED_PREFIX)
 
 
-def sluice_config(args, scheme, pcap):
-    """plain: role host, shaper off (rate 0). bfc: role switch, BFC on,
-    rate high enough that the shaper never holds frames back. dibs: role
-    switch, DIBS on, rate 0. tcd: role host, TCD on (q_th TCD_Q_TH), rate 0."""
-    if scheme in TWO_HOP:
-        return two_hop_config(args, scheme, pcap)
+def switch_settings(args, scheme):
+    """A one-switch scheme's lines under the switch (queues, mechanisms), its
+    ports' role and its ports' rate (tools/bench latency uses them too)."""
     bfc = scheme in BFC_SCHEMES
     queues = args.queues_per_port or (BFC_QUEUES_PER_PORT if bfc else 0)
     lines = "    queues_per_port: %d\n" % queues if queues else ""
@@ -244,13 +241,21 @@ def sluice_config(args, scheme, pcap):
         lines += "    dibs:\n      enabled: true\n"
     if scheme == "tcd":
         lines += "    tcd:\n      enabled: true\n      q_th: %s\n" % TCD_Q_TH
+    return lines, "switch" if bfc or scheme == "dibs" else "host", BFC_RATE if bfc else 0
+
+
+def sluice_config(args, scheme, pcap):
+    """plain: role host, shaper off (rate 0). bfc: role switch, BFC on,
+    rate high enough that the shaper never holds frames back. dibs: role
+    switch, DIBS on, rate 0. tcd: role host, TCD on (q_th TCD_Q_TH), rate 0."""
+    if scheme in TWO_HOP:
+        return two_hop_config(args, scheme, pcap)
     if scheme in SPREAD:
         return spread_config(scheme, pcap)
+    lines, role, rate = switch_settings(args, scheme)
     shared = scheme in SHARED
     return SLUICE_CONFIG.format(
-        scheme=scheme, metrics_port=free_tcp_port(), switch_lines=lines,
-        role="switch" if bfc or scheme == "dibs" else "host",
-        rate=BFC_RATE if bfc else 0,
+        scheme=scheme, metrics_port=free_tcp_port(), switch_lines=lines, role=role, rate=rate,
         rx_device=rx_device(pcap, 2 if shared else 1), tx_device=TX_DEVICE,
         ingress_mac=INGRESS_MAC, prefix=ROUTED_PREFIX) + (SHARE_WORKERS if shared else "")
 
