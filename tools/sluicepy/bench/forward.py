@@ -7,6 +7,10 @@ io mode; sluice routes it (parse, LPM, TTL, MAC rewrite) through the traffic
 manager of the egress port, once per scheme in --schemes:
 
   plain      both ports role host, rate 0: shaper off, no flow hash.
+  plain-ring plain with both ports at 400 Gbps: the shaper runs but never
+             holds frames back, and a port with a shaper never cuts
+             through, so every packet goes through its queue's ring and the
+             scheduler's dequeue, as when a queue stands.
   bfc        BFC on (SPEC 4.2): both ports role switch, so every packet is
              hashed, claims a flow-table entry, is assigned a queue (32
              queues per port, flow_table_factor default), leaves with the
@@ -90,7 +94,7 @@ Run as root: the script reserves 2 MB hugepages (and mounts hugetlbfs) for the
 hugepage runs and restores both afterwards, also when interrupted.
 
   tools/bench forward [--repeat N] [--sizes 64,1024] [--modes huge,nohuge]
-              [--schemes plain,bfc[,bfc-quiet,plain-2hop,floodgate,dibs,tcd,
+              [--schemes plain,bfc[,plain-ring,bfc-quiet,plain-2hop,floodgate,dibs,tcd,
                          plain-share,bfc-share,plain-spread,plain-cross]]
               [--build-dir DIR] [--warmup S] [--window S] [--work-dir DIR]
               [--out runs/bench/forward] [--results FILE] [--queues-per-port N]
@@ -130,7 +134,7 @@ STOP_TIMEOUT_S = 15
 INGRESS_MAC = "02:00:00:00:00:01"
 ROUTED_PREFIX = "10.1.0.0/16"
 
-SCHEMES = ("plain", "bfc", "bfc-quiet", "plain-2hop", "floodgate", "dibs", "tcd",
+SCHEMES = ("plain", "plain-ring", "bfc", "bfc-quiet", "plain-2hop", "floodgate", "dibs", "tcd",
            "plain-share", "bfc-share", "plain-spread", "plain-cross")
 TWO_HOP = ("plain-2hop", "floodgate")
 SPREAD = ("plain-spread", "plain-cross")  # and a second egress port, lcore 2's
@@ -241,7 +245,8 @@ def switch_settings(args, scheme):
         lines += "    dibs:\n      enabled: true\n"
     if scheme == "tcd":
         lines += "    tcd:\n      enabled: true\n      q_th: %s\n" % TCD_Q_TH
-    return lines, "switch" if bfc or scheme == "dibs" else "host", BFC_RATE if bfc else 0
+    shaped = bfc or scheme == "plain-ring"
+    return lines, "switch" if bfc or scheme == "dibs" else "host", BFC_RATE if shaped else 0
 
 
 def sluice_config(args, scheme, pcap):
