@@ -735,6 +735,26 @@ def check_tcd_path(sw, tag):
             p1["tcd_ue_marks"]))
 
 
+def prepare_run():
+    """As root, with SIGTERM and SIGHUP unwinding like Ctrl-C so that the
+    cleanup runs."""
+    if os.geteuid() != 0:
+        raise cli.ToolError("run as root (hugepages, DPDK)")
+
+    def on_signal(signum, _frame):
+        raise KeyboardInterrupt("signal %d" % signum)
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGHUP, on_signal)
+
+
+def make_work_dir(args, prefix):
+    """args.work_dir, or a temporary one removed at the end."""
+    if args.work_dir is None:
+        args.work_dir = tempfile.mkdtemp(prefix=prefix)
+        CLEANUP.add("remove " + args.work_dir, lambda: shutil.rmtree(args.work_dir))
+    os.makedirs(args.work_dir, exist_ok=True)
+
+
 def median(xs):
     return statistics.median(xs) if xs else float("nan")
 
@@ -821,21 +841,10 @@ def main(argv):
     if (not set(modes) <= {"huge", "nohuge"} or not args.schemes
             or not set(args.schemes) <= set(SCHEMES) or args.repeat < 1 or args.window < 1):
         ap.error("bad --modes, --schemes, --repeat or --window")
-    if os.geteuid() != 0:
-        raise cli.ToolError("run as root (hugepages, DPDK)")
-
-    # SIGTERM/SIGHUP unwind like Ctrl-C so the cleanup below runs.
-    def on_signal(signum, _frame):
-        raise KeyboardInterrupt("signal %d" % signum)
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGHUP, on_signal)
-
+    prepare_run()
     try:
         build(args)
-        if args.work_dir is None:
-            args.work_dir = tempfile.mkdtemp(prefix="sluice-bench-")
-            CLEANUP.add("remove " + args.work_dir, lambda: shutil.rmtree(args.work_dir))
-        os.makedirs(args.work_dir, exist_ok=True)
+        make_work_dir(args, "sluice-bench-")
         forward_pcap.write(args.work_dir, sizes)
         if "huge" in modes:
             setup_hugepages()

@@ -49,7 +49,6 @@ import shutil
 import signal
 import statistics
 import subprocess
-import tempfile
 import time
 
 from .. import cli, provenance, sluice
@@ -363,23 +362,13 @@ def main(argv):
                  "--window")
     given = parse_rates(args.rates)
     args.queues_per_port = 0
-    if os.geteuid() != 0:
-        raise cli.ToolError("run as root (hugepages, DPDK)")
-
-    def on_signal(signum, _frame):
-        raise KeyboardInterrupt("signal %d" % signum)
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGHUP, on_signal)
-
+    forward.prepare_run()
     try:
         forward.build(args)
         args.loadgen = os.path.join(args.build_dir, "tools", "loadgen", "sluice-loadgen")
         if not os.access(args.loadgen, os.X_OK):
             cli.run_step(["ninja", "-C", args.build_dir], "ninja")
-        if args.work_dir is None:
-            args.work_dir = tempfile.mkdtemp(prefix="sluice-latency-")
-            forward.CLEANUP.add("remove " + args.work_dir, lambda: shutil.rmtree(args.work_dir))
-        os.makedirs(args.work_dir, exist_ok=True)
+        forward.make_work_dir(args, "sluice-latency-")
         forward_pcap.write(args.work_dir, [64])
         if args.mode == "huge":
             forward.setup_hugepages()
