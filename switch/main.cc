@@ -20,7 +20,6 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -37,6 +36,7 @@
 #include "switch/ops/capture_writer.h"
 #include "switch/ops/cli_options.h"
 #include "switch/path/mbuf_meta.h"
+#include "switch/runtime/eal_cleanup.h"
 #include "switch/runtime/huge_pages.h"
 #include "switch/runtime/memory_prefault.h"
 #include "switch/ops/metrics_exporter.h"
@@ -54,19 +54,11 @@ volatile std::sig_atomic_t g_signal = 0;
 
 void on_signal(int sig) { g_signal = sig; }
 
-// EAL's cleanup, then the runtime directory EAL made for this process
-// (/var/run/dpdk/<file-prefix>: its config, sockets, memseg files), which
-// EAL leaves behind: a stopped sluice leaves nothing. A secondary process
-// (none here) would share the primary's directory, so only a primary
-// removes it.
+// EAL's cleanup and its runtime directory (eal_cleanup.h), reporting a
+// directory it could not remove.
 void cleanup_eal() {
-  const bool primary = rte_eal_process_type() == RTE_PROC_PRIMARY;
-  const std::string dir = rte_eal_get_runtime_dir();
-  rte_eal_cleanup();
-  if (!primary || dir.find("/dpdk/") == std::string::npos) return;
-  std::error_code ec;
-  std::filesystem::remove_all(dir, ec);
-  if (ec) std::fprintf(stderr, "sluice: cannot remove %s: %s\n", dir.c_str(), ec.message().c_str());
+  if (const std::string err = sluice::cleanup_eal(); !err.empty())
+    std::fprintf(stderr, "sluice: %s\n", err.c_str());
 }
 
 // Splits argv at "--": EAL gets what is before, sluice what is after.

@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -20,6 +19,7 @@
 #include "lib/control/control_frame.h"
 #include "lib/net/ipv4_rewrite.h"
 #include "switch/ports/pcap_port.h"
+#include "switch/runtime/eal_cleanup.h"
 
 namespace sluice {
 namespace {
@@ -704,10 +704,7 @@ int main(int argc, char** argv) {
   }
   const int rc = RUN_ALL_TESTS();
   // Leave no runtime directory behind (--in-memory does not combine with
-  // --no-huge in DPDK 22.11; docs/testing.md, "Runtime state").
-  const std::string runtime_dir = rte_eal_get_runtime_dir();
-  rte_eal_cleanup();
-  std::error_code ec;
-  if (runtime_dir.find("/dpdk/") != std::string::npos) std::filesystem::remove_all(runtime_dir, ec);
+  // --no-huge in DPDK 22.11).
+  sluice::cleanup_eal();
   return rc;
 }

@@ -37,11 +37,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "lib/net/ethertypes.h"
+#include "switch/runtime/eal_cleanup.h"
 
 namespace {
 
@@ -253,15 +253,6 @@ uint64_t quantile_ns(const Counts& c, double q) {
   return upper_ns(kBins - 1);
 }
 
-// EAL's cleanup leaves the process's runtime directory (its --file-prefix
-// under /var/run/dpdk); a run leaves nothing behind.
-void finish_eal() {
-  const std::string dir = rte_eal_get_runtime_dir();
-  rte_eal_cleanup();
-  std::error_code ec;
-  if (dir.find("/dpdk/") != std::string::npos) std::filesystem::remove_all(dir, ec);
-}
-
 int setup_port(uint16_t port, rte_mempool* pool) {
   rte_eth_conf conf{};
   int rc = rte_eth_dev_configure(port, 1, 1, &conf);
@@ -394,7 +385,7 @@ int main(int argc, char** argv) {
         "[--src-mac M] [--rate-mpps R] [--seconds S] [--warmup S] [--flows N] [--src-ip A] "
         "[--dst-ip A] [--json]\n",
         err);
-    finish_eal();
+    sluice::cleanup_eal();
     return 2;
   }
   std::signal(SIGINT, on_signal);
@@ -402,7 +393,7 @@ int main(int argc, char** argv) {
   if (rte_eth_dev_count_avail() != 1) {
     std::fprintf(stderr, "sluice-loadgen: needs exactly one port (--vdev), found %u\n",
                  rte_eth_dev_count_avail());
-    finish_eal();
+    sluice::cleanup_eal();
     return 2;
   }
   uint16_t port = 0;
@@ -412,21 +403,21 @@ int main(int argc, char** argv) {
   int rc = pool == nullptr ? -rte_errno : setup_port(port, pool);
   if (rc != 0) {
     std::fprintf(stderr, "sluice-loadgen: port %u: %s\n", port, rte_strerror(-rc));
-    finish_eal();
+    sluice::cleanup_eal();
     return 1;
   }
   if (!start_link(port)) {
     std::fprintf(stderr, "sluice-loadgen: port %u: no link within 30 s (is the switch's end up?)\n",
                  port);
     rte_eth_dev_close(port);
-    finish_eal();
+    sluice::cleanup_eal();
     return 1;
   }
   static Counts c;
   run(o, port, pool, &c);
   rte_eth_dev_stop(port);
   rte_eth_dev_close(port);
-  finish_eal();
+  sluice::cleanup_eal();
 
   const uint64_t lost = c.sent - std::min(c.sent, c.received);
   const double mean =
