@@ -454,13 +454,15 @@ def rx_device(pcap, queues=1):
 TX_DEVICE = "net_null0,no-rx=1"
 
 
-def eal_args(mode, prefix):
-    args = ["-l", "0,1", "--no-pci", "--file-prefix", prefix]
+def eal_memory(mode):
+    """EAL's memory options for a --modes mode."""
     if mode == "nohuge":
-        args += ["--no-huge", "-m", str(NO_HUGE_MEM_MB)]
-    else:
-        args += ["--huge-unlink"]  # nothing left in hugetlbfs even if killed
-    return args
+        return ["--no-huge", "-m", str(NO_HUGE_MEM_MB)]
+    return ["--huge-unlink"]  # nothing left in hugetlbfs even if killed
+
+
+def eal_args(mode, prefix):
+    return ["-l", "0,1", "--no-pci", "--file-prefix", prefix] + eal_memory(mode)
 
 
 class Run:
@@ -579,8 +581,7 @@ def run_sluice(args, mode, pcap, scheme, tag):
     # table once a second is what is measured. stdbuf: its stdout is a pipe
     # here and would be block-buffered.
     lcores = ["--lcores", "0@0,1@1,2@0"] if scheme in SHARED else ["-l", "0,1"]
-    eal = lcores + ["--no-pci"] + (["--no-huge", "-m", str(NO_HUGE_MEM_MB)]
-                                       if mode == "nohuge" else ["--huge-unlink"])
+    eal = lcores + ["--no-pci"] + eal_memory(mode)
     proc = sluice.start(args.sluice, args.work_dir, args.warmup + args.window + 1,
                         config=config, eal=eal, prefix="bench%d-%s" % (os.getpid(), tag),
                         summary=tag + ".json", log=tag + ".log", wrapper=["stdbuf", "-oL"],

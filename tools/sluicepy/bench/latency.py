@@ -163,17 +163,12 @@ def run_loadgen(args, sock, tag, rate, seconds=None, warmup=None):
     return json.loads(lines[-1])
 
 
-def eal_memory(args):
-    return (["--no-huge", "-m", str(forward.NO_HUGE_MEM_MB)] if args.mode == "nohuge"
-            else ["--huge-unlink"])
-
-
 def with_testpmd(args, tag, rate=None):
     """The generator's ceiling against testpmd io (unpaced, CEILING_S
     seconds) and then, given a rate, the figures of probes paced at it."""
     sock = socket_path(args, tag)
     prefix = "lat%d-%s" % (os.getpid(), tag)
-    argv = (["stdbuf", "-oL", "dpdk-testpmd", "-l", "0,1", "--no-pci", "--file-prefix", prefix] + eal_memory(args)
+    argv = (["stdbuf", "-oL", "dpdk-testpmd"] + forward.eal_args(args.mode, prefix)
             + ["--vdev", memif("server", sock), "--", "--forward-mode=io",
                "--port-topology=loop", "--nb-cores=1", "--total-num-mbufs=16384",
                "--stats-period", "3600"])
@@ -198,7 +193,7 @@ def with_sluice(args, scheme, tag, rate):
     config = tag + ".yaml"
     forward.write_file(os.path.join(args.work_dir, config), dut_config(args, scheme, sock))
     proc = sluice.start(args.sluice, args.work_dir, None, config=config,
-                        eal=["-l", "0,1", "--no-pci"] + eal_memory(args),
+                        eal=["-l", "0,1", "--no-pci"] + forward.eal_memory(args.mode),
                         prefix="lat%d-%s" % (os.getpid(), tag), summary=tag + ".json",
                         log=tag + ".log", wrapper=["stdbuf", "-oL"], memory=False, echo=False,
                         new_session=True)
