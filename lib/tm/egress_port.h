@@ -186,6 +186,24 @@ class alignas(64) EgressPort {
     passing_.marks += mark;
     return {mark ? EnqueueVerdict::kEnqueuedMarked : EnqueueVerdict::kEnqueued, DropReason::kCount};
   }
+  // A run of pass_summed() calls at one instant with nothing else at the
+  // port between them (real time's cut-through of a received burst):
+  // passing charges no buffer and leaves the queue empty, so each call
+  // finds the buffer and the ECN rule as the first did. pass_limit() is
+  // the largest packet they admit, passes_unmarked() whether ECN marks
+  // none of them (and draws no RED coin), and pass_run() counts `packets`
+  // of `bytes` in all for `queue`, as that many pass_summed() calls that
+  // admitted them unmarked would.
+  uint64_t pass_limit() const { return buffer_->admit_limit(0); }
+  bool passes_unmarked() const { return ecn_.never_marks_empty(); }
+  void pass_run(uint16_t queue, uint32_t packets, uint64_t bytes) {
+    if (queue != passing_.queue) [[unlikely]] {
+      pass_publish();
+      passing_.queue = queue;
+    }
+    passing_.packets += packets;
+    passing_.bytes += bytes;
+  }
   void pass_publish() {
     if (passing_.packets == 0) return;
     QueueStats& st = queues_[passing_.queue].stats;

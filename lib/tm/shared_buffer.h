@@ -42,6 +42,17 @@ class SharedBuffer {
     return true;
   }
 
+  // The largest packet admits(queue_bytes, ...) takes now: admits() is
+  // true exactly for bytes <= admit_limit(queue_bytes) (0: for none).
+  uint64_t admit_limit(uint64_t queue_bytes) const {
+    const uint64_t used = used_.get();
+    if (used >= capacity_) return 0;
+    const uint64_t room = capacity_ - used;
+    const uint64_t threshold = alpha_times(room);
+    if (queue_bytes >= threshold) return 0;
+    return room < threshold - queue_bytes ? room : threshold - queue_bytes;
+  }
+
   // admits() and charge() in one, without the reason (the enqueue fast
   // path). False charges nothing.
   bool try_charge(uint64_t queue_bytes, uint32_t bytes) {

@@ -52,42 +52,100 @@ void Worker::admit(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t
   admit_data(out, m, meta, now);
 }
 
-// admit(), inlined where a burst is admitted (admit_burst).
-inline void Worker::admit_data(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now) {
+// admit(), inlined where a burst is admitted (admit_burst); true when the
+// packet met the port as cut_through() allows (it cut through, or the
+// buffer refused it there).
+inline bool Worker::admit_data(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now) {
   // A packet another lcore's refuse step sent to this port (a DIBS detour).
   if (meta.detour) [[unlikely]]
-    return redirected(out, m, meta, now);
+    return redirected(out, m, meta, now), false;
   counters(out.index).forwarded_packets.add();
-  if (!out.eth_header_ready) return drop_data(out, m, DropReason::kNoNeighbor, false, now);
+  if (!out.eth_header_ready) return drop_data(out, m, DropReason::kNoNeighbor, false, now), false;
   // 1. Gate.
   bool go = true;
   each_module([&](auto& mod) {
     if constexpr (requires { mod.gate(out, m, meta, now); })
       if (go && out.plan.takes(Step::kGate, module_id(mod))) go = mod.gate(out, m, meta, now);
   });
-  if (!go) return;
-  admit_with<ClassQueues>(out, m, meta, now, false);
+  if (!go) return false;
+  return admit_with<ClassQueues>(out, m, meta, now, false);
+}
+
+// A run of packets cut through one port (real time, admit_burst). Once a
+// packet of the received burst has cut through (or the buffer refused it
+// there), the port's traffic manager holds nothing,
+// its queue is unpaused, and passing charged no buffer; while nothing else
+// happens at the port, each next packet for the same queue meets the same
+// port. So a packet that takes the same path as the first (no detour, a
+// size the buffer admits, no ECN mark possible) needs only the L2 rewrite
+// and its place in the burst the port sends next; the queue's and the
+// port's counts for the run are added once, when it ends. It ends at any
+// packet that does not fit, before that packet is handled.
+struct Worker::CutRun {
+  PortRuntime* port = nullptr;
+  uint16_t queue = 0;
+  uint64_t limit = 0;  // the largest packet the buffer admits
+  uint32_t packets = 0;
+  uint64_t bytes = 0;
+};
+
+// `out` has just cut `meta`'s packet through, or refused it there.
+void Worker::start_run(CutRun& run, PortRuntime& out, const MbufMeta& meta) {
+  if (!out.tm->passes_unmarked()) return;  // RED from an empty queue: its coin per packet
+  run.port = &out;
+  run.queue = meta.queue;
+  run.limit = out.tm->pass_limit();
+}
+
+inline bool Worker::cut_again(CutRun& run, rte_mbuf* m, const MbufMeta& meta) {
+  PortRuntime& out = *run.port;
+  if (meta.queue != run.queue || meta.detour || out.tx_pending_count == kBurst) return false;
+  // The frame's length once write_l2 has rebuilt its header.
+  const uint32_t bytes = m->pkt_len - meta.l3_offset + data_l3_offset(out);
+  if (bytes > run.limit) return false;
+  write_l2(out, m, meta, run.queue);
+  out.tx_pending[out.tx_pending_count++] = m;
+  ++out.tx_cut;
+  ++run.packets;
+  run.bytes += bytes;
+  return true;
+}
+
+void Worker::end_run(CutRun& run) {
+  if (run.packets != 0) {
+    run.port->tm->pass_run(run.queue, run.packets, run.bytes);
+    counters(run.port->index).forwarded_packets.add(run.packets);
+  }
+  run = CutRun{};
 }
 
 // The burst forward_burst routed, in the order received: each routed packet
 // admitted here or handed to its egress port's lcore; a packet that is not
 // IPv4 handled as poll_port would (it may change what a later packet's
 // admission sees: an ARP reply makes a neighbour known, a PAUSE holds a
-// queue).
+// queue). Packets that follow one cut through to the same port go as a run.
 void Worker::admit_burst(PortRuntime& in, rte_mbuf** pkts, const ParsedPacket* pps,
                          PortRuntime* const* outs, const MbufMeta* metas, unsigned n,
                          uint64_t now) {
+  CutRun run;
   for (unsigned i = 0; i < n; ++i) {
-    if (pps[i].kind != PacketKind::kIpv4) {
+    const bool ipv4 = pps[i].kind == PacketKind::kIpv4;
+    PortRuntime* out = outs[i];
+    // Forward dropped it (or a module kept it): nothing at any egress port.
+    if (ipv4 && out == nullptr) continue;
+    if (run.port != nullptr) {
+      if (out == run.port && ipv4 && cut_again(run, pkts[i], metas[i])) continue;
+      end_run(run);
+    }
+    if (!ipv4) {
       handle_parsed(in, pkts[i], pps[i], now);
-    } else if (PortRuntime* out = outs[i]; out != nullptr) {
-      if (out->owner_slot == w_.slot) {
-        admit_data(*out, pkts[i], metas[i], now);
-      } else {
-        stage_remote(out->owner_slot, pkts[i], now);
-      }
+    } else if (out->owner_slot == w_.slot) {
+      if (admit_data(*out, pkts[i], metas[i], now)) start_run(run, *out, metas[i]);
+    } else {
+      stage_remote(out->owner_slot, pkts[i], now);
     }
   }
+  if (run.port != nullptr) end_run(run);
 }
 
 // A gate step released a packet it held: steps 2 to 4. It was admitted to
@@ -147,13 +205,14 @@ inline bool Worker::cut_through(PortRuntime& out, rte_mbuf* m, const TmPacket& t
 }
 
 // Steps 2 to 4 with the port's queue choice: a module's, where the plan
-// names one, queueing by flow, else Queues (the class map's).
+// names one, queueing by flow, else Queues (the class map's). True as
+// admit_data.
 template <class Queues>
-inline void Worker::admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now,
+inline bool Worker::admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now,
                                bool held) {
   if (out.plan.queue_choice != kClassQueues) {
     if (meta.queue == out.reply_queue) [[unlikely]]
-      return admit_reply(out, m, meta, now, held);
+      return admit_reply(out, m, meta, now, held), false;
     bool done = false;
     each_module([&](auto& mod) {
       using M = std::decay_t<decltype(mod)>;
@@ -163,11 +222,11 @@ inline void Worker::admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& me
           done = true;
         }
     });
-    if (done) return;
+    if (done) return false;
     // After the modules': a BFC port pays no extra test.
-    if (out.plan.queue_choice == kFlowQueues) return admit_by_flow(out, m, meta, now, held);
+    if (out.plan.queue_choice == kFlowQueues) return admit_by_flow(out, m, meta, now, held), false;
   }
-  admit_chosen<Queues>(out, m, meta, now, held);
+  return admit_chosen<Queues>(out, m, meta, now, held);
 }
 
 // Out of line, as admit_by_flow: a module's queue choice (BFC's) would make
@@ -192,9 +251,9 @@ void Worker::admit_by_flow(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, 
 }
 
 // Steps 2 to 4; Queues is the queue choice. held: the packet's bytes are
-// in the buffer already (a gate released it).
+// in the buffer already (a gate released it). True as admit_data.
 template <class Queues>
-inline void Worker::admit_chosen(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now,
+inline bool Worker::admit_chosen(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now,
                                  bool held) {
   Queues queues;
   const uint16_t q = queues.choose(*this, out, m, meta, now);
@@ -212,15 +271,15 @@ inline void Worker::admit_chosen(PortRuntime& out, rte_mbuf* m, const MbufMeta& 
   } else {
     if (!held && out.plan.straight()) {
       if (fabric_ != nullptr) [[unlikely]] {
-        if (pass_straight(out, m, tp, meta, q, ip, now)) return;
+        if (pass_straight(out, m, tp, meta, q, ip, now)) return false;
       } else if (cut_through(out, m, tp, meta, q, ip, now)) {
-        return;
+        return true;
       }
     }
     r = held ? out.tm->enqueue_held(now, q, tp, meta.ecn_capable)
              : out.tm->enqueue(now, q, tp, meta.ecn_capable);
   }
-  if (r.verdict == EnqueueVerdict::kDropped) return refuse(out, m, r.reason, now);
+  if (r.verdict == EnqueueVerdict::kDropped) return refuse(out, m, r.reason, now), false;
   each_module([&](auto& mod) {
     if constexpr (requires { mod.account(out, m, meta, tp, now); })
       if (out.plan.takes(Step::kAccount, module_id(mod))) mod.account(out, m, meta, tp, now);
@@ -228,6 +287,7 @@ inline void Worker::admit_chosen(PortRuntime& out, rte_mbuf* m, const MbufMeta& 
   queues.on_enqueued(*this, out, q, tp.bytes, now);
   if (r.verdict == EnqueueVerdict::kEnqueuedMarked) mark_ce(counters(out.index), ip);
   admitted(out, now);
+  return false;
 }
 
 // Exact time, a port where no module takes a step (so the class map chose

@@ -75,8 +75,9 @@ class Worker {
   void to_admission(rte_mbuf* m, uint64_t now);
   // admit() with the metadata forward has just written (not read back).
   void admit(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now);
-  // admit() inlined, for admit_burst's loop.
-  [[gnu::always_inline]] inline void admit_data(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta,
+  // admit() inlined, for admit_burst's loop: true when the packet cut
+  // through (real time), or was refused where it could have.
+  [[gnu::always_inline]] inline bool admit_data(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta,
                                                 uint64_t now);
   // A packet a gate step held goes on to queue choice (its bytes are in the
   // buffer already).
@@ -169,6 +170,12 @@ class Worker {
                      uint64_t now);
   void admit_burst(PortRuntime& in, rte_mbuf** pkts, const ParsedPacket* pps,
                    PortRuntime* const* outs, const MbufMeta* metas, unsigned n, uint64_t now);
+  // Real time, within admit_burst: the packets that follow one that cut
+  // through, to the same port and queue (stage_admission.cc).
+  struct CutRun;
+  void start_run(CutRun& run, PortRuntime& out, const MbufMeta& meta);
+  [[gnu::always_inline]] inline bool cut_again(CutRun& run, rte_mbuf* m, const MbufMeta& meta);
+  void end_run(CutRun& run);
   // Admission (stage_admission.cc), on the egress port's lcore: steps 2 to
   // 4 with the queue choice Queues (the class map's, or a module's).
   struct ClassQueues;
@@ -186,10 +193,10 @@ class Worker {
   void flow_dequeue_results(PortRuntime& port, const TmPacket* out, unsigned n, uint64_t now);
   void dequeue_dropped(PortRuntime& port, const TmPacket& p, DropReason why, uint64_t now);
   template <class Queues>
-  [[gnu::always_inline]] inline void admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta,
+  [[gnu::always_inline]] inline bool admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta,
                                                 uint64_t now, bool held);
   template <class Queues>
-  [[gnu::always_inline]] inline void admit_chosen(PortRuntime& out, rte_mbuf* m,
+  [[gnu::always_inline]] inline bool admit_chosen(PortRuntime& out, rte_mbuf* m,
                                                   const MbufMeta& meta, uint64_t now, bool held);
   void refuse(PortRuntime& out, rte_mbuf* m, DropReason why, uint64_t now);
   void redirected(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now);

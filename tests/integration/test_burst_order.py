@@ -12,7 +12,16 @@ reply, then 10 more: the first 10 find no neighbour and are dropped, the
 ARP reply teaches p0 its peer's MAC, and the last 10 leave p0 addressed to
 it, in their order. Handling the ARP reply before the burst's data would
 forward all 20, after it none. Run with p0 shaped (every packet queued) and
-unshaped (each cut through its idle queue)."""
+unshaped (each cut through its idle queue).
+
+A second capture, one burst again, goes through an unshaped p0 whose peer
+is known, so that its packets cut through one after another as a run
+(docs/traffic-manager.md, "Straight through an idle port"): packets of two
+classes (DSCP to queue 0 or 1), VLAN-tagged and ECN-capable ones, frames
+of exactly the buffer's admission limit and one byte over it, and frames
+forward or parsing drops (no route, TTL 1) in between. Every packet the
+buffer admits leaves in order, rewritten, and only the oversized are
+refused; the port's counts match the frames, whatever the run does."""
 
 import os
 
@@ -69,10 +78,79 @@ def run(binary, tmp, name, rate):
     print(f"{name}: {len(data)} forwarded in order, {BEFORE} dropped before the ARP reply")
 
 
+BUFFER = 1000  # bytes, alpha 1: an idle queue admits frames of up to 1000 bytes
+
+
+def run_frame(i, size=100, tos=0, dst=None, ttl=64, vlan=False):
+    """A UDP frame of `size` bytes (without FCS) once sluice has rebuilt its
+    Ethernet header (a VLAN tag, if any, is not carried on)."""
+    from scapy.layers.inet import IP, UDP
+    from scapy.layers.l2 import Dot1Q, Ether
+    head = Ether(src=PEER_MAC, dst=P0_MAC)
+    if vlan:
+        head = head / Dot1Q(vlan=7)
+    pad = size - 14 - 20 - 8
+    return bytes(head / IP(src=PEER_IP, dst=dst or f"10.0.7.{i + 1}", id=2000 + i, tos=tos,
+                           ttl=ttl) / UDP(sport=4000 + i, dport=5000) / bytes(pad))
+
+
+def run_cut_through(binary, tmp):
+    # (frame, what becomes of it)
+    plan = [("fwd", {}), ("fwd", {}), ("fwd", {}), ("fwd", {"vlan": True}),
+            ("buffer_full", {"size": BUFFER + 100}), ("fwd", {}), ("fwd", {"tos": 0x80}),
+            ("fwd", {"tos": 0x80}), ("fwd", {}), ("no_route", {"dst": "10.9.0.1"}),
+            ("fwd", {"tos": 0x02}), ("ttl_expired", {"ttl": 1}), ("fwd", {}),
+            ("fwd", {"size": BUFFER}), ("buffer_full", {"size": BUFFER + 1}),
+            ("fwd", {"size": BUFFER, "vlan": True}), ("fwd", {}), ("fwd", {"tos": 0x82}),
+            ("fwd", {}), ("fwd", {})]
+    frames = [run_frame(i, **kw) for i, (_, kw) in enumerate(plan)]
+    check(len(frames) <= 32, "test bug: the capture must fit one receive burst")
+    rx, tx = os.path.join(tmp, "run-rx.pcap"), os.path.join(tmp, "run-tx.pcap")
+    harness.write_pcap(rx, frames)
+    p0 = {"name": "p0", "device": f"net_pcap0,rx_pcap={rx},tx_pcap={tx}", "role": "host",
+          "rate": "0", "mac": P0_MAC, "peer_mac": PEER_MAC, "ipv4": "10.0.0.1/16"}
+    cfg = harness.write_config(
+        os.path.join(tmp, "run.yaml"),
+        [harness.switch("s1", [p0], [harness.route("10.0.0.0/16", "p0")],
+                        buffer={"size": f"{BUFFER}B", "alpha": 1.0}, class_map="dscp",
+                        queues_per_port=2, ecn={"mode": "step", "k": "1B"})])
+    _, summary = harness.run_to_end(binary, tmp, cfg, "run", duration=2)
+    harness.check_identity(summary)
+    p = harness.find_port(summary, "s1", "p0")
+    fwd = [i for i, (what, _) in enumerate(plan) if what == "fwd"]
+    sizes = {i: plan[i][1].get("size", 100) for i in fwd}
+    dropped = {}
+    for what, _ in plan:
+        if what != "fwd":
+            dropped[what] = dropped.get(what, 0) + 1
+    check_eq(p["rx_packets"], len(frames), "run: p0 rx_packets")
+    check_eq(p["drops"], dropped, "run: p0 drops by reason")
+    check_eq(p["forwarded_packets"], len(fwd) + dropped["buffer_full"],
+             "run: packets that reached admission")
+    check_eq(p["tx_packets"], len(fwd), "run: p0 tx_packets")
+    check_eq(p["tx_bytes"], sum(sizes.values()), "run: p0 tx_bytes")
+    check_eq(p["ecn_marks"], 0, "run: ECN marks from an empty queue (k 1B)")
+
+    from scapy.layers.inet import IP
+    from scapy.layers.l2 import Dot1Q, Ether
+    sent = [Ether(f) for f in harness.read_pcap(tx)]
+    check_eq([e[IP].id for e in sent], [2000 + i for i in fwd],
+             "run: IP ids of the forwarded packets, in order")
+    check_eq([len(bytes(e)) for e in sent], [sizes[i] for i in fwd],
+             "run: frame sizes as sent")
+    check(all(e.dst == PEER_MAC and e.src == P0_MAC and Dot1Q not in e and e[IP].ttl == 63
+              for e in sent), "run: forwarded frames not rewritten for the peer (MACs, no"
+          " VLAN tag, TTL 63)")
+    check_eq([e[IP].tos for e in sent], [plan[i][1].get("tos", 0) for i in fwd],
+             "run: TOS bytes as received (nothing marked)")
+    print(f"run: {len(fwd)} forwarded in order, drops {dropped}")
+
+
 def test(binary, srcdir):
     with harness.TempDir("burst-order") as tmp:
         run(binary, tmp, "unshaped", "0")
         run(binary, tmp, "shaped", "1Gbps")
+        run_cut_through(binary, tmp)
 
 
 if __name__ == "__main__":

@@ -38,6 +38,10 @@ class EcnMarker {
     return decide(queue_bytes);
   }
 
+  // Whether should_mark(0, true) is false without deciding anything (no
+  // RED coin drawn): a packet finding its queue empty is never marked.
+  bool never_marks_empty() const { return lowest_marked_ > 0; }
+
   // RED marking probability at queue_bytes (in [min, max)), scaled to 2^32.
   uint64_t red_probability32(uint64_t queue_bytes) const {
     unsigned __int128 p = static_cast<unsigned __int128>(queue_bytes - red_min_) * red_slope_;

@@ -564,5 +564,98 @@ TEST(EgressPort, PassSummedIsPassPublishedLater) {
   EXPECT_EQ(a.ecn_marks(), b.ecn_marks());
 }
 
+// pass_run() is pass_summed() repeated: a port that, after a packet has
+// passed, counts each next pass of the same queue that pass_limit() and
+// passes_unmarked() allow with one pass_run() at the run's end (as the
+// worker's cut-through run does) keeps the counts of a port that calls
+// pass_summed() for every packet, and each packet the run took is one that
+// pass_summed() admitted unmarked. Nothing else happens at the port during
+// a run; between runs a filler port on the same buffer moves it. ECN as
+// step marking (an empty queue is never marked), RED from an empty queue
+// (its coin is drawn per packet, so no run may form) and off.
+TEST(EgressPort, PassRunIsPassSummedRepeated) {
+  for (int ecn = 0; ecn < 3; ++ecn) {
+    SharedBuffer buffer_a(8000, 1.0), buffer_b(8000, 1.0);
+    EgressPortConfig cfg = small_config();
+    if (ecn == 0) {
+      cfg.ecn.mode = EcnMode::kStep;
+      cfg.ecn.step_k_bytes = 0;
+    } else if (ecn == 1) {
+      cfg.ecn.mode = EcnMode::kRed;
+      cfg.ecn.red_min_bytes = 0;
+      cfg.ecn.red_max_bytes = 2000;
+      cfg.ecn.red_pmax = 0.5;
+    }
+    EgressPort a(cfg, &buffer_a), b(cfg, &buffer_b);
+    EgressPort filler_a(cfg, &buffer_a), filler_b(cfg, &buffer_b);
+    std::mt19937_64 rng(17);
+    unsigned in_runs = 0, refused = 0;
+    for (int burst = 0; burst < 3000; ++burst) {
+      // Between bursts: the filler moves the buffer, then the ports' counts
+      // are published (the worker's transmit).
+      for (int i = 0; i < 3; ++i) {
+        if (rng() % 2 == 0) {
+          const TmPacket p = packet(300 + static_cast<uint32_t>(rng() % 1500));
+          ASSERT_EQ(filler_a.enqueue(0, 0, p, false).verdict,
+                    filler_b.enqueue(0, 0, p, false).verdict);
+        } else {
+          ASSERT_EQ(take(filler_a, 0, 2).size(), take(filler_b, 0, 2).size());
+        }
+      }
+      a.pass_publish();
+      b.pass_publish();
+      ASSERT_NO_FATAL_FAILURE(expect_same_counts(a, b));
+      bool run = false;
+      uint16_t run_queue = 0;
+      uint64_t limit = 0;
+      uint32_t packets = 0;
+      uint64_t bytes = 0;
+      const unsigned n = 1 + static_cast<unsigned>(rng() % 32);
+      for (unsigned i = 0; i < n; ++i) {
+        const uint16_t q = static_cast<uint16_t>(rng() % 8 == 0 ? rng() % 4 : 1);
+        const uint32_t size = rng() % 16 == 0 ? 4000 + static_cast<uint32_t>(rng() % 4000)
+                                              : 64 + static_cast<uint32_t>(rng() % 1400);
+        const bool ect = rng() % 2 == 0;
+        ASSERT_TRUE(a.can_pass(0, q));
+        const EnqueueResult ra = a.pass_summed(q, size, ect);
+        if (run && q == run_queue && size <= limit) {
+          ASSERT_EQ(ra.verdict, EnqueueVerdict::kEnqueued) << "burst " << burst << " packet " << i;
+          ++packets;
+          bytes += size;
+          ++in_runs;
+          continue;
+        }
+        if (run) b.pass_run(run_queue, packets, bytes);
+        run = false;
+        packets = 0;
+        bytes = 0;
+        const EnqueueResult rb = b.pass_summed(q, size, ect);
+        ASSERT_EQ(ra.verdict, rb.verdict);
+        ASSERT_EQ(ra.reason, rb.reason);
+        if (rb.verdict == EnqueueVerdict::kDropped) {
+          ++refused;
+        } else if (b.passes_unmarked()) {
+          run = true;
+          run_queue = q;
+          limit = b.pass_limit();
+        }
+      }
+      if (run) b.pass_run(run_queue, packets, bytes);
+    }
+    a.pass_publish();
+    b.pass_publish();
+    ASSERT_NO_FATAL_FAILURE(expect_same_counts(a, b));
+    EXPECT_EQ(a.ecn_marks(), b.ecn_marks());
+    EXPECT_GT(refused, 100u) << "ecn " << ecn;
+    if (ecn == 1) {
+      EXPECT_FALSE(b.passes_unmarked());
+      EXPECT_EQ(in_runs, 0u);
+    } else {
+      EXPECT_TRUE(b.passes_unmarked());
+      EXPECT_GT(in_runs, 10000u) << "ecn " << ecn;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sluice

@@ -33,6 +33,33 @@ TEST(SharedBuffer, AdmissionReasons) {
   EXPECT_EQ(why, DropReason::kQueueThreshold);
 }
 
+// admit_limit() is the boundary of admits(): every size up to it is
+// admitted and the next one is not, over fillings from empty to past full
+// (charge() may overfill: held packets are charged without admission), for
+// alphas below, at and above 1.
+TEST(SharedBuffer, AdmitLimitIsAdmitsBoundary) {
+  for (double alpha : {0.25, 1.0, 8.0}) {
+    SharedBuffer b(10000, alpha);
+    DropReason why;
+    for (uint64_t used : {0u, 1u, 3000u, 9000u, 9999u, 10000u, 10500u}) {
+      b.charge(used);
+      for (uint64_t queue : {0u, 10u, 2000u, 50000u}) {
+        const uint64_t limit = b.admit_limit(queue);
+        for (uint64_t bytes = 1; bytes <= 20000; ++bytes)
+          ASSERT_EQ(b.admits(queue, static_cast<uint32_t>(bytes), &why), bytes <= limit)
+              << "alpha " << alpha << " used " << used << " queue " << queue << " bytes " << bytes
+              << " limit " << limit;
+      }
+      b.release(used);
+    }
+    // The figures themselves, where they are plain to see.
+    EXPECT_EQ(b.admit_limit(0), alpha < 1.0 ? 2500u : 10000u);
+    b.charge(10000);
+    EXPECT_EQ(b.admit_limit(0), 0u);
+    b.release(10000);
+  }
+}
+
 TEST(SharedBuffer, RejectsBadAlpha) {
   EXPECT_THROW(SharedBuffer(1000, 0.0), std::invalid_argument);
   EXPECT_THROW(SharedBuffer(1000, -1.0), std::invalid_argument);
