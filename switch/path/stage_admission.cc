@@ -73,50 +73,46 @@ inline bool Worker::admit_data(PortRuntime& out, rte_mbuf* m, const MbufMeta& me
 
 // A run of packets cut through one port (real time, admit_burst). Once a
 // packet of the received burst has cut through (or the buffer refused it
-// there), the port's traffic manager holds nothing,
-// its queue is unpaused, and passing charged no buffer; while nothing else
-// happens at the port, each next packet for the same queue meets the same
-// port. So a packet that takes the same path as the first (no detour, a
-// size the buffer admits, no ECN mark possible) needs only the L2 rewrite
-// and its place in the burst the port sends next; the queue's and the
-// port's counts for the run are added once, when it ends. It ends at any
-// packet that does not fit, before that packet is handled.
-struct Worker::CutRun {
-  PortRuntime* port = nullptr;
-  uint16_t queue = 0;
-  uint64_t limit = 0;  // the largest packet the buffer admits
+// there), the port's traffic manager holds nothing, the packet's queue is
+// unpaused, and passing charged no buffer; while nothing else happens at
+// the port, each next packet for that queue finds the port just so. A
+// packet that would take the same path (no detour, a size the buffer
+// admits, no ECN mark possible) then needs only the L2 rewrite and its
+// place in the burst the port sends next; the queue's and the port's
+// counts for the run are added once, at its end. Packet `first` has just
+// met `out` so; returns the index of the first packet after it that does
+// not fit the run (n: none), which is then handled as any other.
+unsigned Worker::cut_run(PortRuntime& out, rte_mbuf** pkts, const ParsedPacket* pps,
+                         PortRuntime* const* outs, const MbufMeta* metas, unsigned first,
+                         unsigned n) {
+  unsigned i = first + 1;
+  if (!out.tm->passes_unmarked()) return i;  // RED from an empty queue: a coin per packet
+  const uint16_t queue = metas[first].queue;
+  const uint64_t limit = out.tm->pass_limit();
+  const uint32_t l3 = data_l3_offset(out);
   uint32_t packets = 0;
   uint64_t bytes = 0;
-};
-
-// `out` has just cut `meta`'s packet through, or refused it there.
-void Worker::start_run(CutRun& run, PortRuntime& out, const MbufMeta& meta) {
-  if (!out.tm->passes_unmarked()) return;  // RED from an empty queue: its coin per packet
-  run.port = &out;
-  run.queue = meta.queue;
-  run.limit = out.tm->pass_limit();
-}
-
-inline bool Worker::cut_again(CutRun& run, rte_mbuf* m, const MbufMeta& meta) {
-  PortRuntime& out = *run.port;
-  if (meta.queue != run.queue || meta.detour || out.tx_pending_count == kBurst) return false;
-  // The frame's length once write_l2 has rebuilt its header.
-  const uint32_t bytes = m->pkt_len - meta.l3_offset + data_l3_offset(out);
-  if (bytes > run.limit) return false;
-  write_l2(out, m, meta, run.queue);
-  out.tx_pending[out.tx_pending_count++] = m;
-  ++out.tx_cut;
-  ++run.packets;
-  run.bytes += bytes;
-  return true;
-}
-
-void Worker::end_run(CutRun& run) {
-  if (run.packets != 0) {
-    run.port->tm->pass_run(run.queue, run.packets, run.bytes);
-    counters(run.port->index).forwarded_packets.add(run.packets);
+  for (; i < n; ++i) {
+    const bool ipv4 = pps[i].kind == PacketKind::kIpv4;
+    if (ipv4 && outs[i] == nullptr) continue;  // forward dropped it: nothing at the port
+    const MbufMeta& meta = metas[i];
+    if (!ipv4 || outs[i] != &out || meta.queue != queue || meta.detour ||
+        out.tx_pending_count == kBurst)
+      break;
+    rte_mbuf* m = pkts[i];
+    const uint32_t frame = m->pkt_len - meta.l3_offset + l3;  // once write_l2 rebuilt it
+    if (frame > limit) break;
+    write_l2(out, m, meta, queue);
+    out.tx_pending[out.tx_pending_count++] = m;
+    ++out.tx_cut;
+    ++packets;
+    bytes += frame;
   }
-  run = CutRun{};
+  if (packets != 0) {
+    out.tm->pass_run(queue, packets, bytes);
+    counters(out.index).forwarded_packets.add(packets);
+  }
+  return i;
 }
 
 // The burst forward_burst routed, in the order received: each routed packet
@@ -124,29 +120,31 @@ void Worker::end_run(CutRun& run) {
 // IPv4 handled as poll_port would (it may change what a later packet's
 // admission sees: an ARP reply makes a neighbour known, a PAUSE holds a
 // queue). Packets that follow one cut through to the same port go as a run.
+// kStored: route_packet put the metadata into the mbufs already.
+template <bool kStored>
 void Worker::admit_burst(PortRuntime& in, rte_mbuf** pkts, const ParsedPacket* pps,
                          PortRuntime* const* outs, const MbufMeta* metas, unsigned n,
                          uint64_t now) {
-  CutRun run;
   for (unsigned i = 0; i < n; ++i) {
-    const bool ipv4 = pps[i].kind == PacketKind::kIpv4;
     PortRuntime* out = outs[i];
-    // Forward dropped it (or a module kept it): nothing at any egress port.
-    if (ipv4 && out == nullptr) continue;
-    if (run.port != nullptr) {
-      if (out == run.port && ipv4 && cut_again(run, pkts[i], metas[i])) continue;
-      end_run(run);
-    }
-    if (!ipv4) {
+    if (pps[i].kind != PacketKind::kIpv4) {
       handle_parsed(in, pkts[i], pps[i], now);
-    } else if (out->owner_slot == w_.slot) {
-      if (admit_data(*out, pkts[i], metas[i], now)) start_run(run, *out, metas[i]);
-    } else {
-      stage_remote(out->owner_slot, pkts[i], now);
+    } else if (out != nullptr) {
+      // For what reads it from the mbuf: the owner across the ring, or a
+      // module's later step while the packet is queued.
+      if constexpr (!kStored) mbuf_meta_set(pkts[i], metas[i]);
+      if (out->owner_slot != w_.slot) {
+        stage_remote(out->owner_slot, pkts[i], now);
+      } else if (admit_data(*out, pkts[i], metas[i], now)) {
+        i = cut_run(*out, pkts, pps, outs, metas, i, n) - 1;  // the loop goes on after the run
+      }
     }
   }
-  if (run.port != nullptr) end_run(run);
 }
+template void Worker::admit_burst<false>(PortRuntime&, rte_mbuf**, const ParsedPacket*,
+                                         PortRuntime* const*, const MbufMeta*, unsigned, uint64_t);
+template void Worker::admit_burst<true>(PortRuntime&, rte_mbuf**, const ParsedPacket*,
+                                        PortRuntime* const*, const MbufMeta*, unsigned, uint64_t);
 
 // A gate step released a packet it held: steps 2 to 4. It was admitted to
 // the buffer when it was held; only the queue's ring can refuse it now.

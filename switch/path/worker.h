@@ -162,20 +162,19 @@ class Worker {
   // step: every packet routed (route_packet, with the arrival steps), then
   // the burst admitted in the order received (admit_burst,
   // stage_admission.cc).
-  template <bool kSteps>
+  template <bool kSteps, bool kStoreMeta>
   [[gnu::always_inline]] inline PortRuntime* route_packet(PortRuntime& in, rte_mbuf* m,
                                                           const ParsedPacket& pp, uint64_t now,
                                                           MbufMeta* meta);
   void forward_burst(PortRuntime& in, rte_mbuf** pkts, const ParsedPacket* pps, unsigned n,
                      uint64_t now);
+  template <bool kStored>
   void admit_burst(PortRuntime& in, rte_mbuf** pkts, const ParsedPacket* pps,
                    PortRuntime* const* outs, const MbufMeta* metas, unsigned n, uint64_t now);
   // Real time, within admit_burst: the packets that follow one that cut
   // through, to the same port and queue (stage_admission.cc).
-  struct CutRun;
-  void start_run(CutRun& run, PortRuntime& out, const MbufMeta& meta);
-  [[gnu::always_inline]] inline bool cut_again(CutRun& run, rte_mbuf* m, const MbufMeta& meta);
-  void end_run(CutRun& run);
+  unsigned cut_run(PortRuntime& out, rte_mbuf** pkts, const ParsedPacket* pps,
+                   PortRuntime* const* outs, const MbufMeta* metas, unsigned first, unsigned n);
   // Admission (stage_admission.cc), on the egress port's lcore: steps 2 to
   // 4 with the queue choice Queues (the class map's, or a module's).
   struct ClassQueues;
