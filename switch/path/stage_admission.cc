@@ -86,29 +86,38 @@ unsigned Worker::cut_run(PortRuntime& out, rte_mbuf** pkts, const ParsedPacket* 
                          PortRuntime* const* outs, const MbufMeta* metas, unsigned first,
                          unsigned n) {
   unsigned i = first + 1;
-  if (!out.tm->passes_unmarked()) return i;  // RED from an empty queue: a coin per packet
+  // RED from an empty queue draws a coin per packet. A port with the shim
+  // takes module steps, so never cuts through.
+  if (!out.tm->passes_unmarked() || out.plan.data_shim) return i;
   const uint16_t queue = metas[first].queue;
   const uint64_t limit = out.tm->pass_limit();
-  const uint32_t l3 = data_l3_offset(out);
-  uint32_t packets = 0;
+  // Kept here, not read from the port per packet: the frames' bytes are
+  // written in between, and the compiler must assume they may alias.
+  uint8_t header[kEthHeaderLen];
+  std::memcpy(header, out.eth_header, kEthHeaderLen);
+  unsigned count = out.tx_pending_count;
+  const unsigned start = count;
   uint64_t bytes = 0;
   for (; i < n; ++i) {
+    PortRuntime* const to = outs[i];
     const bool ipv4 = pps[i].kind == PacketKind::kIpv4;
-    if (ipv4 && outs[i] == nullptr) continue;  // forward dropped it: nothing at the port
+    if (ipv4 && to == nullptr) continue;  // forward dropped it: nothing at the port
     const MbufMeta& meta = metas[i];
-    if (!ipv4 || outs[i] != &out || meta.queue != queue || meta.detour ||
-        out.tx_pending_count == kBurst)
-      break;
+    if (!ipv4 || to != &out || meta.queue != queue || meta.detour || count == kBurst) break;
     rte_mbuf* m = pkts[i];
-    const uint32_t frame = m->pkt_len - meta.l3_offset + l3;  // once write_l2 rebuilt it
+    const uint32_t frame = m->pkt_len - meta.l3_offset + kEthHeaderLen;  // once rewritten
     if (frame > limit) break;
-    write_l2(out, m, meta, queue);
-    out.tx_pending[out.tx_pending_count++] = m;
-    ++out.tx_cut;
-    ++packets;
+    // write_l2 without the shim: VLAN tags go, the port's header goes on.
+    if (meta.l3_offset != kEthHeaderLen) [[unlikely]]
+      rte_pktmbuf_adj(m, static_cast<uint16_t>(meta.l3_offset - kEthHeaderLen));
+    std::memcpy(rte_pktmbuf_mtod(m, uint8_t*), header, kEthHeaderLen);
+    out.tx_pending[count++] = m;
     bytes += frame;
   }
+  const unsigned packets = count - start;
   if (packets != 0) {
+    out.tx_pending_count = count;
+    out.tx_cut = static_cast<uint8_t>(out.tx_cut + packets);
     out.tm->pass_run(queue, packets, bytes);
     counters(out.index).forwarded_packets.add(packets);
   }
