@@ -1,7 +1,9 @@
 #pragma once
 // Per-packet metadata that crosses lcores with the mbuf.
 // - MbufMeta, what the ingress lcore decided and the egress lcore needs,
-//   packed in the 32-bit hash.usr field (RX hash values are not used after
+//   or a module's step reads while the packet is queued (a packet of a
+//   cut-through run never gets it: nothing reads it), packed in the
+//   32-bit hash.usr field (RX hash values are not used after
 //   parsing): egress port (16 bits), L3 offset (7), data queue (6),
 //   ECN-capable (1), and two DIBS bits: on its way to a detour port's owner
 //   (1), MbufExtra::detours set (1). The DIBS bits keep a packet with no
