@@ -24,6 +24,14 @@ EgressPortConfig small_config() {
   return cfg;
 }
 
+// RED from an empty queue: its coin is drawn for every packet, marked or not.
+void red_from_empty(EgressPortConfig& cfg) {
+  cfg.ecn.mode = EcnMode::kRed;
+  cfg.ecn.red_min_bytes = 0;
+  cfg.ecn.red_max_bytes = 2000;
+  cfg.ecn.red_pmax = 0.5;
+}
+
 std::vector<TmPacket> take(EgressPort& port, uint64_t now, unsigned max = 64) {
   std::vector<TmPacket> out(max);
   out.resize(port.dequeue_burst(now, out.data(), max));
@@ -428,10 +436,7 @@ TEST(EgressPort, PassIsEnqueueThenDequeue) {
     EgressPortConfig cfg = small_config();
     cfg.scheduler = kind;
     cfg.drr_quantum_bytes = 700;
-    cfg.ecn.mode = EcnMode::kRed;
-    cfg.ecn.red_min_bytes = 0;
-    cfg.ecn.red_max_bytes = 2000;
-    cfg.ecn.red_pmax = 0.5;
+    red_from_empty(cfg);
     EgressPort a(cfg, &buffer_a), b(cfg, &buffer_b);
     std::mt19937_64 rng(5);
     uint64_t now = 0;
@@ -497,10 +502,7 @@ TEST(EgressPort, PassSummedIsPassPublishedLater) {
   SharedBuffer buffer_a(6000, 1.0), buffer_b(6000, 1.0);
   EgressPortConfig cfg = small_config();
   cfg.drr_quantum_bytes = 700;
-  cfg.ecn.mode = EcnMode::kRed;
-  cfg.ecn.red_min_bytes = 0;
-  cfg.ecn.red_max_bytes = 2000;
-  cfg.ecn.red_pmax = 0.5;
+  red_from_empty(cfg);
   EgressPort a(cfg, &buffer_a), b(cfg, &buffer_b);
   EgressPort filler_a(cfg, &buffer_a), filler_b(cfg, &buffer_b);
   std::mt19937_64 rng(11);
@@ -581,10 +583,7 @@ TEST(EgressPort, PassRunIsPassSummedRepeated) {
       cfg.ecn.mode = EcnMode::kStep;
       cfg.ecn.step_k_bytes = 0;
     } else if (ecn == 1) {
-      cfg.ecn.mode = EcnMode::kRed;
-      cfg.ecn.red_min_bytes = 0;
-      cfg.ecn.red_max_bytes = 2000;
-      cfg.ecn.red_pmax = 0.5;
+      red_from_empty(cfg);
     }
     EgressPort a(cfg, &buffer_a), b(cfg, &buffer_b);
     EgressPort filler_a(cfg, &buffer_a), filler_b(cfg, &buffer_b);
