@@ -427,7 +427,7 @@ unsigned Worker::schedule(PortRuntime& port, uint64_t now) {
   const uint64_t ready_ns = port.tm->shaper().next_ready_ns();
   const unsigned n = port.tm->dequeue_burst(now, out, room);
   if (port.tm->queues_by_flow()) [[unlikely]]
-    flow_dequeue_results(port, out, n, now);
+    flow_dequeue_results(port, out, now);
   if (fabric_ == nullptr) port.medium->scheduled(now, *port.tm);  // real time's catch-up
   if (n == 0) return 0;
   if (!port.tm->shaper().unlimited()) {
@@ -456,8 +456,7 @@ void Worker::dequeue_dropped(PortRuntime& port, const TmPacket& p, DropReason wh
   drop(port.index, static_cast<rte_mbuf*>(p.handle), why);
 }
 
-void Worker::flow_dequeue_results(PortRuntime& port, const TmPacket* out, unsigned n,
-                                  uint64_t now) {
+void Worker::flow_dequeue_results(PortRuntime& port, const TmPacket* out, uint64_t now) {
   const TmPacket* dropped;
   const unsigned d = port.tm->dequeue_dropped(&dropped);
   for (unsigned i = 0; i < d; ++i) dequeue_dropped(port, dropped[i], DropReason::kCodel, now);

@@ -189,7 +189,7 @@ class Worker {
                                      uint64_t now, bool held);
   // After a dequeue from a port that queues by flow: CoDel's drops freed
   // and counted, its marks written.
-  void flow_dequeue_results(PortRuntime& port, const TmPacket* out, unsigned n, uint64_t now);
+  void flow_dequeue_results(PortRuntime& port, const TmPacket* out, uint64_t now);
   void dequeue_dropped(PortRuntime& port, const TmPacket& p, DropReason why, uint64_t now);
   template <class Queues>
   [[gnu::always_inline]] inline bool admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta,
