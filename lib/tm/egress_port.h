@@ -176,10 +176,7 @@ class alignas(64) EgressPort {
     DropReason why;
     if (!buffer_->admits(0, bytes, &why)) [[unlikely]]
       return refuse(queue, bytes);
-    if (queue != passing_.queue) [[unlikely]] {
-      pass_publish();
-      passing_.queue = queue;
-    }
+    pass_to(queue);
     const bool mark = ecn_.should_mark(0, ecn_capable);
     ++passing_.packets;
     passing_.bytes += bytes;
@@ -197,12 +194,17 @@ class alignas(64) EgressPort {
   uint64_t pass_limit() const { return buffer_->admit_limit(0); }
   bool passes_unmarked() const { return ecn_.never_marks_empty(); }
   void pass_run(uint16_t queue, uint32_t packets, uint64_t bytes) {
+    pass_to(queue);
+    passing_.packets += packets;
+    passing_.bytes += bytes;
+  }
+  // The summed passes are `queue`'s from here on: another queue's are
+  // published first.
+  void pass_to(uint16_t queue) {
     if (queue != passing_.queue) [[unlikely]] {
       pass_publish();
       passing_.queue = queue;
     }
-    passing_.packets += packets;
-    passing_.bytes += bytes;
   }
   void pass_publish() {
     if (passing_.packets == 0) return;

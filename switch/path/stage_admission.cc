@@ -76,7 +76,7 @@ inline bool Worker::admit_data(PortRuntime& out, rte_mbuf* m, const MbufMeta& me
 // there), the port's traffic manager holds nothing, the packet's queue is
 // unpaused, and passing charged no buffer; while nothing else happens at
 // the port, each next packet for that queue finds the port just so. A
-// packet that would take the same path (no detour, a size the buffer
+// packet that would take the same path (a size the buffer
 // admits, no ECN mark possible) then needs only the L2 rewrite and its
 // place in the burst the port sends next; the queue's and the port's
 // counts for the run are added once, at its end. Packet `first` has just
@@ -103,7 +103,8 @@ unsigned Worker::cut_run(PortRuntime& out, rte_mbuf** pkts, const ParsedPacket* 
     const bool ipv4 = pps[i].kind == PacketKind::kIpv4;
     if (ipv4 && to == nullptr) continue;  // forward dropped it: nothing at the port
     const MbufMeta& meta = metas[i];
-    if (!ipv4 || to != &out || meta.queue != queue || meta.detour || count == kBurst) break;
+    // (Forward never sets meta.detour: only a DIBS refuse step, over a ring.)
+    if (!ipv4 || to != &out || meta.queue != queue || count == kBurst) break;
     rte_mbuf* m = pkts[i];
     const uint32_t frame = m->pkt_len - meta.l3_offset + kEthHeaderLen;  // once rewritten
     if (frame > limit) break;
