@@ -45,6 +45,7 @@ void TcdModule::depart(PortRuntime& port, const TmPacket& p, uint64_t now) {
   rte_mbuf* m = static_cast<rte_mbuf*>(p.handle);
   uint8_t* ip = rte_pktmbuf_mtod(m, uint8_t*) + Worker::data_l3_offset(port);
   const uint8_t ecn = ipv4_ecn(ip);
+  if ((ecn & 0b11) == 0) return;  // Not-ECT: mark() would not evaluate, nor read the queue
   const uint8_t out = at(port)->mark(p.queue, now, port.tm->queue_bytes(p.queue), ecn);
   if (out != ecn) ipv4_set_ecn(ip, out);
 }
