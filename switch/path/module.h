@@ -37,6 +37,12 @@
 //   before_schedule(port, now)    transmit, before the traffic manager dequeues
 //   depart(port, p, now)          departure
 //   release(port, p, now)         departure, last: its bytes leave the ingress
+// A module whose before_schedule and depart steps give the same result for
+// a packet that cuts through an idle port (run at that instant, before it
+// joins the port's next burst) as for one dequeued alone says so with
+// `static constexpr bool kStepsAtPass = true` (StagePlan::cuts_through);
+// if its depart step reads the packet's metadata from the mbuf, also
+// `kDepartReadsMeta = true` (StagePlan::pass_meta).
 
 #include <cstdint>
 #include <tuple>

@@ -82,12 +82,18 @@ inline bool Worker::admit_data(PortRuntime& out, rte_mbuf* m, const MbufMeta& me
 // counts for the run are added once, at its end. Packet `first` has just
 // met `out` so; returns the index of the first packet after it that does
 // not fit the run (n: none), which is then handled as any other.
+// kDeparts: the port takes depart steps (out.plan.departure), which the
+// run's packets take once it ends (depart_run), with their metadata in the
+// mbufs where a step reads it (pass_meta; kStored: route_packet put it
+// there already).
+template <bool kStored, bool kDeparts>
 unsigned Worker::cut_run(PortRuntime& out, rte_mbuf** pkts, const ParsedPacket* pps,
                          PortRuntime* const* outs, const MbufMeta* metas, unsigned first,
-                         unsigned n) {
+                         unsigned n, uint64_t now) {
   unsigned i = first + 1;
-  // RED from an empty queue draws a coin per packet. A port with the shim
-  // takes module steps, so never cuts through.
+  // RED from an empty queue draws a coin per packet. The run writes no
+  // shim: a port with one (a DIBS switch's with max_detours) passes its
+  // packets one at a time.
   if (!out.tm->passes_unmarked() || out.plan.data_shim) return i;
   const uint16_t queue = metas[first].queue;
   const uint64_t limit = out.tm->pass_limit();
@@ -98,6 +104,7 @@ unsigned Worker::cut_run(PortRuntime& out, rte_mbuf** pkts, const ParsedPacket* 
   unsigned count = out.tx_pending_count;
   const unsigned start = count;
   uint64_t bytes = 0;
+  [[maybe_unused]] const bool store_meta = out.plan.pass_meta;
   for (; i < n; ++i) {
     PortRuntime* const to = outs[i];
     const bool ipv4 = pps[i].kind == PacketKind::kIpv4;
@@ -112,11 +119,14 @@ unsigned Worker::cut_run(PortRuntime& out, rte_mbuf** pkts, const ParsedPacket* 
     if (meta.l3_offset != kEthHeaderLen) [[unlikely]]
       rte_pktmbuf_adj(m, static_cast<uint16_t>(meta.l3_offset - kEthHeaderLen));
     std::memcpy(rte_pktmbuf_mtod(m, uint8_t*), header, kEthHeaderLen);
+    if constexpr (kDeparts && !kStored)
+      if (store_meta) mbuf_meta_set(m, meta);
     out.tx_pending[count++] = m;
     bytes += frame;
   }
   const unsigned packets = count - start;
   if (packets != 0) {
+    if constexpr (kDeparts) depart_run(out, start, count, queue, now);
     out.tx_pending_count = count;
     out.tx_cut = static_cast<uint8_t>(out.tx_cut + packets);
     out.tm->pass_run(queue, packets, bytes);
@@ -146,7 +156,10 @@ void Worker::admit_burst(PortRuntime& in, rte_mbuf** pkts, const ParsedPacket* p
       if (out->owner_slot != w_.slot) {
         stage_remote(out->owner_slot, pkts[i], now);
       } else if (admit_data(*out, pkts[i], metas[i], now)) {
-        i = cut_run(*out, pkts, pps, outs, metas, i, n) - 1;  // the loop goes on after the run
+        const unsigned next =
+            out->plan.departure ? cut_run<kStored, true>(*out, pkts, pps, outs, metas, i, n, now)
+                                : cut_run<kStored, false>(*out, pkts, pps, outs, metas, i, n, now);
+        i = next - 1;  // the loop goes on after the run
       }
     }
   }
@@ -188,14 +201,15 @@ struct Worker::FlowQueuesChoice {
   void on_enqueued(Worker&, PortRuntime&, uint16_t, uint32_t, uint64_t) {}
 };
 
-// Real time, a port where no module takes a step, on a device: a packet
-// that finds the traffic manager empty, its queue unpaused and the shaper
-// off is what the next dequeue would send first, so it joins the burst
-// the port sends next (tx_pending) at once, with its queue's admission,
-// ECN decision and counts (EgressPort::pass_summed; transmit() publishes
-// the counts before it sends). That holds while the burst has only such
-// packets and room; a send the device did not take whole ends it. True
-// when it went (or was refused); false: the caller queues it.
+// Real time, a port whose plan cuts through (StagePlan::cuts_through), on
+// a device: a packet that finds the traffic manager empty, its queue
+// unpaused and the shaper off is what the next dequeue would send first,
+// so it joins the burst the port sends next (tx_pending) at once, with its
+// queue's admission, ECN decision and counts (EgressPort::pass_summed;
+// transmit() publishes the counts before it sends) and the modules'
+// schedule and depart steps (depart_run). That holds while the burst
+// has only such packets and room; a send the device did not take whole
+// ends it. True when it went (or was refused); false: the caller queues it.
 inline bool Worker::cut_through(PortRuntime& out, rte_mbuf* m, const TmPacket& tp,
                                 const MbufMeta& meta, uint16_t q, uint8_t* ip, uint64_t now) {
   if (out.kind != PortKind::kEthdev || out.tx_pending_count != out.tx_cut || out.tx_cut == kBurst ||
@@ -209,7 +223,34 @@ inline bool Worker::cut_through(PortRuntime& out, rte_mbuf* m, const TmPacket& t
   if (r.verdict == EnqueueVerdict::kEnqueuedMarked) mark_ce(counters(out.index), ip);
   out.tx_pending[out.tx_pending_count++] = m;
   ++out.tx_cut;
+  if (out.plan.departure) [[unlikely]] {
+    each_module([&](auto& mod) {
+      if constexpr (requires { mod.before_schedule(out, now); })
+        if (out.plan.takes(Step::kSchedule, module_id(mod))) mod.before_schedule(out, now);
+    });
+    depart_run(out, out.tx_pending_count - 1, out.tx_pending_count, q, now);
+  }
   return true;
+}
+
+// The departure of tx_pending[from, to), packets that cut through `out`
+// from queue q (their metadata in the mbufs), as depart() gives packets
+// the traffic manager dequeued, but module by module: only modules whose
+// steps may run at a pass take one here (StagePlan::cuts_through), none a
+// release step, and none reads another's state.
+void Worker::depart_run(PortRuntime& out, unsigned from, unsigned to, uint16_t q, uint64_t now) {
+  each_module([&](auto& mod) {
+    if constexpr (requires { mod.depart(out, TmPacket{}, now); })
+      if (out.plan.takes(Step::kDepart, module_id(mod)))
+        for (unsigned i = from; i < to; ++i) {
+          TmPacket p;
+          p.handle = out.tx_pending[i];
+          p.bytes = out.tx_pending[i]->pkt_len;
+          p.queue = q;
+          p.enqueue_ns = now;
+          mod.depart(out, p, now);
+        }
+  });
 }
 
 // Steps 2 to 4 with the port's queue choice: a module's, where the plan
@@ -277,10 +318,10 @@ inline bool Worker::admit_chosen(PortRuntime& out, rte_mbuf* m, const MbufMeta& 
   if constexpr (requires { queues.enqueue(*this, out, m, tp, meta, now); }) {
     r = queues.enqueue(*this, out, m, tp, meta, now);
   } else {
-    if (!held && out.plan.straight()) {
+    if (!held) {
       if (fabric_ != nullptr) [[unlikely]] {
-        if (pass_straight(out, m, tp, meta, q, ip, now)) return false;
-      } else if (cut_through(out, m, tp, meta, q, ip, now)) {
+        if (out.plan.straight() && pass_straight(out, m, tp, meta, q, ip, now)) return false;
+      } else if (out.plan.cuts_through && cut_through(out, m, tp, meta, q, ip, now)) {
         return true;
       }
     }

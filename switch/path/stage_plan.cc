@@ -9,8 +9,19 @@ StagePlan plan_stages(const SwitchConfig& sw, const PortConfig& egress) {
   Modules::each_type([&]<class M>() { M::plan(sw, egress, p); });
   // config_validate keeps queue-choosing modules off such a switch.
   if (port_queueing(sw.tm, egress).kind != QueueingKind::kClass) p.queue_choice = kFlowQueues;
-  p.departure = p.steps[static_cast<unsigned>(Step::kDepart)] != 0 ||
-                p.steps[static_cast<unsigned>(Step::kRelease)] != 0;
+  const auto steps = [&](Step s) { return p.steps[static_cast<unsigned>(s)]; };
+  p.departure = steps(Step::kDepart) != 0 || steps(Step::kRelease) != 0;
+  unsigned at_pass = 0;  // modules whose schedule and depart steps may run at a pass
+  Modules::each_type([&]<class M>() {
+    if constexpr (requires { M::kStepsAtPass; })
+      if (M::kStepsAtPass) at_pass |= 1u << M::kId;
+    if constexpr (requires { M::kDepartReadsMeta; })
+      if (M::kDepartReadsMeta && p.takes(Step::kDepart, M::kId)) p.pass_meta = true;
+  });
+  p.cuts_through = p.queue_choice == kClassQueues && steps(Step::kGate) == 0 &&
+                   steps(Step::kAccount) == 0 && steps(Step::kRelease) == 0 &&
+                   (steps(Step::kSchedule) & ~at_pass) == 0 &&
+                   (steps(Step::kDepart) & ~at_pass) == 0;
   return p;
 }
 

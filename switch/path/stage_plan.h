@@ -36,6 +36,15 @@ struct StagePlan {
   // detour count where shim_detours (DIBS with max_detours).
   bool data_shim = false;
   bool shim_detours = false;
+  // Real time: a packet that finds the port idle may join the burst the
+  // port sends next (Worker::cut_through). The class map chooses, and the
+  // only steps are a refusal's (refuse, dropped: the same for a packet
+  // refused as it passes as for one refused at its queue) and the schedule
+  // and depart steps of modules that allow them at the pass (kStepsAtPass).
+  bool cuts_through = false;
+  // A depart step here reads the packet's metadata from the mbuf
+  // (kDepartReadsMeta), so a packet that cuts through must carry it.
+  bool pass_meta = false;
 
   bool takes(Step s, unsigned module) const {
     return (steps[static_cast<unsigned>(s)] >> module) & 1;
@@ -44,7 +53,7 @@ struct StagePlan {
   // No module takes any step here and the class map chooses: in exact time
   // a packet that finds the port idle may go straight to the wire
   // (EgressPort::pass), as nothing could observe it in its queue. (Asked,
-  // not kept: a member would move the port's per-packet fields.)
+  // not kept: one compare of the first eight bytes.)
   bool straight() const {
     // The steps and the queue choice side by side: one 8-byte compare.
     static_assert(offsetof(StagePlan, queue_choice) == 7 &&

@@ -173,8 +173,10 @@ class Worker {
                    PortRuntime* const* outs, const MbufMeta* metas, unsigned n, uint64_t now);
   // Real time, within admit_burst: the packets that follow one that cut
   // through, to the same port and queue (stage_admission.cc).
+  template <bool kStored, bool kDeparts>
   unsigned cut_run(PortRuntime& out, rte_mbuf** pkts, const ParsedPacket* pps,
-                   PortRuntime* const* outs, const MbufMeta* metas, unsigned first, unsigned n);
+                   PortRuntime* const* outs, const MbufMeta* metas, unsigned first, unsigned n,
+                   uint64_t now);
   // Admission (stage_admission.cc), on the egress port's lcore: steps 2 to
   // 4 with the queue choice Queues (the class map's, or a module's).
   struct ClassQueues;
@@ -209,6 +211,7 @@ class Worker {
                                                  const MbufMeta& meta, uint16_t q, uint8_t* ip,
                                                  uint64_t now);
   void depart(PortRuntime& port, const TmPacket* pkts, unsigned n, uint64_t now);
+  void depart_run(PortRuntime& out, unsigned from, unsigned to, uint16_t q, uint64_t now);
 
   void flush_staged(uint64_t now);
   bool drain_rings(uint64_t now);

@@ -20,6 +20,8 @@ TEST(StagePlan, PlainSwitchTakesNoOptionalStep) {
   EXPECT_EQ(p.queue_choice, kClassQueues);
   EXPECT_FALSE(p.departure);
   EXPECT_FALSE(p.data_shim);
+  EXPECT_TRUE(p.straight());
+  EXPECT_TRUE(p.cuts_through);
 }
 
 TEST(StagePlan, PfcOrPauseCountsAtAdmissionAndReleasesAtDeparture) {
@@ -32,6 +34,9 @@ TEST(StagePlan, PfcOrPauseCountsAtAdmissionAndReleasesAtDeparture) {
     EXPECT_TRUE(p.takes(Step::kRelease, PfcModule::kId));
     EXPECT_EQ(p.queue_choice, kClassQueues);
     EXPECT_TRUE(p.departure);
+    // Its count at the ingress is an admission step: every packet queues.
+    EXPECT_FALSE(p.cuts_through);
+    EXPECT_FALSE(p.straight());
   }
 }
 
@@ -48,6 +53,7 @@ TEST(StagePlan, BfcChoosesQueuesOnEveryPortOfItsSwitch) {
     EXPECT_TRUE(p.departure);
     // The upstream queue travels in the shim toward switches only.
     EXPECT_EQ(p.data_shim, port.role == PortRole::kSwitch);
+    EXPECT_FALSE(p.cuts_through);  // its flow table chooses the queue
   }
 }
 
@@ -68,6 +74,9 @@ TEST(StagePlan, FloodgateWindowsTowardSwitchesAndCreditOnEveryPort) {
   EXPECT_TRUE(up.takes(Step::kDepart, FloodgateModule::kId));
   EXPECT_FALSE(any(up, Step::kAccount));
   EXPECT_EQ(up.queue_choice, kClassQueues);
+  // Its depart step counts credit, and the window gates toward switches.
+  EXPECT_FALSE(host.cuts_through);
+  EXPECT_FALSE(up.cuts_through);
 }
 
 // TCD marks at departure on every port of its switch, with or without a
@@ -83,7 +92,14 @@ TEST(StagePlan, TcdMarksAtDepartureOnEveryPortOfItsSwitch) {
     EXPECT_TRUE(p.takes(Step::kDepart, TcdModule::kId));
     EXPECT_TRUE(p.departure);
     EXPECT_FALSE(any(p, Step::kAccount) || any(p, Step::kGate) || any(p, Step::kRefuse));
+    // Its steps may run at the instant a packet passes (kStepsAtPass):
+    // real time cuts through; exact time's straight path takes no step.
+    EXPECT_TRUE(p.cuts_through);
+    EXPECT_FALSE(p.straight());
+    EXPECT_FALSE(p.pass_meta);  // the mark reads the packet's IP header only
   }
+  sw.pfc.mode = PfcGenerationMode::kPfc;  // with PFC's admission count, queued
+  EXPECT_FALSE(plan_stages(sw, sw.ports[0]).cuts_through);
 }
 
 // DIBS detours at admission toward any egress: the last hop toward a host
@@ -103,6 +119,12 @@ TEST(StagePlan, DibsDetoursRefusalsOnEveryPortOfItsSwitchAndCountsExitsTowardHos
     EXPECT_EQ(p.takes(Step::kDepart, DibsModule::kId), host);
     EXPECT_EQ(p.departure, host);
     EXPECT_FALSE(p.data_shim);  // max_detours 0: the count needs no shim
+    // A refusal's step and the exit count run as well for a packet that
+    // passes: real time cuts through.
+    EXPECT_TRUE(p.cuts_through);
+    EXPECT_FALSE(p.straight());
+    // The exit count reads whether the packet carries a count.
+    EXPECT_EQ(p.pass_meta, host);
   }
   sw.dibs.max_detours = 2;  // now the count travels toward switches
   EXPECT_FALSE(plan_stages(sw, sw.ports[0]).data_shim);
@@ -118,6 +140,8 @@ TEST(StagePlan, IntStampsAtDepartureWhereOn) {
   EXPECT_FALSE(plan_stages(sw, sw.ports[0]).takes(Step::kDepart, IntModule::kId));
   sw.int_telemetry = true;
   EXPECT_TRUE(plan_stages(sw, sw.ports[0]).takes(Step::kDepart, IntModule::kId));
+  // INT does not declare kStepsAtPass: every packet it stamps queues.
+  EXPECT_FALSE(plan_stages(sw, sw.ports[0]).cuts_through);
 }
 
 }  // namespace

@@ -94,27 +94,47 @@ def run_frame(i, size=100, tos=0, dst=None, ttl=64, vlan=False):
                            ttl=ttl) / UDP(sport=4000 + i, dport=5000) / bytes(pad))
 
 
-def run_cut_through(binary, tmp):
+# What a refusal at the idle port becomes: DIBS's refuse step takes it, and
+# with no switch-facing port to detour to, drops it under its own reason.
+REFUSED = {"plain": "buffer_full", "dibs": "detour_no_port", "tcd": "buffer_full"}
+
+
+def run_cut_through(binary, tmp, scheme):
+    """scheme: plain; dibs (a refuse step, and at this host port a depart
+    step counting each packet's detours); tcd (schedule and depart steps:
+    nothing can pause the port, so TCD judges every packet against an empty
+    queue and marks none). Each port's plan cuts through."""
+    name = "run-" + scheme
+    refused = REFUSED[scheme]
     # (frame, what becomes of it)
     plan = [("fwd", {}), ("fwd", {}), ("fwd", {}), ("fwd", {"vlan": True}),
-            ("buffer_full", {"size": BUFFER + 100}), ("fwd", {}), ("fwd", {"tos": 0x80}),
+            (refused, {"size": BUFFER + 100}), ("fwd", {}), ("fwd", {"tos": 0x80}),
             ("fwd", {"tos": 0x80}), ("fwd", {}), ("no_route", {"dst": "10.9.0.1"}),
             ("fwd", {"tos": 0x02}), ("ttl_expired", {"ttl": 1}), ("fwd", {}),
-            ("fwd", {"size": BUFFER}), ("buffer_full", {"size": BUFFER + 1}),
+            ("fwd", {"size": BUFFER}), (refused, {"size": BUFFER + 1}),
             ("fwd", {"size": BUFFER, "vlan": True}), ("fwd", {}), ("fwd", {"tos": 0x82}),
             ("fwd", {}), ("fwd", {})]
     frames = [run_frame(i, **kw) for i, (_, kw) in enumerate(plan)]
     check(len(frames) <= 32, "test bug: the capture must fit one receive burst")
-    rx, tx = os.path.join(tmp, "run-rx.pcap"), os.path.join(tmp, "run-tx.pcap")
+    rx, tx = os.path.join(tmp, name + "-rx.pcap"), os.path.join(tmp, name + "-tx.pcap")
     harness.write_pcap(rx, frames)
     p0 = {"name": "p0", "device": f"net_pcap0,rx_pcap={rx},tx_pcap={tx}", "role": "host",
           "rate": "0", "mac": P0_MAC, "peer_mac": PEER_MAC, "ipv4": "10.0.0.1/16"}
+    ports, extra = [p0], {}
+    if scheme == "dibs":
+        # The switch-facing port DIBS needs: it admits no more than p0 does.
+        ports.append({"name": "p1", "device": "net_null0,no-rx=1", "role": "switch",
+                      "rate": "0", "mac": "02:00:00:00:00:02", "peer_mac": "02:00:00:00:00:a2",
+                      "ipv4": "10.1.0.1/16"})
+        extra = {"dibs": {"enabled": True}}
+    if scheme == "tcd":
+        extra = {"tcd": {"enabled": True, "q_th": "1B"}}
     cfg = harness.write_config(
-        os.path.join(tmp, "run.yaml"),
-        [harness.switch("s1", [p0], [harness.route("10.0.0.0/16", "p0")],
+        os.path.join(tmp, name + ".yaml"),
+        [harness.switch("s1", ports, [harness.route("10.0.0.0/16", "p0")],
                         buffer={"size": f"{BUFFER}B", "alpha": 1.0}, class_map="dscp",
-                        queues_per_port=2, ecn={"mode": "step", "k": "1B"})])
-    _, summary = harness.run_to_end(binary, tmp, cfg, "run", duration=2)
+                        queues_per_port=2, ecn={"mode": "step", "k": "1B"}, **extra)])
+    _, summary = harness.run_to_end(binary, tmp, cfg, name, duration=2)
     harness.check_identity(summary)
     p = harness.find_port(summary, "s1", "p0")
     fwd = [i for i, (what, _) in enumerate(plan) if what == "fwd"]
@@ -123,34 +143,42 @@ def run_cut_through(binary, tmp):
     for what, _ in plan:
         if what != "fwd":
             dropped[what] = dropped.get(what, 0) + 1
-    check_eq(p["rx_packets"], len(frames), "run: p0 rx_packets")
-    check_eq(p["drops"], dropped, "run: p0 drops by reason")
-    check_eq(p["forwarded_packets"], len(fwd) + dropped["buffer_full"],
-             "run: packets that reached admission")
-    check_eq(p["tx_packets"], len(fwd), "run: p0 tx_packets")
-    check_eq(p["tx_bytes"], sum(sizes.values()), "run: p0 tx_bytes")
-    check_eq(p["ecn_marks"], 0, "run: ECN marks from an empty queue (k 1B)")
+    check_eq(p["rx_packets"], len(frames), f"{name}: p0 rx_packets")
+    check_eq(p["drops"], dropped, f"{name}: p0 drops by reason")
+    check_eq(p["forwarded_packets"], len(fwd) + dropped[refused],
+             f"{name}: packets that reached admission")
+    check_eq(p["tx_packets"], len(fwd), f"{name}: p0 tx_packets")
+    check_eq(p["tx_bytes"], sum(sizes.values()), f"{name}: p0 tx_bytes")
+    check_eq(p["ecn_marks"], 0, f"{name}: ECN marks from an empty queue (k 1B)")
+    if scheme == "dibs":
+        sw = next(s for s in summary["switches"] if s["name"] == "s1")
+        hist = sw["dibs"]["detours_per_packet"]
+        check_eq((hist["le_0"], sum(hist.values())), (len(fwd), len(fwd)),
+                 f"{name}: packets counted leaving at p0 with no detour, and in all {hist}")
+    if scheme == "tcd":
+        check_eq((p["tcd_ce_marks"], p["tcd_ue_marks"]), (0, 0), f"{name}: TCD marks")
 
     from scapy.layers.inet import IP
     from scapy.layers.l2 import Dot1Q, Ether
     sent = [Ether(f) for f in harness.read_pcap(tx)]
     check_eq([e[IP].id for e in sent], [2000 + i for i in fwd],
-             "run: IP ids of the forwarded packets, in order")
+             f"{name}: IP ids of the forwarded packets, in order")
     check_eq([len(bytes(e)) for e in sent], [sizes[i] for i in fwd],
-             "run: frame sizes as sent")
+             f"{name}: frame sizes as sent")
     check(all(e.dst == PEER_MAC and e.src == P0_MAC and Dot1Q not in e and e[IP].ttl == 63
-              for e in sent), "run: forwarded frames not rewritten for the peer (MACs, no"
+              for e in sent), f"{name}: forwarded frames not rewritten for the peer (MACs, no"
           " VLAN tag, TTL 63)")
     check_eq([e[IP].tos for e in sent], [plan[i][1].get("tos", 0) for i in fwd],
-             "run: TOS bytes as received (nothing marked)")
-    print(f"run: {len(fwd)} forwarded in order, drops {dropped}")
+             f"{name}: TOS bytes as received (nothing marked)")
+    print(f"{name}: {len(fwd)} forwarded in order, drops {dropped}")
 
 
 def test(binary, srcdir):
     with harness.TempDir("burst-order") as tmp:
         run(binary, tmp, "unshaped", "0")
         run(binary, tmp, "shaped", "1Gbps")
-        run_cut_through(binary, tmp)
+        for scheme in ("plain", "dibs", "tcd"):
+            run_cut_through(binary, tmp, scheme)
 
 
 if __name__ == "__main__":

@@ -61,6 +61,10 @@ struct DibsModuleState : ModuleState {
 class DibsModule {
  public:
   static constexpr unsigned kId = 4;
+  // The exit count reads only the packet; a refusal takes the refuse step
+  // whether the packet was passing or queueing (module.h).
+  static constexpr bool kStepsAtPass = true;
+  static constexpr bool kDepartReadsMeta = true;  // whether the packet has a count
   static std::string build(Runtime& rt);
   // DIBS detours refusals toward any egress of its switch (a host-facing
   // egress is the incast's last hop), counts exits toward hosts, and, with

@@ -32,6 +32,9 @@ struct TcdModuleState : ModuleState {
 class TcdModule {
  public:
   static constexpr unsigned kId = 3;
+  // A packet that cuts through leaves an empty, unpaused queue, which is
+  // what the mark reads after a lone packet's dequeue (module.h).
+  static constexpr bool kStepsAtPass = true;
   static std::string build(Runtime& rt);
   // TCD tracks pauses and marks at departure on every port of its switch,
   // paused or not (unpaused, it marks like DCTCP step marking).
