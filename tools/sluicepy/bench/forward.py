@@ -39,7 +39,8 @@ manager of the egress port, once per scheme in --schemes:
              ever refused (the shaper is off and the sink never backs up), so
              no packet is detoured: the run measures the cost of the DIBS
              stages on the common path (the detour count each packet gets
-             in its mbuf at forward, the detour check at admission), not
+             in its mbuf at forward; packets cut through idle p1 as in
+             plain, a refusal there would take DIBS's refuse step), not
              detouring. With one worker lcore no load snapshots are
              published, with both ports switch-facing no packet leaves the
              fabric (no detours-per-packet histogram), and max_detours is 0,
@@ -47,8 +48,10 @@ manager of the egress port, once per scheme in --schemes:
              unless its summary has the dibs object and dibs_detours fields,
              and warns if anything was detoured.
   tcd        TCD on (SPEC 4.4): tcd q_th 100KB, both ports role host, rate
-             0. Nothing pauses the ports, so no queue is ever OFF; each pass
-             looks for pauses and the timer settles the detectors. The
+             0. Nothing pauses the ports, so no queue is ever OFF, and
+             packets cut through idle p1 as in plain, each taking TCD's
+             pause check and departure step as it joins the burst; the
+             timer settles the detectors. The
              benchmark pcap's frames are all Not-ECT (forward_pcap.py
              writes ECN 0 and has no option for ECT), so TCD's departure
              reads the ECN field and returns without evaluating the queue's
