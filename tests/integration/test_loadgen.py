@@ -21,7 +21,10 @@ runtime directory left behind, the clean-exit check failed."""
 
 import json
 import os
+import select
+import signal
 import subprocess
+import time
 
 import harness
 from harness import check, check_eq
@@ -62,18 +65,50 @@ def run(binary, tmp, name, bfc=False, dst_ip="10.1.0.1"):
         # thread (DPDK 22.11). (Not the banner on stdout: stdbuf's preload
         # and the sanitizer pass's ASan runtime exclude each other.)
         sw.metrics_text()
-        r = subprocess.run([gen, "-l", "0", "--no-huge", "-m", "256", "--no-pci", "--file-prefix",
-                            prefix, "--vdev", memif("client", sock), "--", "--dst-mac", DUT_MAC,
-                            "--src-mac", GEN_MAC, "--dst-ip", dst_ip, "--rate-mpps",
-                            str(RATE_MPPS), "--seconds", str(SECONDS), "--warmup", str(WARMUP),
-                            "--json"], capture_output=True, text=True, timeout=120)
-        check_eq(r.returncode, 0, f"sluice-loadgen exit status ({r.stderr[-2000:]})")
-        sw.stop()
+        # --hold: the generator keeps its end of the memif up until the
+        # switch has stopped. A client leaving first makes DPDK 22.11's
+        # memif server unmap the shared regions on its interrupt thread
+        # while the switch's worker may be receiving from them (a rare
+        # SIGSEGV in the switch).
+        errors = os.path.join(tmp, name + "-loadgen.err")
+        with open(errors, "w") as err:
+            g = subprocess.Popen([gen, "-l", "0", "--no-huge", "-m", "256", "--no-pci",
+                                  "--file-prefix", prefix, "--vdev", memif("client", sock), "--",
+                                  "--dst-mac", DUT_MAC, "--src-mac", GEN_MAC, "--dst-ip", dst_ip,
+                                  "--rate-mpps", str(RATE_MPPS), "--seconds", str(SECONDS),
+                                  "--warmup", str(WARMUP), "--json", "--hold"],
+                                 stdout=subprocess.PIPE, stderr=err, text=True)
+        try:
+            line = result_line(g, 120)
+            sw.stop()
+            g.send_signal(signal.SIGINT)
+            rc = g.wait(timeout=30)
+        finally:
+            if g.poll() is None:
+                g.kill()
+                g.wait()
+        with open(errors) as err:
+            check_eq(rc, 0, f"sluice-loadgen exit status ({err.read()[-2000:]})")
+        check(line is not None, "sluice-loadgen printed no result")
     sw.expect_clean_exit()
     check(not os.path.exists(os.path.join("/var/run/dpdk", prefix)),
           f"sluice-loadgen left /var/run/dpdk/{prefix}")
-    out = json.loads([l for l in r.stdout.splitlines() if l.startswith("{")][-1])
-    return out, harness.find_port(sw.summary(), "dut", "p0")
+    return json.loads(line), harness.find_port(sw.summary(), "dut", "p0")
+
+
+def result_line(proc, timeout):
+    """The generator's JSON line, read as it is printed (it then holds);
+    None if it exits or the timeout passes first."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([proc.stdout], [], [], left)[0]:
+            return None
+        line = proc.stdout.readline()
+        if line == "":
+            return None
+        if line.startswith("{"):
+            return line
 
 
 def test(binary, srcdir):

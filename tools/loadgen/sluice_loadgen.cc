@@ -8,7 +8,7 @@
 //
 //   sluice-loadgen [EAL options, one port] -- --dst-mac M [--src-mac M]
 //       [--rate-mpps R] [--seconds S] [--warmup S] [--flows N]
-//       [--src-ip A] [--dst-ip A] [--json]
+//       [--src-ip A] [--dst-ip A] [--json] [--hold]
 //
 // --rate-mpps 0 sends as fast as the port takes frames (a rate found, not
 // set). Paced, probe k is due k / rate after the start: each is sent, or
@@ -18,6 +18,12 @@
 // measured window the generator keeps receiving for a drain time, and what
 // has not come back by then is lost. Frames that are not its probes (a
 // switch's pauses, ARP) are counted and dropped.
+//
+// --hold: once the result is printed, keep the port open, and polled by
+// nothing, until SIGINT or SIGTERM. A switch on the other end of a
+// net_memif can then stop before the link goes down: DPDK 22.11's memif
+// server unmaps a leaving client's regions on its interrupt thread while
+// a worker may still be receiving from them.
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -96,6 +102,7 @@ struct Options {
   uint32_t src_ip = RTE_IPV4(10, 0, 0, 2);
   uint32_t dst_ip = RTE_IPV4(10, 1, 0, 1);
   bool json = false;
+  bool hold = false;
 };
 
 bool parse_ip(const char* s, uint32_t* out) {
@@ -122,8 +129,8 @@ const char* parse(int argc, char** argv, Options* o) {
     const std::string a = argv[i];
     const char* v = i + 1 < argc ? argv[i + 1] : nullptr;
     double x;
-    if (a == "--json") {
-      o->json = true;
+    if (a == "--json" || a == "--hold") {
+      (a == "--json" ? o->json : o->hold) = true;
       continue;
     }
     if (v == nullptr) return "an option is missing its value";
@@ -369,6 +376,36 @@ void run(const Options& o, uint16_t port, rte_mempool* pool, Counts* c) {
   }
 }
 
+// The result, on stdout (flushed: with --hold the process lives on).
+void report(const Options& o, const Counts& c) {
+  const uint64_t lost = c.sent - std::min(c.sent, c.received);
+  const double mean =
+      c.received ? static_cast<double>(c.sum_ns) / static_cast<double>(c.received) : 0;
+  const double sent_mpps = static_cast<double>(c.sent) / o.seconds / 1e6;
+  const double received_mpps = static_cast<double>(c.received) / o.seconds / 1e6;
+  if (o.json) {
+    std::printf("{\"rate_mpps\": %.3f, \"seconds\": %.3f, \"sent\": %" PRIu64
+                ", \"sent_mpps\": %.3f, \"received\": %" PRIu64
+                ", \"received_mpps\": %.3f"
+                ", \"lost\": %" PRIu64 ", \"out_of_order\": %" PRIu64 ", \"other\": %" PRIu64
+                ", \"tx_full\": %" PRIu64 ", \"due\": %" PRIu64 ", \"forgone\": %" PRIu64
+                ", \"sent_warm\": %" PRIu64 ", \"received_warm\": %" PRIu64
+                ", \"mean_ns\": %.0f, \"p50_ns\": %" PRIu64 ", \"p90_ns\": %" PRIu64
+                ", \"p99_ns\": %" PRIu64 ", \"p999_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64 "}\n",
+                o.rate_mpps, o.seconds, c.sent, sent_mpps, c.received, received_mpps, lost,
+                c.out_of_order, c.other, c.tx_full, c.due, c.forgone, c.sent_warm, c.received_warm,
+                mean, quantile_ns(c, 0.5), quantile_ns(c, 0.9), quantile_ns(c, 0.99),
+                quantile_ns(c, 0.999), c.max_ns);
+  } else {
+    std::printf("sent %.3f Mpps (asked %.3f), back %.3f Mpps, lost %" PRIu64 ", reordered %" PRIu64
+                "; round trip mean %.0f ns, p50 %" PRIu64 ", p99 %" PRIu64 ", p99.9 %" PRIu64
+                ", max %" PRIu64 " ns\n",
+                sent_mpps, o.rate_mpps, received_mpps, lost, c.out_of_order, mean,
+                quantile_ns(c, 0.5), quantile_ns(c, 0.99), quantile_ns(c, 0.999), c.max_ns);
+  }
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -383,7 +420,7 @@ int main(int argc, char** argv) {
         stderr,
         "sluice-loadgen: %s\nusage: sluice-loadgen [EAL options, one port] -- --dst-mac M "
         "[--src-mac M] [--rate-mpps R] [--seconds S] [--warmup S] [--flows N] [--src-ip A] "
-        "[--dst-ip A] [--json]\n",
+        "[--dst-ip A] [--json] [--hold]\n",
         err);
     sluice::cleanup_eal();
     return 2;
@@ -415,34 +452,12 @@ int main(int argc, char** argv) {
   }
   static Counts c;
   run(o, port, pool, &c);
+  report(o, c);
+  if (o.hold) {
+    while (!g_stop.load()) rte_delay_us_sleep(10'000);
+  }
   rte_eth_dev_stop(port);
   rte_eth_dev_close(port);
   sluice::cleanup_eal();
-
-  const uint64_t lost = c.sent - std::min(c.sent, c.received);
-  const double mean =
-      c.received ? static_cast<double>(c.sum_ns) / static_cast<double>(c.received) : 0;
-  const double sent_mpps = static_cast<double>(c.sent) / o.seconds / 1e6;
-  const double received_mpps = static_cast<double>(c.received) / o.seconds / 1e6;
-  if (o.json) {
-    std::printf("{\"rate_mpps\": %.3f, \"seconds\": %.3f, \"sent\": %" PRIu64
-                ", \"sent_mpps\": %.3f, \"received\": %" PRIu64
-                ", \"received_mpps\": %.3f"
-                ", \"lost\": %" PRIu64 ", \"out_of_order\": %" PRIu64 ", \"other\": %" PRIu64
-                ", \"tx_full\": %" PRIu64 ", \"due\": %" PRIu64 ", \"forgone\": %" PRIu64
-                ", \"sent_warm\": %" PRIu64 ", \"received_warm\": %" PRIu64
-                ", \"mean_ns\": %.0f, \"p50_ns\": %" PRIu64 ", \"p90_ns\": %" PRIu64
-                ", \"p99_ns\": %" PRIu64 ", \"p999_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64 "}\n",
-                o.rate_mpps, o.seconds, c.sent, sent_mpps, c.received, received_mpps, lost,
-                c.out_of_order, c.other, c.tx_full, c.due, c.forgone, c.sent_warm, c.received_warm,
-                mean, quantile_ns(c, 0.5), quantile_ns(c, 0.9), quantile_ns(c, 0.99),
-                quantile_ns(c, 0.999), c.max_ns);
-  } else {
-    std::printf("sent %.3f Mpps (asked %.3f), back %.3f Mpps, lost %" PRIu64 ", reordered %" PRIu64
-                "; round trip mean %.0f ns, p50 %" PRIu64 ", p99 %" PRIu64 ", p99.9 %" PRIu64
-                ", max %" PRIu64 " ns\n",
-                sent_mpps, o.rate_mpps, received_mpps, lost, c.out_of_order, mean,
-                quantile_ns(c, 0.5), quantile_ns(c, 0.99), quantile_ns(c, 0.999), c.max_ns);
-  }
   return 0;
 }
