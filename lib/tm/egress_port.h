@@ -147,6 +147,10 @@ class alignas(64) EgressPort {
   }
 
  public:
+  // No data or control frame waits: dequeue_burst would return none and
+  // change nothing a later call reads (the shaper's bucket, refilled from
+  // the time it last advanced, ends the same).
+  bool holds_nothing() const { return sched_.backlogged_mask() == 0 && control_.empty(); }
   // Whether a data packet for `queue` would, enqueued now, be the one the
   // next dequeue_burst at now_ns takes at once: the port holds nothing
   // (data or control), neither the queue nor the port is paused, no pause

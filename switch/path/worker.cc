@@ -164,8 +164,10 @@ bool Worker::iterate(uint64_t now, bool timers) {
   });
   for (uint16_t p : w_.ports) busy |= poll_port(*ports_[p], now);
   for (RxShare& share : w_.receive) busy |= poll_port(*ports_[share.port], now, share.medium.get());
-  flush_staged(now);
-  busy |= drain_rings(now);
+  if (staged_.size() > 1) {  // one lcore alone has no ring to fill or drain
+    flush_staged(now);
+    busy |= drain_rings(now);
+  }
   if (control_ring_) busy |= drain_control(now);
   each_module([&](auto& m) {
     if constexpr (requires { m.timers(now); }) busy |= m.timers(now);
@@ -382,8 +384,13 @@ bool Worker::transmit(PortRuntime& port, uint64_t now) {
       if (port.plan.takes(Step::kSchedule, std::decay_t<decltype(m)>::kId))
         m.before_schedule(port, now);
   });
-  port.medium->begin_transmit(now, fabric_ != nullptr, *port.tm);
   port.tx_burst_full = false;
+  // Real time, a device with nothing to send: its medium does nothing at a
+  // transmit, and the traffic manager nothing at a dequeue it has nothing
+  // for, so each pass over an idle port stops here.
+  if (port.kind == PortKind::kEthdev && port.tx_pending_count == 0 && port.tm->holds_nothing())
+    return false;
+  port.medium->begin_transmit(now, fabric_ != nullptr, *port.tm);
   bool sent_cut = false;
   if (port.tx_cut != 0) {
     // What admission cut through (all of tx_pending) leaves first; once

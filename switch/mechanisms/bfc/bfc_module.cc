@@ -244,10 +244,8 @@ void BfcModule::send(Worker& w, uint16_t port_index, ControlType type, uint16_t 
 
 // Every shard re-sends, per switch-facing port, the upstream queues it holds
 // paused there, so that a lost pause or resume heals within one interval.
-bool BfcModule::timers(uint64_t now) {
-  if (s_ == nullptr) return false;
+void BfcModule::send_bitmaps(uint64_t now) {
   for (size_t s = 0; s < s_->switches.size(); ++s) send_bitmaps_of(static_cast<uint16_t>(s), now);
-  return false;
 }
 
 void BfcModule::send_bitmaps_of(uint16_t s, uint64_t now) {

@@ -130,9 +130,14 @@ class BfcModule {
 
   void depart(PortRuntime& port, const TmPacket& p, uint64_t now);
   void control(PortRuntime& in, rte_mbuf* m, const ControlMessage& msg, uint64_t now);
-  // Real time: the bitmaps due; exact time: one element per switch.
-  bool timers(uint64_t now);
+  // Real time: the bitmaps due (inline: every pass asks, of most lcores
+  // for no BFC switch); exact time: one element per switch.
+  bool timers(uint64_t now) {
+    if (s_ != nullptr) send_bitmaps(now);
+    return false;
+  }
   void elements(FabricLoop& loop);
+  void send_bitmaps(uint64_t now);  // timers' work: every switch's
   void send_bitmaps_of(uint16_t sw, uint64_t now);
   BitmapSchedule* bitmaps_of(uint16_t sw) const;
 

@@ -205,13 +205,12 @@ void DibsModule::depart(PortRuntime& port, const TmPacket& p, uint64_t) {
       ->on_exit(mbuf_meta_get(m).has_detours ? mbuf_extra(m)->detours : 0);
 }
 
-bool DibsModule::timers(uint64_t now) {
+void DibsModule::publish_snapshots(uint64_t now) {
   for (const auto& [s, c] : publish_) {
     DibsSwitch& d = *of(w_.rt().switches[s]);
     const PortRuntime& p = w_.port(d.candidates[c]);
     publish_snapshot(*p.tm, now, at(p)->handed_bytes, &d.snapshots[c]);
   }
-  return false;
 }
 
 // DIBS per port and per switch (docs/mechanisms/dibs.md); detour drops are

@@ -87,7 +87,11 @@ class DibsModule {
   void refuse(PortRuntime& out, rte_mbuf* m, DropReason why, uint64_t now);
   void redirected(PortRuntime& to, rte_mbuf* m, const MbufMeta& meta, uint64_t now);
   void depart(PortRuntime& port, const TmPacket& p, uint64_t now);
-  bool timers(uint64_t now);
+  // Every pass (inline: most lcores publish nothing).
+  bool timers(uint64_t now) {
+    if (!publish_.empty()) publish_snapshots(now);
+    return false;
+  }
 
   static void collect(const Runtime& rt, MetricFamilies& out);
   static void summary_port(const Runtime& rt, uint16_t port, JsonFields& f);
@@ -95,6 +99,8 @@ class DibsModule {
 
  private:
   void admit_detour(PortRuntime& to, rte_mbuf* m, MbufMeta meta, uint64_t now);
+  // The snapshots other lcores choose detours from (publish_).
+  void publish_snapshots(uint64_t now);
 
   Worker& w_;
   // The candidates (switch, index) whose snapshots this lcore publishes.

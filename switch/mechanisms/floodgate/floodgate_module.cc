@@ -355,12 +355,6 @@ void FloodgateModule::send_sync(FgSwitch& fg, uint64_t now) {
 
 // Per loop: credit frames that are due, and on the owner the VOQs a refund
 // opened and the sync interval.
-bool FloodgateModule::timers(uint64_t now) {
-  bool busy = false;
-  for (uint16_t s : switches_) busy |= timers_of(s, now);
-  return busy;
-}
-
 // One switch's: credit due at its ingresses, VOQs to drain after a refund,
 // loss recovery's sync.
 bool FloodgateModule::timers_of(uint16_t s, uint64_t now) {

@@ -169,7 +169,7 @@ void FlowtuneModule::release_held(FlowtuneEdge& e, const PacedQueues::Held& h, u
 
 // Rates that arrived apply; held packets that are due go on to admission;
 // every kExpireEveryNs the idle flowlets end.
-bool FlowtuneModule::before_poll(uint64_t now) {
+bool FlowtuneModule::poll_edges(uint64_t now) {
   bool busy = false;
   for (FlowtuneEdge* e : edges_) {
     e->apply_rates(now);

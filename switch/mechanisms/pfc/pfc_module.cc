@@ -225,10 +225,6 @@ void PfcModule::generate(PortRuntime& port, uint64_t now) {
   }
 }
 
-void PfcModule::after_transmit(PortRuntime& port, uint64_t now) {
-  if (at(port) != nullptr) generate(port, now);
-}
-
 void PfcModule::slow_timers(PortRuntime& port, uint64_t now) {
   if (PfcPort* pfc = at(port)) pfc->reaction->settle(now);
 }

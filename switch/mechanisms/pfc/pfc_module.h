@@ -74,8 +74,11 @@ class PfcModule {
   // Ingress control: a PFC or PAUSE frame from the peer (false: not ours).
   bool mac_control(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now);
   // Real time: the XOFF / XON / refresh owed after each transmit; the
-  // paused time settled for the scraper.
-  void after_transmit(PortRuntime& port, uint64_t now);
+  // paused time settled for the scraper. (Inline: every pass asks it of
+  // every port, most of which take no part.)
+  void after_transmit(PortRuntime& port, uint64_t now) {
+    if (at(port) != nullptr) generate(port, now);
+  }
   void slow_timers(PortRuntime& port, uint64_t now);
   void finish_port(PortRuntime& port, uint64_t end_ns);
   // Exact time: the port's timers' part, and the ports whose dynamic XOFF

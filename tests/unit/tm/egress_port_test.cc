@@ -271,6 +271,58 @@ TEST(EgressPort, ShaperPacesTheBurst) {
   EXPECT_EQ(port.shaper().burst_bytes(), 16384u);
 }
 
+// The worker skips the dequeue of a port that holds nothing. Two shaped
+// ports get the same random arrivals (data and control), pauses and
+// dequeue times; one is asked every time, the other only when it holds
+// something. Wherever the second was skipped the first gave nothing, and
+// every dequeue gives both the same frames, tokens and lost time.
+TEST(EgressPort, HoldsNothingIsWhenDequeueGivesNothing) {
+  SharedBuffer buffer_a(1 << 20, 8.0), buffer_b(1 << 20, 8.0);
+  EgressPortConfig cfg = small_config();
+  cfg.rate_bps = 10'000'000'000;
+  cfg.burst_bytes = 4096;
+  EgressPort a(cfg, &buffer_a), b(cfg, &buffer_b);
+  EXPECT_TRUE(b.holds_nothing());
+  std::mt19937_64 rng(7);
+  uint64_t now = 0;
+  unsigned skipped = 0, given = 0;
+  for (int step = 0; step < 20'000; ++step) {
+    now += rng() % 3000;
+    const unsigned what = rng() % 16;
+    if (what < 3) {
+      const uint16_t q = static_cast<uint16_t>(rng() % 4);
+      const uint32_t bytes = 64 + static_cast<uint32_t>(rng() % 1400);
+      ASSERT_EQ(a.enqueue(now, q, packet(bytes), false).verdict,
+                b.enqueue(now, q, packet(bytes), false).verdict);
+    } else if (what == 3) {
+      ASSERT_EQ(a.enqueue_control(now, packet(64)), b.enqueue_control(now, packet(64)));
+    } else if (what == 4) {
+      const uint16_t q = static_cast<uint16_t>(rng() % 4);
+      const uint64_t until = now + rng() % 20'000;
+      a.pause_queue(q, until);
+      b.pause_queue(q, until);
+    }
+    const unsigned max = 1 + static_cast<unsigned>(rng() % 8);
+    const std::vector<TmPacket> from_a = take(a, now, max);
+    if (b.holds_nothing()) {
+      ASSERT_TRUE(from_a.empty()) << "step " << step;
+      ++skipped;
+      continue;
+    }
+    const std::vector<TmPacket> from_b = take(b, now, max);
+    ASSERT_EQ(from_a.size(), from_b.size()) << "step " << step;
+    for (size_t i = 0; i < from_a.size(); ++i) {
+      ASSERT_EQ(from_a[i].bytes, from_b[i].bytes);
+      ASSERT_EQ(from_a[i].queue, from_b[i].queue);
+      ASSERT_EQ(from_a[i].enqueue_ns, from_b[i].enqueue_ns);
+    }
+    ASSERT_EQ(a.shaper_lost_ns(), b.shaper_lost_ns()) << "step " << step;
+    given += static_cast<unsigned>(from_b.size());
+  }
+  EXPECT_GT(skipped, 1000u);  // the ports were often empty
+  EXPECT_GT(given, 1000u);
+}
+
 TEST(EgressPort, DefaultBurstIsTenMicroseconds) {
   EXPECT_EQ(default_burst_bytes(1'000'000'000), 16384u);      // 1250 B < 16 KiB
   EXPECT_EQ(default_burst_bytes(100'000'000'000), 125'000u);  // 100 Gb/s x 10 us / 8
