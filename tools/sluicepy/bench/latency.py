@@ -16,7 +16,10 @@ the probes' prefix back out of that port). For each scheme in --schemes:
   2. For each load in --loads, probes paced at load x the harness rate,
      first to testpmd io, then to sluice.
 
-The generator runs on CPU 0 (beside both programs' main lcores, which
+Each generator runs against a device started for it, which stops before
+the generator lets go of its memif (sluice-loadgen --hold: DPDK 22.11's
+memif server can fault when a client leaves while it polls). The
+generator runs on CPU 0 (beside both programs' main lcores, which
 sleep), the device's forwarding lcore on CPU 1. The generator is itself one
 core: it cannot offer more than it can send and receive. Its ceiling (testpmd
 io as the device, unpaced, one second) is measured right before each
@@ -45,6 +48,7 @@ results.json and provenance.json. Run as root (hugepages, DPDK).
 import argparse
 import json
 import os
+import select
 import shutil
 import signal
 import statistics
@@ -124,7 +128,7 @@ def wait_ready(log_path, marker, proc, what):
         time.sleep(0.1)
 
 
-def loadgen_argv(args, sock, prefix, rate, seconds, warmup):
+def loadgen_argv(args, sock, prefix, rate, seconds, warmup, hold=False):
     # With hugepages the generator's memif is zero-copy (the device copies
     # from the generator's buffers; memif needs them in one file per
     # segment list): its ceiling rises from about 14 to about 22 Mpps here.
@@ -137,35 +141,57 @@ def loadgen_argv(args, sock, prefix, rate, seconds, warmup):
              device, "--", "--dst-mac", DUT_MAC, "--src-mac",
              GEN_MAC, "--dst-ip", PROBE_DST, "--rate-mpps", "%.4f" % rate, "--seconds",
              str(seconds), "--warmup", str(warmup), "--flows", str(args.flows),
-             "--json"])
+             "--json"] + (["--hold"] if hold else []))
 
 
-def run_loadgen(args, sock, tag, rate, seconds=None, warmup=None):
-    """The generator's figures (its --json line) against the device on sock."""
+def start_held_loadgen(args, sock, tag, rate, seconds=None, warmup=None):
+    """The generator against the device on sock, with --hold: its figures
+    (its --json line), and the generator, which keeps its end of the memif
+    up until release_loadgen. A client
+    that leaves first makes DPDK 22.11's memif server unmap the shared
+    regions on its interrupt thread while the device's worker may be
+    receiving from them (sluice died of it in this benchmark)."""
     seconds = args.seconds if seconds is None else seconds
     warmup = args.probe_warmup if warmup is None else warmup
     prefix = "lat%d-gen-%s" % (os.getpid(), tag)
     log_path = os.path.join(args.work_dir, tag + "-loadgen.log")
-    try:
-        with open(log_path, "w") as log_file:
-            r = subprocess.run(loadgen_argv(args, sock, prefix, rate, seconds, warmup),
-                               stdout=subprocess.PIPE,
-                               stderr=log_file, stdin=subprocess.DEVNULL, text=True,
-                               timeout=LOADGEN_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        raise forward.BenchError("sluice-loadgen did not finish in %d s (%s)" %
-                                 (LOADGEN_TIMEOUT_S, log_path))
-    finally:
-        forward.remove_prefix_files(prefix)
-    lines = [l for l in r.stdout.splitlines() if l.startswith("{")]
-    if r.returncode != 0 or not lines:
-        raise forward.BenchError("sluice-loadgen exited with %d (%s)" % (r.returncode, log_path))
-    return json.loads(lines[-1])
+    with open(log_path, "w") as log_file:
+        proc = subprocess.Popen(loadgen_argv(args, sock, prefix, rate, seconds, warmup,
+                                             hold=True),
+                                stdout=subprocess.PIPE, stderr=log_file,
+                                stdin=subprocess.DEVNULL, text=True)
+    forward.CLEANUP.procs.append(proc)
+    deadline = time.monotonic() + LOADGEN_TIMEOUT_S
+    while True:
+        left = deadline - time.monotonic()
+        ready = left > 0 and select.select([proc.stdout], [], [], left)[0]
+        line = proc.stdout.readline() if ready else ""
+        if line.startswith("{"):
+            return proc, prefix, json.loads(line)
+        if line == "":
+            release_loadgen(proc, prefix)
+            raise forward.BenchError("sluice-loadgen gave no figures (%s)" % log_path)
+
+
+def release_loadgen(proc, prefix):
+    forward.stop_process(proc)
+    forward.CLEANUP.procs.remove(proc)
+    forward.remove_prefix_files(prefix)
+    if proc.returncode != 0:
+        raise forward.BenchError("sluice-loadgen exited with %d" % proc.returncode)
 
 
 def with_testpmd(args, tag, rate=None):
     """The generator's ceiling against testpmd io (unpaced, CEILING_S
-    seconds) and then, given a rate, the figures of probes paced at it."""
+    seconds) and then, given a rate, the figures of probes paced at it;
+    each against a testpmd of its own, which stops before its generator
+    lets go of the memif (start_held_loadgen)."""
+    ceiling = testpmd_run(args, tag + "-ceiling", 0, CEILING_S, 0.2)["received_mpps"]
+    args.timeline.append(ceiling)
+    return ceiling, None if rate is None else testpmd_run(args, tag, rate)
+
+
+def testpmd_run(args, tag, rate, seconds=None, warmup=None):
     sock = socket_path(args, tag)
     prefix = "lat%d-%s" % (os.getpid(), tag)
     argv = (["stdbuf", "-oL", "dpdk-testpmd"] + forward.eal_args(args.mode, prefix)
@@ -177,15 +203,17 @@ def with_testpmd(args, tag, rate=None):
         proc = subprocess.Popen(argv, stdout=log_file, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, start_new_session=True)
     forward.CLEANUP.procs.append(proc)
+    held = None
     try:
         wait_ready(log_path, "start packet forwarding", proc, "testpmd")
-        ceiling = run_loadgen(args, sock, tag + "-ceiling", 0, CEILING_S, 0.2)["received_mpps"]
-        args.timeline.append(ceiling)
-        return ceiling, None if rate is None else run_loadgen(args, sock, tag, rate)
+        held = start_held_loadgen(args, sock, tag, rate, seconds, warmup)
+        return held[2]
     finally:
         forward.stop_process(proc)
         forward.CLEANUP.procs.remove(proc)
         forward.remove_prefix_files(prefix)
+        if held is not None:
+            release_loadgen(held[0], held[1])
 
 
 def with_sluice(args, scheme, tag, rate):
@@ -198,14 +226,18 @@ def with_sluice(args, scheme, tag, rate):
                         log=tag + ".log", wrapper=["stdbuf", "-oL"], memory=False, echo=False,
                         new_session=True)
     forward.CLEANUP.procs.append(proc.proc)
+    held = None
     try:
         wait_ready(proc.log_path, "switch(es)", proc.proc, "sluice")
-        gen = run_loadgen(args, sock, tag, rate)
+        held = start_held_loadgen(args, sock, tag, rate)
+        gen = held[2]
     finally:
         proc.signal(signal.SIGINT)
         run = proc.finish(timeout=forward.STOP_TIMEOUT_S, check=False)
         forward.CLEANUP.procs.remove(proc.proc)
         forward.remove_prefix_files(proc.prefix)
+        if held is not None:
+            release_loadgen(held[0], held[1])
     if run.rc != 0:
         raise forward.BenchError("sluice exited with %d (see %s.log)" % (run.rc, tag))
     # What the switch dropped, by reason (results.json keeps it beside the
