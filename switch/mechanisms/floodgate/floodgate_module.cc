@@ -353,8 +353,6 @@ void FloodgateModule::send_sync(FgSwitch& fg, uint64_t now) {
   }
 }
 
-// Per loop: credit frames that are due, and on the owner the VOQs a refund
-// opened and the sync interval.
 // One switch's: credit due at its ingresses, VOQs to drain after a refund,
 // loss recovery's sync.
 bool FloodgateModule::timers_of(uint16_t s, uint64_t now) {

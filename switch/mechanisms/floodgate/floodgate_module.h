@@ -112,7 +112,9 @@ class FloodgateModule {
   void dropped(PortRuntime& out, rte_mbuf* m, bool gated, uint64_t now);
   void control(PortRuntime& in, rte_mbuf* m, const ControlMessage& msg, uint64_t now);
   void control_passing(PortRuntime& port, const rte_mbuf* m, uint64_t now);
-  // Every pass (inline: most lcores earn credit for no switch).
+  // Every pass: credit frames that are due, and on the owner the VOQs a
+  // refund opened and the sync interval (inline: most lcores earn credit
+  // for no switch).
   bool timers(uint64_t now) {
     bool busy = false;
     for (uint16_t s : switches_) busy |= timers_of(s, now);
