@@ -224,10 +224,7 @@ inline bool Worker::cut_through(PortRuntime& out, rte_mbuf* m, const TmPacket& t
   out.tx_pending[out.tx_pending_count++] = m;
   ++out.tx_cut;
   if (out.plan.departure) [[unlikely]] {
-    each_module([&](auto& mod) {
-      if constexpr (requires { mod.before_schedule(out, now); })
-        if (out.plan.takes(Step::kSchedule, module_id(mod))) mod.before_schedule(out, now);
-    });
+    schedule_steps(out, now);
     depart_run(out, out.tx_pending_count - 1, out.tx_pending_count, q, now);
   }
   return true;

@@ -379,11 +379,7 @@ inline bool Worker::send_pending(PortRuntime& port, uint64_t now) {
 // Schedule, then departure, then the port sends. A burst the port did not
 // take whole stays pending (already departed) for the next call.
 bool Worker::transmit(PortRuntime& port, uint64_t now) {
-  each_module([&](auto& m) {
-    if constexpr (requires { m.before_schedule(port, now); })
-      if (port.plan.takes(Step::kSchedule, std::decay_t<decltype(m)>::kId))
-        m.before_schedule(port, now);
-  });
+  schedule_steps(port, now);
   port.tx_burst_full = false;
   // Real time, a device with nothing to send: its medium does nothing at a
   // transmit, and the traffic manager nothing at a dequeue it has nothing
@@ -411,11 +407,7 @@ bool Worker::transmit(PortRuntime& port, uint64_t now) {
 }
 
 void Worker::transmit_passed(PortRuntime& port, rte_mbuf* m, uint64_t now) {
-  each_module([&](auto& mod) {
-    if constexpr (requires { mod.before_schedule(port, now); })
-      if (port.plan.takes(Step::kSchedule, std::decay_t<decltype(mod)>::kId))
-        mod.before_schedule(port, now);
-  });
+  schedule_steps(port, now);
   port.medium->begin_transmit(now, true, *port.tm);
   port.tx_burst_full = false;
   port.tx_pending[0] = m;

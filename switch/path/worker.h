@@ -210,6 +210,14 @@ class Worker {
   [[gnu::always_inline]] inline bool cut_through(PortRuntime& out, rte_mbuf* m, const TmPacket& tp,
                                                  const MbufMeta& meta, uint16_t q, uint8_t* ip,
                                                  uint64_t now);
+  // The modules' schedule steps, before the traffic manager dequeues (or
+  // a packet cuts through).
+  void schedule_steps(PortRuntime& port, uint64_t now) {
+    each_module([&](auto& m) {
+      if constexpr (requires { m.before_schedule(port, now); })
+        if (port.plan.takes(Step::kSchedule, module_id(m))) m.before_schedule(port, now);
+    });
+  }
   void depart(PortRuntime& port, const TmPacket* pkts, unsigned n, uint64_t now);
   void depart_run(PortRuntime& out, unsigned from, unsigned to, uint16_t q, uint64_t now);
 
