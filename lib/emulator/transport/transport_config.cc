@@ -15,7 +15,8 @@ constexpr uint64_t kMaxTimerNs = 100'000'000'000;  // 100 s
 
 void parse_tcp(YamlReader& r, const Field& t, TcpParams* out) {
   if (!r.expect_map(t, {"ecn", "init_cwnd", "min_rto", "initial_rto", "max_rto", "fast_retransmit",
-                        "dupack_threshold", "dctcp_g", "ack_every", "delayed_ack"}))
+                        "dupack_threshold", "dctcp_g", "dctcp_initial_alpha", "dctcp_cut",
+                        "ack_every", "delayed_ack"}))
     return;
   if (auto f = r.field(t, "ecn", Need::kOptional)) set(r.boolean(*f), &out->ecn);
   if (auto f = r.field(t, "init_cwnd", Need::kOptional))
@@ -31,6 +32,12 @@ void parse_tcp(YamlReader& r, const Field& t, TcpParams* out) {
   if (auto f = r.field(t, "dupack_threshold", Need::kOptional))
     set(r.integer(*f, 1, 100), &out->dupack_threshold);
   if (auto f = r.field(t, "dctcp_g", Need::kOptional)) set(r.real(*f, 0, 1), &out->dctcp_g);
+  if (auto f = r.field(t, "dctcp_initial_alpha", Need::kOptional))
+    set(r.probability(*f), &out->dctcp_initial_alpha);
+  if (auto f = r.field(t, "dctcp_cut", Need::kOptional))
+    set(r.choice<DctcpCut>(
+            *f, {{"on_echo", DctcpCut::kOnEcho}, {"every_window", DctcpCut::kEveryWindow}}),
+        &out->dctcp_cut);
   if (auto f = r.field(t, "ack_every", Need::kOptional)) set(r.integer(*f, 1, 64), &out->ack_every);
   if (auto f = r.field(t, "delayed_ack", Need::kOptional))
     set(r.duration(*f, 1, kMaxTimerNs), &out->delayed_ack_ns);

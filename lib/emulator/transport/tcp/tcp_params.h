@@ -12,6 +12,17 @@
 
 namespace sluice {
 
+// When DCTCP cuts its window.
+enum class DctcpCut : uint8_t {
+  // On an ECE, at most once per window of data, by alpha/2 (DCTCP section
+  // 3.1, as Linux does).
+  kOnEcho,
+  // At the end of every observation window while alpha > 0, marked or not,
+  // by alpha/2, ssthresh following; an ECE only ends slow start. htsim's
+  // DCTCPSrc (sim/dctcp.cpp) does this; it is here to compare with it.
+  kEveryWindow,
+};
+
 struct TcpParams {
   // DCTCP's sender (alpha, cut by alpha/2) and receiver (two-state CE
   // machine); false: NewReno, with RFC 3168's halving when `ecn`.
@@ -56,6 +67,7 @@ struct TcpParams {
   // not say; 1 (the first marked window halves, like TCP) as Linux's
   // dctcp_alpha_on_init and HPCC's ns-3 (RdmaQueuePair: dctcp.m_alpha = 1).
   double dctcp_initial_alpha = 1.0;
+  DctcpCut dctcp_cut = DctcpCut::kOnEcho;
 
   // The receiver ACKs every `ack_every` in-order segments (1: every segment;
   // 2: classic delayed ACK, the DCTCP paper's m = 2 in section 3.1).

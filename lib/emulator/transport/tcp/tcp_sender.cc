@@ -186,7 +186,7 @@ void TcpSender::on_new_ack(uint64_t now_ns, const Segment& s) {
     dupacks_ = 0;
     // RFC 3168 6.1.2: no increase on an ACK carrying ECE.
     if (!(s.ece && params_.ecn)) grow(acked);
-    if (s.ece && ecn_may_cut(s.seq)) ecn_cut();
+    if (s.ece) on_echo(s.seq);
   }
 
   // RFC 6298 (5.2, 5.3).
@@ -211,7 +211,16 @@ void TcpSender::on_dup_ack(const Segment& s) {
       return;
     }
   }
-  if (s.ece && ecn_may_cut(s.seq)) ecn_cut();
+  if (s.ece) on_echo(s.seq);
+}
+
+void TcpSender::on_echo(uint64_t ack) {
+  if (params_.dctcp && params_.dctcp_cut == DctcpCut::kEveryWindow) {
+    // htsim's rule: the mark ends slow start; the window's end cuts.
+    if (params_.ecn) ssthresh_ = std::min(ssthresh_, cwnd_);
+    return;
+  }
+  if (ecn_may_cut(ack)) ecn_cut();
 }
 
 void TcpSender::enter_fast_recovery() {
@@ -285,6 +294,13 @@ void TcpSender::dctcp_observe(uint64_t acked, bool ece) {
     obs_marked_ = 0;
     obs_end_ = snd_max_;
     obs_open_ = snd_max_ > snd_una_;
+    if (params_.dctcp_cut == DctcpCut::kEveryWindow && params_.ecn && alpha_ > 0 && !in_recovery_) {
+      const uint64_t cut = static_cast<uint64_t>(static_cast<double>(cwnd_) * alpha_ / 2.0);
+      // The floor ecn_cut keeps. ca_acked_ stays: a window's ACKs reach
+      // cwnd just as it closes, so clearing it here would stop all growth.
+      cwnd_ = std::max(cwnd_ - cut, 2 * mss_);
+      ssthresh_ = cwnd_;
+    }
   }
 }
 

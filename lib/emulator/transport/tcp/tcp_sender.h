@@ -64,6 +64,7 @@ class TcpSender final : public FlowSender {
   void on_new_ack(uint64_t now_ns, const Segment& ack);
   void on_dup_ack(const Segment& ack);
   void dctcp_observe(uint64_t acked, bool ece);
+  void on_echo(uint64_t ack);
   bool ecn_may_cut(uint64_t ack) const;
   void ecn_cut();
   void grow(uint64_t acked);

@@ -599,6 +599,46 @@ TEST(TcpSender, DctcpCutsByHalfAlphaAtMostOncePerWindow) {
   EXPECT_DOUBLE_EQ(tx.dctcp_alpha(), 0.48125 * 15 / 16 + 0.25 / 16);
 }
 
+TEST(TcpSender, DctcpEveryWindowCutsAtEachWindowsEndMarkedOrNot) {
+  // htsim's rule, alpha held at 0.5 (g = 0): each window's end cuts by a
+  // quarter though nothing was marked; an ECE does not cut.
+  TcpParams p;
+  p.dctcp = true;
+  p.dctcp_cut = DctcpCut::kEveryWindow;
+  p.dctcp_initial_alpha = 0.5;
+  p.dctcp_g = 0;
+  TcpSender tx(p, context(), flow(1'000'000));
+  ASSERT_EQ(send_all(tx, 0).size(), 10u);  // 0..9999
+  // Slow start: the ACKs of 1000..9000 grow cwnd to 19000.
+  for (uint64_t a = 1'000; a <= 9'000; a += 1'000) tx.receive(10'000, ack(a, 0));
+  EXPECT_EQ(tx.cwnd_bytes(), 19'000u);
+  // 10000 closes the window first: 19000 - 19000 x 0.5 / 2 = 14250, and
+  // ssthresh with it, so its own ACK counts toward avoidance (1000 < 14250).
+  tx.receive(10'000, ack(10'000, 0));
+  EXPECT_EQ(tx.cwnd_bytes(), 14'250u);
+  EXPECT_EQ(tx.ssthresh_bytes(), 14'250u);
+  ASSERT_EQ(send_all(tx, 10'000).size(), 14u);  // 10000..23999
+  tx.receive(20'000, ack(11'000, 10'000, true));
+  EXPECT_EQ(tx.cwnd_bytes(), 14'250u);  // no cut, and no growth on an ECE
+  EXPECT_EQ(tx.ssthresh_bytes(), 14'250u);
+}
+
+TEST(TcpSender, DctcpEveryWindowEndsSlowStartOnAnEceWithoutCutting) {
+  TcpParams p;
+  p.dctcp = true;
+  p.dctcp_cut = DctcpCut::kEveryWindow;
+  p.dctcp_initial_alpha = 0.5;
+  TcpSender tx(p, context(), flow(1'000'000));
+  send_all(tx, 0);
+  tx.receive(10'000, ack(1'000, 0, true));
+  // DctcpCutsByHalfAlphaAtMostOncePerWindow's first ECE cuts 10000 to 7500;
+  // this one leaves cwnd and puts ssthresh at it.
+  EXPECT_EQ(tx.cwnd_bytes(), 10'000u);
+  EXPECT_EQ(tx.ssthresh_bytes(), 10'000u);
+  tx.receive(10'000, ack(2'000, 0));  // avoidance: 1000 of 10000 counted
+  EXPECT_EQ(tx.cwnd_bytes(), 10'000u);
+}
+
 TEST(TcpSender, DctcpWithEndToEndMarkingKeepsAlphaAtTheMarkedFraction) {
   // Every data segment marked: F = 1 each window, alpha stays 1 and each
   // window halves cwnd.

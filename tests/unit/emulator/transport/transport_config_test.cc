@@ -21,7 +21,8 @@ transport:
   mss: 1400
   base_rtt: 12us
   ack_dscp: 46
-  tcp: {min_rto: 10ms, fast_retransmit: false, init_cwnd: 4, ack_every: 2, delayed_ack: 20us}
+  tcp: {min_rto: 10ms, fast_retransmit: false, init_cwnd: 4, ack_every: 2, delayed_ack: 20us,
+        dctcp_initial_alpha: 0, dctcp_cut: every_window}
   rdma: {ack_every: 2, cnp_interval: 60us, timeout: 1ms, nack_once_per_gap: false, window: 65000,
          window_follows_rate: true}
   dcqcn: {rules: ns3-mlx, g: 0.5, rate_ai: 5Mbps, decrease_interval: 8us, ue_aware: true}
@@ -53,6 +54,8 @@ TEST(TransportConfig, Section) {
   EXPECT_EQ(t.tcp.init_cwnd_segments, 4u);
   EXPECT_EQ(t.tcp.ack_every, 2u);
   EXPECT_EQ(t.tcp.delayed_ack_ns, 20'000u);
+  EXPECT_DOUBLE_EQ(t.tcp.dctcp_initial_alpha, 0.0);
+  EXPECT_EQ(t.tcp.dctcp_cut, DctcpCut::kEveryWindow);
   EXPECT_EQ(t.rdma.ack_every, 2u);
   EXPECT_EQ(t.rdma.cnp_interval_ns, 60'000u);
   EXPECT_EQ(t.rdma.rto_ns, 1'000'000u);
@@ -108,6 +111,12 @@ TEST(TransportConfig, Refusals) {
                 .find("more than mbuf_size 2048: raise mbuf_size"),
             std::string::npos);
   EXPECT_NE(errors_of(replace(ok, "kind: dctcp", "kind: quic")).find("quic"), std::string::npos);
+  EXPECT_NE(errors_of(replace(ok, "dctcp_cut: every_window", "dctcp_cut: sometimes"))
+                .find("expected one of on_echo, every_window, got \"sometimes\""),
+            std::string::npos);
+  EXPECT_NE(errors_of(replace(ok, "dctcp_initial_alpha: 0", "dctcp_initial_alpha: 2"))
+                .find("dctcp_initial_alpha"),
+            std::string::npos);
   EXPECT_NE(errors_of(replace(ok, "  flows: w/flows.csv\n", "")).find("flows"), std::string::npos);
 }
 
