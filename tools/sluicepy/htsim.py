@@ -5,9 +5,11 @@ copied into it. docs/benchmarks.md, "The emulator beside htsim", says which
 commit, how its driver sim/datacenter/old_tests/main_dctcp_permutation.cpp
 was given options for the scenario's settings (fat-tree arity, link speed
 and delay, MTU, queue size, ECN threshold, initial ssthresh, end time, seed,
-a flow file) and what it prints. This module only runs that binary and
-reads its output: lines "result <key> <value>" and one "flow <src> <dst>
-<bytes>" per flow.
+a flow file, a path file) and what it prints. This module only runs that
+binary and reads its output: lines "result <key> <value>", one "flow <src>
+<dst> <bytes>" per flow, and one "path <src> <dst> <tor_up> <agg_up>" per
+flow naming the uplinks its path leaves its ToR and aggregation switch by
+(-1 where it turns down).
 """
 
 import os
@@ -47,28 +49,38 @@ def write_permutation(path, hosts, seed):
 
 
 def command(binary, perm, k, speed_gbps, delay_us, mtu, queue_packets, ecn_k_packets,
-            ssthresh_packets, end_ms, seed, qsample_us=0):
+            ssthresh_packets, end_ms, seed, qsample_us=0, pathfile=None):
     """The driver's command line; with qsample_us, it also writes every
     switch queue's non-empty occupancy that often to queues.csv
-    ("time_us,link,bytes", link like "tor3->agg1")."""
+    ("time_us,link,bytes", link like "tor3->agg1"). With pathfile ("src dst
+    tor_up agg_up" lines), each flow takes the path those uplinks name
+    instead of one drawn at random."""
     cmd = [binary, "-k", str(k), "-speed", repr(float(speed_gbps)), "-delay",
            repr(float(delay_us)), "-mtu", str(mtu), "-q", str(queue_packets), "-K",
            str(ecn_k_packets), "-ssthresh", str(ssthresh_packets), "-end", repr(float(end_ms)),
            "-seed", str(seed), "-flowfile", perm, "-o", "logout.dat"]
     if qsample_us:
         cmd += ["-qsample", repr(float(qsample_us)), "-qsamplefile", "queues.csv"]
+    if pathfile:
+        cmd += ["-pathfile", os.path.abspath(pathfile)]
     return cmd
 
 
 _RESULT = re.compile(r"^result (\S+) (\S+)$")
 _FLOW = re.compile(r"^flow (\d+) (\d+) (\d+)$")
+_PATH = re.compile(r"^path (\d+) (\d+) (-?\d+) (-?\d+)$")
 
 
 def parse(text, path):
     """{transmissions, goodput_bytes, per_flow_bytes, ...} from the driver's
     output; a ToolError when a figure is missing or they disagree."""
-    out, flows = {}, []
+    out, flows, paths = {}, [], {}
     for line in text.splitlines():
+        m = _PATH.match(line)
+        if m:
+            src, dst, tor_up, agg_up = (int(x) for x in m.groups())
+            paths[(src, dst)] = (tor_up, agg_up)
+            continue
         m = _RESULT.match(line)
         if m:
             v = m.group(2)
@@ -81,6 +93,11 @@ def parse(text, path):
         raise cli.ToolError("%s: no 'result transmissions' or 'result goodput_bytes' line "
                             "(is this the permutation driver, and did it finish?)" % path)
     out["per_flow_bytes"] = [b for _, _, b in flows]
+    out["pairs"] = [(src, dst) for src, dst, _ in flows]
+    if paths:
+        if set(paths) != set(out["pairs"]):
+            raise cli.ToolError("%s: the 'path' lines do not name the flows" % path)
+        out["choices"] = [paths[p] for p in out["pairs"]]
     if sum(out["per_flow_bytes"]) != out["goodput_bytes"]:
         raise cli.ToolError("%s: per-flow bytes do not add up to goodput_bytes" % path)
     return out

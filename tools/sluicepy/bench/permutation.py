@@ -6,6 +6,7 @@ host to another (a random permutation without fixed points), 10 ms of
 fabric time.
 
     tools/bench permutation [--k 8] [--ms 10] [--workers 1,2] [--htsim BINARY]
+                            [--same-paths] [--dctcp-cut on_echo|every_window]
                             [--queues US] [--repeat 1] [--out runs/bench/permutation]
 
 For sluice and (with --htsim, the path to htsim's permutation driver, built
@@ -23,7 +24,15 @@ they differ.
 sluice's goodput per flow is the unique payload its sender put on the wire,
 (data segments - retransmissions) x MSS, from the completions file: at most
 one window above what the receiver got. htsim's is the bytes its receivers
-acknowledged. Both count payload only.
+acknowledged. htsim models no headers: its 1500-byte packet carries 1500
+bytes, where sluice's 1538-byte frame carries 1444.
+
+Each flow's goodput is also read against the max-min fair share of the
+links its path crosses (tools/sluicepy/fattree_paths.py): sluice's paths
+follow its ECMP rule, checked against the ports that sent in the run;
+htsim's are those its driver prints. With --same-paths htsim is given
+sluice's paths, so the two differ only in what the hosts and queues do;
+--dctcp-cut every_window gives sluice's hosts htsim's DCTCP cut.
 
 With --queues US, one more run of each samples every switch egress queue
 every US microseconds and the tool prints, per tier of the fat-tree, the
@@ -44,7 +53,7 @@ import time
 
 import yaml
 
-from .. import cli, experiment as exp, fingerprint, provenance, sluice
+from .. import cli, experiment as exp, fattree_paths, fingerprint, provenance, sluice
 from .. import htsim as htsim_run
 from ..hosts import hosts_from_config
 
@@ -63,9 +72,10 @@ def base_rtt_ns(hops, rate_bps=100e9, delay_ns=1000, data=1538, ack=94):
     return int(2 * hops * delay_ns + hops * (data + ack) * 8e9 / rate_bps + 0.999)
 
 
-def prepare(d, k, pairs, seed):
+def prepare(d, k, pairs, seed, dctcp_cut="on_echo"):
     """d/sluice.yaml (tools/fabric fattree with tools/experiment's ecn
-    scheme and DCTCP hosts) and d/flows.csv for the permutation."""
+    scheme and DCTCP hosts cutting their windows by dctcp_cut) and
+    d/flows.csv for the permutation."""
     os.makedirs(d, exist_ok=True)
     fabric = os.path.join(d, "fabric.yaml")
     cli.run_step([PY, os.path.join(ROOT, "tools", "fabric"), "fattree", "--k", str(k), "--rate",
@@ -85,7 +95,8 @@ def prepare(d, k, pairs, seed):
         "--seed", str(seed), "--transport", "dctcp", "--ecn-k", "%dB" % (K_PACKETS * (MTU + 14)),
         "--base-rtt", "%dns" % base_rtt_ns(6), "--transport-param", "mss=%d" % MSS,
         # htsim's TCP floors its RTO at 250 ms and starts at 10 packets.
-        "--transport-param", "tcp.min_rto=250ms", "--transport-param", "tcp.init_cwnd=10"])
+        "--transport-param", "tcp.min_rto=250ms", "--transport-param", "tcp.init_cwnd=10",
+        "--transport-param", "tcp.dctcp_cut=" + dctcp_cut])
     conf = exp.apply_scheme(cli.load_yaml(fabric), "ecn", args)
     conf["transport"]["flows"] = "flows.csv"
     conf["transport"]["completions"] = "completions.csv"
@@ -115,7 +126,28 @@ def run_sluice(a, d, workers):
             "cpu_s": r.cpu_s, "wall_s": r.wall_s, "rss_mb": r.rss_mb,
             "transmissions": s["clock"]["transmissions"] + host_tx,
             "goodput_bytes": sum(per_flow), "per_flow_bytes": per_flow,
-            "digests": fingerprint.run_digests(d)}
+            "choices": sluice_choices(conf, d, s), "digests": fingerprint.run_digests(d)}
+
+
+def sluice_choices(conf, d, summary):
+    """Each flow's uplink choices [(tor_up, agg_up)] in flows.csv order, from
+    the ECMP rule (tools/sluicepy/fattree_paths.py); a ToolError unless the
+    switch ports that rule sends data and replies through are exactly those
+    the run's summary shows sending frames."""
+    tree = fattree_paths.FatTree(conf)
+    choices, predicted = [], set()
+    with open(os.path.join(d, "flows.csv"), newline="") as f:
+        for row in csv.DictReader(f):
+            data, reply = tree.flow_paths(int(row["flow_id"]), row["src_ip"], row["dst_ip"])
+            choices.append(fattree_paths.uplink_choices(data))
+            predicted.update(data + reply)
+    sent = {(sw["name"], p["name"]) for sw in summary["switches"] for p in sw["ports"]
+            if p.get("tx_packets", 0) > 0}
+    if sent != predicted:
+        raise cli.ToolError("%s: the ECMP paths predicted for the flows (%d ports) are not the "
+                            "ports that sent frames (%d); fattree_paths no longer follows the "
+                            "switch's rule" % (d, len(predicted), len(sent)))
+    return choices
 
 
 # The fat-tree's tiers of egress queues: htsim's link names without their
@@ -161,7 +193,7 @@ def occupancy(nonzero, links, samples):
 
 def sluice_queues(a, d, pairs, interval_us):
     """The permutation once more in sluice with the queue trace on."""
-    prepare(d, a.k, pairs, a.seed)
+    prepare(d, a.k, pairs, a.seed, a.dctcp_cut)
     eal = ["--no-huge", "-m", "64", "--no-pci"] + sluice.lcores(1)
     sluice.run(a.sluice, d, sluice.REPLAY_LEAD_S + a.ms / 1e3, eal=eal, echo=False,
                timeout=sluice.exact_timeout(a.ms / 1e3 + 0.05),
@@ -186,12 +218,12 @@ def sluice_queues(a, d, pairs, interval_us):
     return nonzero, links
 
 
-def htsim_queues(a, perm, interval_us):
+def htsim_queues(a, perm, interval_us, pathfile):
     d = os.path.join(a.out, "htsim-k%d-queues" % a.k)
     htsim_run.run(a.htsim, perm, d, timeout=3600, k=a.k, speed_gbps=100.0, delay_us=1.0, mtu=MTU,
                   queue_packets=QUEUE_PACKETS, ecn_k_packets=K_PACKETS,
                   ssthresh_packets=a.htsim_ssthresh, end_ms=a.ms, seed=a.seed,
-                  qsample_us=interval_us)
+                  qsample_us=interval_us, pathfile=pathfile)
     nonzero = {}
     with open(os.path.join(d, "queues.csv"), newline="") as f:
         for row in csv.DictReader(f):
@@ -204,15 +236,35 @@ def htsim_queues(a, perm, interval_us):
     return nonzero, {name: per_tier for name, _, _ in TIERS}
 
 
+def quantiles(values):
+    """min, p10, median, p90, max (nearest rank)."""
+    v = sorted(values)
+    return [v[0]] + [v[max(0, -(-len(v) * p // 100) - 1)] for p in (10, 50, 90)] + [v[-1]]
+
+
 def spread(values):
     v = sorted(values)
     if not v:
         return "-"
 
-    def rank(p):
-        return v[max(0, -(-len(v) * p // 100) - 1)]
+    return " / ".join("%.1f" % (x / 1e6) for x in quantiles(v))
 
-    return " / ".join("%.1f" % (x / 1e6) for x in (v[0], rank(10), rank(50), rank(90), v[-1]))
+
+def fairness(k, pairs, choices, per_flow_bytes):
+    """Per-flow goodput against the max-min fair share of the paths taken:
+    (links shared by two or more flows, the most flows on one link, the
+    shares' min and median, x = bytes / share: its min over its median, and
+    Jain's index of x (1: every flow got in proportion to its fair share))."""
+    paths = {i: fattree_paths.links(k, s, d, *c) for i, ((s, d), c) in enumerate(zip(pairs, choices))}
+    load = {}
+    for p in paths.values():
+        for link in p:
+            load[link] = load.get(link, 0) + 1
+    share = fattree_paths.max_min_shares(paths)
+    x = [per_flow_bytes[i] / share[i] for i in paths]
+    v = sorted(share.values())
+    return (sum(1 for n in load.values() if n > 1), max(load.values()), v[0], statistics.median(v),
+            min(x) / statistics.median(x), sum(x) ** 2 / (len(x) * sum(y * y for y in x)))
 
 
 def main(argv):
@@ -233,6 +285,13 @@ def main(argv):
     p.add_argument("--htsim-ssthresh", type=int, default=1000000,
                    help="htsim's initial ssthresh in packets (sluice's DCTCP has none: the "
                         "default matches it)")
+    p.add_argument("--same-paths", action="store_true",
+                   help="htsim's flows take the paths sluice's ECMP gives them (its driver's "
+                        "-pathfile) instead of paths it draws at random")
+    p.add_argument("--dctcp-cut", choices=("on_echo", "every_window"), default="on_echo",
+                   help="when sluice's DCTCP hosts cut their windows: on an ECE once per "
+                        "window (the DCTCP paper), or every window while alpha > 0 (htsim's "
+                        "DCTCPSrc); docs/transports.md")
     p.add_argument("--out", default=os.path.join(ROOT, "runs", "bench", "permutation"))
     p.add_argument("--sluice", default=sluice.BINARY)
     a = p.parse_args(argv)
@@ -248,6 +307,8 @@ def main(argv):
         p.error("--queues takes a sampling period in microseconds within --ms")
     if a.htsim and not os.access(a.htsim, os.X_OK):
         p.error("--htsim %s is not an executable" % a.htsim)
+    if a.same_paths and not a.htsim:
+        p.error("--same-paths gives htsim sluice's paths: it needs --htsim")
     a.out = os.path.abspath(a.out)
     os.makedirs(a.out, exist_ok=True)
     hosts = a.k ** 3 // 4
@@ -266,19 +327,30 @@ def main(argv):
     # that a machine whose speed drifts weighs on both alike.
     sluice_runs = {w: [] for w in workers}
     htsim_runs = []
+    pathfile = None
     for i in range(a.repeat):
         for w in workers:
             d = os.path.join(a.out, "sluice-k%d-w%d-%d" % (a.k, w, i))
-            prepare(d, a.k, pairs, a.seed)
+            prepare(d, a.k, pairs, a.seed, a.dctcp_cut)
             sluice_runs[w].append(run_sluice(a, d, w))
             print("bench permutation: sluice on %d worker(s), run %d of %d: %.1f CPU s"
                   % (w, i + 1, a.repeat, sluice_runs[w][-1]["cpu_s"]), flush=True)
+        if a.same_paths and pathfile is None:
+            pathfile = os.path.join(a.out, "paths-k%d-seed%d.txt" % (a.k, a.seed))
+            with open(pathfile, "w") as f:
+                f.write("# src dst tor_up agg_up: the uplinks sluice's ECMP takes each flow by\n")
+                f.writelines("%d %d %d %d\n" % (pr + c)
+                             for pr, c in zip(pairs, sluice_runs[workers[0]][0]["choices"]))
         if a.htsim:
             htsim_runs.append(htsim_run.run(
                 a.htsim, perm, os.path.join(a.out, "htsim-k%d-%d" % (a.k, i)),
                 timeout=3600, k=a.k, speed_gbps=100.0, delay_us=1.0, mtu=MTU,
                 queue_packets=QUEUE_PACKETS, ecn_k_packets=K_PACKETS,
-                ssthresh_packets=a.htsim_ssthresh, end_ms=a.ms, seed=a.seed))
+                ssthresh_packets=a.htsim_ssthresh, end_ms=a.ms, seed=a.seed, pathfile=pathfile))
+            if htsim_runs[-1]["pairs"] != pairs:
+                raise cli.ToolError("htsim's flows are not the permutation's")
+            if pathfile and htsim_runs[-1].get("choices") != sluice_runs[workers[0]][0]["choices"]:
+                raise cli.ToolError("htsim did not take the paths of %s" % pathfile)
             htsim_runs[-1]["who"] = "htsim"
             print("bench permutation: htsim, run %d of %d: %.1f CPU s"
                   % (i + 1, a.repeat, htsim_runs[-1]["cpu_s"]), flush=True)
@@ -291,7 +363,9 @@ def main(argv):
     if a.htsim:
         rows.append(median_row(htsim_runs))
     ref = rows[-1] if a.htsim else None
-    lines = ["k = %d, %d hosts, %g ms of fabric time, seed %d" % (a.k, hosts, a.ms, a.seed), "",
+    lines = ["k = %d, %d hosts, %g ms of fabric time, seed %d%s"
+             % (a.k, hosts, a.ms, a.seed, ", sluice's DCTCP cutting every window (htsim's rule)"
+                if a.dctcp_cut == "every_window" else ""), "",
              "| run | CPU s | vs htsim | transmissions | M per CPU s | goodput GB | "
              "vs htsim | per-flow MB min / p10 / median / p90 / max | peak RSS MB |",
              "|---|---:|---:|---:|---:|---:|---:|---|---:|"]
@@ -304,6 +378,23 @@ def main(argv):
             "%+.1f %%" % (100 * (r["goodput_bytes"] / ref["goodput_bytes"] - 1))
             if ref and r is not ref else "-",
             spread(r["per_flow_bytes"]), r["rss_mb"]))
+    lines += ["", "Per-flow goodput against the max-min fair share of the paths each took "
+              "(x = bytes / share)%s:" % (" (htsim given sluice's paths)" if pathfile else ""), "",
+              "| run | links shared | most flows on a link | fair share min / median | "
+              "x min / x median | Jain's index of x |", "|---|---:|---:|---|---:|---:|"]
+    for r in rows:
+        if "choices" not in r:
+            lines.append("| %s | - | - | - | - | - |" % r["who"])
+            continue
+        shared, most, lo, mid, xlow, jain = fairness(a.k, pairs, r["choices"], r["per_flow_bytes"])
+        lines.append("| %s | %d | %d | %.3f / %.3f | %.2f | %.3f |"
+                     % (r["who"], shared, most, lo, mid, xlow, jain))
+    if pathfile:
+        ratio = [h / s if s else float("inf")
+                 for h, s in zip(rows[-1]["per_flow_bytes"], first["per_flow_bytes"])]
+        lines += ["", "The same flows on the same paths, htsim's bytes over sluice's, per flow: "
+                  "min / p10 / median / p90 / max " + " / ".join(
+                      "%.2f" % q for q in quantiles(ratio))]
     if len(workers) > 1:
         lines.append("")
         lines.append("sluice's runs on %s workers: identical captures, completions and summary"
@@ -313,7 +404,7 @@ def main(argv):
         who = [("sluice", occupancy(*sluice_queues(
             a, os.path.join(a.out, "sluice-k%d-queues" % a.k), pairs, a.queues), samples))]
         if a.htsim:
-            who.append(("htsim", occupancy(*htsim_queues(a, perm, a.queues), samples)))
+            who.append(("htsim", occupancy(*htsim_queues(a, perm, a.queues, pathfile), samples)))
         lines += ["", "Switch queues every %g us (%d samples): mean KB / share not empty / "
                   "p99 KB / max KB" % (a.queues, samples), "",
                   "| tier | " + " | ".join(w for w, _ in who) + " |",
