@@ -82,6 +82,8 @@ class Paths(unittest.TestCase):
         # x = 20 and 60: the lower over the median (40); Jain 80^2 / (2 x 4000).
         self.assertAlmostEqual(xlow, 0.5)
         self.assertAlmostEqual(jain, 0.8)
+        # Nothing delivered: no ratio and no index, rather than a division by 0.
+        self.assertEqual(permutation.fairness(4, pairs, choices, [0, 0])[4:], (None, None))
 
 
 class ShortRun(unittest.TestCase):
