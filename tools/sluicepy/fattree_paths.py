@@ -13,8 +13,10 @@ sent some.
 
 from collections import Counter
 
+from .payload import ip_bytes
+from .transport_frames import UDP_PORT as TRANSPORT_UDP_PORT
+
 M64 = (1 << 64) - 1
-TRANSPORT_UDP_PORT = 9001
 UDP = 17
 
 
@@ -41,8 +43,7 @@ def flow_port(flow_id):
 
 
 def ipv4(text):
-    a, b, c, d = (int(x) for x in text.split("."))
-    return a << 24 | b << 16 | c << 8 | d
+    return int.from_bytes(ip_bytes(text), "big")
 
 
 class FatTree:

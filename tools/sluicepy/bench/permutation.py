@@ -266,10 +266,10 @@ def fairness(k, pairs, choices, per_flow_bytes):
     share = fattree_paths.max_min_shares(paths)
     x = [per_flow_bytes[i] / share[i] for i in paths]
     v = sorted(share.values())
-    squares = sum(y * y for y in x)
+    x_mid, squares = statistics.median(x), sum(y * y for y in x)
     # Nothing delivered yet (a run too short): no ratio, no index.
     return (sum(1 for n in load.values() if n > 1), max(load.values()), v[0], statistics.median(v),
-            min(x) / statistics.median(x) if statistics.median(x) > 0 else None,
+            min(x) / x_mid if x_mid > 0 else None,
             sum(x) ** 2 / (len(x) * squares) if squares > 0 else None)
 
 
