@@ -260,16 +260,16 @@ bool TcpSender::ecn_may_cut(uint64_t ack) const {
   return params_.ecn && !in_recovery_ && (!cwr_set_ || ack > cwr_end_);
 }
 
+uint64_t TcpSender::dctcp_reduced() const {
+  // DCTCP section 3.1: cwnd <- cwnd (1 - alpha/2). Floor of 2 MSS (RFC 5681
+  // eq. 4's floor; Linux's reno and dctcp ssthresh).
+  const uint64_t cut = static_cast<uint64_t>(static_cast<double>(cwnd_) * alpha_ / 2.0);
+  return std::max(cwnd_ - cut, 2 * mss_);
+}
+
 void TcpSender::ecn_cut() {
-  uint64_t target;
-  if (params_.dctcp) {
-    // DCTCP section 3.1: cwnd <- cwnd (1 - alpha/2).
-    target = cwnd_ - static_cast<uint64_t>(static_cast<double>(cwnd_) * alpha_ / 2.0);
-  } else {
-    target = cwnd_ / 2;  // RFC 3168: halve, as for a loss
-  }
-  // Floor of 2 MSS (RFC 5681 eq. 4's floor; Linux's reno and dctcp ssthresh).
-  ssthresh_ = std::max(target, 2 * mss_);
+  // RFC 3168: NewReno halves, as for a loss.
+  ssthresh_ = params_.dctcp ? dctcp_reduced() : std::max(cwnd_ / 2, 2 * mss_);
   cwnd_ = std::min(cwnd_, ssthresh_);
   ca_acked_ = 0;
   cwr_set_ = true;
@@ -295,10 +295,10 @@ void TcpSender::dctcp_observe(uint64_t acked, bool ece) {
     obs_end_ = snd_max_;
     obs_open_ = snd_max_ > snd_una_;
     if (params_.dctcp_cut == DctcpCut::kEveryWindow && params_.ecn && alpha_ > 0 && !in_recovery_) {
-      const uint64_t cut = static_cast<uint64_t>(static_cast<double>(cwnd_) * alpha_ / 2.0);
-      // The floor ecn_cut keeps. ca_acked_ stays: a window's ACKs reach
-      // cwnd just as it closes, so clearing it here would stop all growth.
-      cwnd_ = std::max(cwnd_ - cut, 2 * mss_);
+      // A cut never raises cwnd (below the floor, after an RTO). ca_acked_
+      // stays: a window's ACKs reach cwnd just as it closes, so clearing it
+      // here would stop all growth.
+      cwnd_ = std::min(cwnd_, dctcp_reduced());
       ssthresh_ = cwnd_;
     }
   }

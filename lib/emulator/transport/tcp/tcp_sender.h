@@ -66,6 +66,7 @@ class TcpSender final : public FlowSender {
   void dctcp_observe(uint64_t acked, bool ece);
   void on_echo(uint64_t ack);
   bool ecn_may_cut(uint64_t ack) const;
+  uint64_t dctcp_reduced() const;
   void ecn_cut();
   void grow(uint64_t acked);
   void enter_fast_recovery();

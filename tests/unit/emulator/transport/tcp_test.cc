@@ -639,6 +639,28 @@ TEST(TcpSender, DctcpEveryWindowEndsSlowStartOnAnEceWithoutCutting) {
   EXPECT_EQ(tx.cwnd_bytes(), 10'000u);
 }
 
+TEST(TcpSender, DctcpEveryWindowNeverRaisesTheWindowBelowTheFloor) {
+  // After an RTO cwnd is 1 MSS, under the 2-MSS floor of a cut: a window's
+  // end leaves it there (and ssthresh with it) rather than lifting it.
+  TcpParams p;
+  p.dctcp = true;
+  p.dctcp_cut = DctcpCut::kEveryWindow;
+  p.dctcp_initial_alpha = 0.5;
+  p.dctcp_g = 0;
+  p.min_rto_ns = 10 * kMs;
+  TcpSender tx(p, context(), flow(1'000'000));
+  ASSERT_EQ(send_all(tx, 0).size(), 10u);  // 0..9999, all lost to the sender
+  tx.on_timer(10 * kMs);
+  EXPECT_EQ(tx.cwnd_bytes(), 1'000u);
+  ASSERT_EQ(send_all(tx, 10 * kMs).size(), 1u);  // 0..999 again
+  // The receiver had 1000..9999: one ACK covers the window (0..9999) and
+  // closes it. The cut keeps 1000 and ssthresh follows; then the ACK's
+  // 10000 bytes add one MSS in avoidance.
+  tx.receive(10 * kMs + 20'000, ack(10'000, 10 * kMs));
+  EXPECT_EQ(tx.ssthresh_bytes(), 1'000u);
+  EXPECT_EQ(tx.cwnd_bytes(), 2'000u);
+}
+
 TEST(TcpSender, DctcpWithEndToEndMarkingKeepsAlphaAtTheMarkedFraction) {
   // Every data segment marked: F = 1 each window, alpha stays 1 and each
   // window halves cwnd.
