@@ -599,14 +599,20 @@ TEST(TcpSender, DctcpCutsByHalfAlphaAtMostOncePerWindow) {
   EXPECT_DOUBLE_EQ(tx.dctcp_alpha(), 0.48125 * 15 / 16 + 0.25 / 16);
 }
 
-TEST(TcpSender, DctcpEveryWindowCutsAtEachWindowsEndMarkedOrNot) {
-  // htsim's rule, alpha held at 0.5 (g = 0): each window's end cuts by a
-  // quarter though nothing was marked; an ECE does not cut.
+// DCTCP with htsim's cut, alpha held at 0.5 (g = 0).
+TcpParams every_window_at_half() {
   TcpParams p;
   p.dctcp = true;
   p.dctcp_cut = DctcpCut::kEveryWindow;
   p.dctcp_initial_alpha = 0.5;
   p.dctcp_g = 0;
+  return p;
+}
+
+TEST(TcpSender, DctcpEveryWindowCutsAtEachWindowsEndMarkedOrNot) {
+  // Each window's end cuts by a quarter though nothing was marked; an ECE
+  // does not cut.
+  TcpParams p = every_window_at_half();
   TcpSender tx(p, context(), flow(1'000'000));
   ASSERT_EQ(send_all(tx, 0).size(), 10u);  // 0..9999
   // Slow start: the ACKs of 1000..9000 grow cwnd to 19000.
@@ -624,10 +630,7 @@ TEST(TcpSender, DctcpEveryWindowCutsAtEachWindowsEndMarkedOrNot) {
 }
 
 TEST(TcpSender, DctcpEveryWindowEndsSlowStartOnAnEceWithoutCutting) {
-  TcpParams p;
-  p.dctcp = true;
-  p.dctcp_cut = DctcpCut::kEveryWindow;
-  p.dctcp_initial_alpha = 0.5;
+  TcpParams p = every_window_at_half();
   TcpSender tx(p, context(), flow(1'000'000));
   send_all(tx, 0);
   tx.receive(10'000, ack(1'000, 0, true));
@@ -642,11 +645,7 @@ TEST(TcpSender, DctcpEveryWindowEndsSlowStartOnAnEceWithoutCutting) {
 TEST(TcpSender, DctcpEveryWindowNeverRaisesTheWindowBelowTheFloor) {
   // After an RTO cwnd is 1 MSS, under the 2-MSS floor of a cut: a window's
   // end leaves it there (and ssthresh with it) rather than lifting it.
-  TcpParams p;
-  p.dctcp = true;
-  p.dctcp_cut = DctcpCut::kEveryWindow;
-  p.dctcp_initial_alpha = 0.5;
-  p.dctcp_g = 0;
+  TcpParams p = every_window_at_half();
   p.min_rto_ns = 10 * kMs;
   TcpSender tx(p, context(), flow(1'000'000));
   ASSERT_EQ(send_all(tx, 0).size(), 10u);  // 0..9999, all lost to the sender
