@@ -161,6 +161,29 @@ class alignas(64) EgressPort {
            now_ns < next_expiry_ns_ && now_ns >= port_pause_until_ns_ &&
            ((sched_.paused_mask() >> queue) & 1) == 0;
   }
+  // can_pass() for real time's cut-through, where the port may be shaped:
+  // its bucket, advanced to now_ns as that dequeue_burst would advance it,
+  // holds tokens (TokenBucketShaper: a frame may leave while they are not
+  // negative), and pass_summed() then charges the packet's wire bytes, as
+  // that dequeue_burst would.
+  bool can_cut(uint64_t now_ns, uint16_t queue) {
+    if (sched_.backlogged_mask() != 0 || !control_.empty() || by_flow_ ||
+        now_ns >= next_expiry_ns_ || now_ns < port_pause_until_ns_ ||
+        ((sched_.paused_mask() >> queue) & 1) != 0)
+      return false;
+    if (shaper_.unlimited()) return true;
+    shaper_.advance(now_ns);
+    return shaper_.has_tokens();
+  }
+  bool shaped() const { return !shaper_.unlimited(); }
+  // A run's next pass on a shaped port (after can_cut() at the same
+  // instant): the bucket still holds tokens, and then pays for a frame of
+  // `bytes`; false, and nothing charged, when it holds none.
+  bool pass_tokens(uint32_t bytes) {
+    if (!shaper_.has_tokens()) return false;
+    shaper_.spend_wire(TokenBucketShaper::wire_bytes(bytes, shaper_.overhead_bytes()));
+    return true;
+  }
   // enqueue() then that dequeue_burst(), for a packet can_pass() allows,
   // without the ring: the same buffer admission, ECN decision, counts,
   // residence (0) and scheduler state. The caller sends the packet now
@@ -181,6 +204,8 @@ class alignas(64) EgressPort {
     if (!buffer_->admits(0, bytes, &why)) [[unlikely]]
       return refuse(queue, bytes);
     pass_to(queue);
+    if (!shaper_.unlimited()) [[unlikely]]  // only where can_cut() allowed it
+      shaper_.spend_wire(TokenBucketShaper::wire_bytes(bytes, shaper_.overhead_bytes()));
     const bool mark = ecn_.should_mark(0, ecn_capable);
     ++passing_.packets;
     passing_.bytes += bytes;

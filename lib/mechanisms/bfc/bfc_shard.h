@@ -9,6 +9,8 @@
 //   on_enqueued()  after the traffic manager accepted it: takes the entry and
 //                  the queue, counts collisions, flags, maybe pauses
 //   on_departure() when it left (sent, or drained at stop): maybe resume
+//   on_passed()    instead of the last two, for a packet that went through
+//                  its empty queue at once (real time's cut-through)
 //
 // The shard sees the egress ports its lcore owns, and every ingress port of
 // the switch (any of them may feed those egress ports). docs/mechanisms/bfc.md.
@@ -101,6 +103,27 @@ class BfcShard {
     if (queue_empty) assigner_.on_queue_empty(egress, q);
     if (!ticket.flagged) return BfcSignal::kNone;
     return counters_.on_flagged_departure(ticket.ingress, ticket.upstream_queue);
+  }
+
+  // on_enqueued() into empty queue q (queue_bytes 0) then on_departure()
+  // with the queue empty again, at one instant: what a packet leaves
+  // behind that the traffic manager would have sent at once (real time's
+  // cut-through, docs/mechanisms/bfc.md "In the data path"). An empty
+  // queue never flags (0 <= Th), so nothing is paused or resumed, and the
+  // caller keeps no ticket: the entry keeps the queue and the time, the
+  // rotation moves, the gauges count q as active, q stays empty. Returns
+  // the Th it judged by (last_threshold()).
+  uint64_t on_passed(uint16_t egress, uint16_t q, uint64_t paused_mask, uint64_t now_ns,
+                     const BfcTicket& ticket) {
+    assigner_.commit(egress, ticket.pick, table_.at(ticket.entry));
+    table_.on_pass(ticket.entry, ticket.hash, now_ns);
+    assigner_.on_queue_empty(egress, q);
+    const uint64_t nonempty = (~assigner_.empty_mask(egress) & all_queues_) | uint64_t{1} << q;
+    const uint32_t active = active_queue_count(nonempty, paused_mask);
+    const uint64_t th = th_by_active_[egress * kThSlots + active];
+    last_th_[egress].set(th);
+    last_active_[egress].set(active);
+    return th;
   }
 
   // Th of `egress` for the given paused set, in bytes.

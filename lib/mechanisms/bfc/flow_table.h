@@ -71,6 +71,14 @@ class FlowTable {
     e.last_active_ns = now_ns;
   }
 
+  // on_enqueue() then on_departure() at one instant: a packet that cut
+  // through an idle port (it was in the switch for no time at all).
+  void on_pass(uint32_t index, uint32_t hash, uint64_t now_ns) {
+    FlowEntry& e = entries_[index];
+    count_collision(e, tag_of(hash));
+    e.last_active_ns = now_ns;
+  }
+
   const FlowEntry& at(uint32_t index) const { return entries_[index]; }
   FlowEntry& at(uint32_t index) { return entries_[index]; }
   // Entries with packets in the switch.

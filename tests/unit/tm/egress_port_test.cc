@@ -618,6 +618,83 @@ TEST(EgressPort, PassSummedIsPassPublishedLater) {
   EXPECT_EQ(a.ecn_marks(), b.ecn_marks());
 }
 
+// On a shaped port, can_cut() allows a pass exactly when the dequeue_burst
+// at that instant would send the packet at once, and pass_summed() charges
+// the bucket as that dequeue does: two shaped ports fed the same arrivals
+// and dequeues at the same instants, one queueing every packet and taking
+// each one that may pass out at once, the other passing it, send the same
+// packets at the same instants and count the same lost transmit time
+// (publishing the passes before every dequeue, as the worker does). After
+// a pass, a run's further packets pass while pass_tokens() finds tokens.
+// Arrivals come in bursts faster than the rate, so the bucket runs dry
+// (no pass) and refills (passes again).
+TEST(EgressPort, ACutOnAShapedPortIsEnqueueThenDequeue) {
+  SharedBuffer buffer_a(1 << 20, 1.0), buffer_b(1 << 20, 1.0);
+  EgressPortConfig cfg = small_config();
+  cfg.rate_bps = 10'000'000'000;  // 10 Gb/s: 0.8 ns a byte
+  cfg.burst_bytes = 4000;
+  cfg.wire_overhead_bytes = 24;
+  EgressPort a(cfg, &buffer_a), b(cfg, &buffer_b);
+  std::mt19937_64 rng(3);
+  uint64_t now = 0;
+  unsigned passed = 0, held = 0, in_runs = 0;
+  for (int step = 0; step < 20000; ++step) {
+    now += rng() % 5 == 0 ? rng() % 5'000 : rng() % 200;
+    const uint16_t q = static_cast<uint16_t>(rng() % 4);
+    if (rng() % 2 != 0) {
+      const TmPacket p =
+          packet(64 + static_cast<uint32_t>(rng() % 1400), static_cast<uint16_t>(step));
+      const bool idle = b.queued_packets() == 0;
+      if (b.can_cut(now, q)) {
+        ASSERT_EQ(b.pass_summed(q, p.bytes, false).verdict, EnqueueVerdict::kEnqueued);
+        ASSERT_EQ(a.enqueue(now, q, p, false).verdict, EnqueueVerdict::kEnqueued);
+        const std::vector<TmPacket> out = take(a, now, 1);
+        ASSERT_EQ(out.size(), 1u) << step;  // the reference sends it at once
+        ASSERT_EQ(out[0].aux, p.aux);
+        ++passed;
+        // A run (Worker::cut_run): more packets for q at the same instant,
+        // each passing while the bucket still holds tokens.
+        for (unsigned k = rng() % 4; k > 0; --k) {
+          const TmPacket r = packet(64 + static_cast<uint32_t>(rng() % 1400), 50'000);
+          ASSERT_EQ(a.enqueue(now, q, r, false).verdict, EnqueueVerdict::kEnqueued);
+          if (!b.pass_tokens(r.bytes)) {
+            ASSERT_TRUE(take(a, now, 1).empty()) << step;
+            ASSERT_EQ(b.enqueue(now, q, r, false).verdict, EnqueueVerdict::kEnqueued);
+            b.pass_publish();
+            ASSERT_TRUE(take(b, now, 1).empty()) << step;
+            ++held;
+            break;
+          }
+          b.pass_run(q, 1, r.bytes);
+          ASSERT_EQ(take(a, now, 1).size(), 1u) << step;
+          ++in_runs;
+        }
+      } else {
+        ASSERT_EQ(a.enqueue(now, q, p, false).verdict, b.enqueue(now, q, p, false).verdict);
+        if (idle) {  // refused for want of tokens: the reference would not send it now
+          ASSERT_TRUE(take(a, now, 1).empty()) << step;
+          b.pass_publish();  // before every dequeue, as the worker does
+          ASSERT_TRUE(take(b, now, 1).empty()) << step;
+          ++held;
+        }
+      }
+    } else {
+      b.pass_publish();
+      const unsigned max = 1 + static_cast<unsigned>(rng() % 4);
+      const std::vector<TmPacket> oa = take(a, now, max), ob = take(b, now, max);
+      ASSERT_EQ(oa.size(), ob.size()) << step;
+      for (size_t i = 0; i < oa.size(); ++i) ASSERT_EQ(oa[i].aux, ob[i].aux);
+    }
+    ASSERT_EQ(a.next_event_ns(now), b.next_event_ns(now)) << step;
+    ASSERT_EQ(a.shaper_lost_ns(), b.shaper_lost_ns()) << step;
+  }
+  b.pass_publish();
+  ASSERT_NO_FATAL_FAILURE(expect_same_counts(a, b));
+  EXPECT_GT(passed, 1000u);
+  EXPECT_GT(in_runs, 1000u);
+  EXPECT_GT(held, 100u);
+}
+
 // pass_run() is pass_summed() repeated: a port that, after a packet has
 // passed, counts each next pass of the same queue that pass_limit() and
 // passes_unmarked() allow with one pass_run() at the run's end (as the

@@ -212,6 +212,78 @@ TEST(BfcShard, IndexCollisionCountedOncePerFlow) {
   EXPECT_EQ(s.table().index_collisions(), 3u);
 }
 
+// Every part of a shard's state a later packet, the scraper or the summary
+// can see, for one egress port.
+void expect_same_state(const BfcShard& a, const BfcShard& b, uint16_t egress, int step) {
+  EXPECT_EQ(a.assigner().empty_mask(egress), b.assigner().empty_mask(egress)) << step;
+  EXPECT_EQ(a.assigner().queue_collisions(), b.assigner().queue_collisions()) << step;
+  EXPECT_EQ(a.table().occupied(), b.table().occupied()) << step;
+  EXPECT_EQ(a.table().index_collisions(), b.table().index_collisions()) << step;
+  EXPECT_EQ(a.last_threshold(egress), b.last_threshold(egress)) << step;
+  EXPECT_EQ(a.last_active_queues(egress), b.last_active_queues(egress)) << step;
+  for (uint32_t i = 0; i < a.table().size(); ++i) {
+    const FlowEntry& x = a.table().at(i);
+    const FlowEntry& y = b.table().at(i);
+    ASSERT_TRUE(x.used == y.used && x.queue == y.queue && x.packets == y.packets &&
+                x.last_active_ns == y.last_active_ns && x.tag == y.tag && x.joined == y.joined)
+        << "step " << step << ", entry " << i;
+  }
+}
+
+// A packet that cuts through (real time) takes on_passed() where a queued
+// one takes on_enqueued() into its empty queue and, at the same instant,
+// on_departure(): both leave the shard alike. Flows come new, come back
+// within the sticky time (kept) and after it, share entries with flows
+// holding packets, with one queue paused by the downstream; a packet goes
+// through only when its pick is an empty queue, as the traffic manager
+// allows.
+TEST(BfcShard, APassLeavesWhatAnEnqueueAndADepartureAtOnceWould) {
+  BfcShard queued(config());
+  BfcShard passed(config());
+  // Queue 0 holds two packets of flow 1 (entry 1) on both shards.
+  const Sent h1 = send(queued, kEgress, 1, 0, 0, 5);
+  const Sent h2 = send(passed, kEgress, 1, 0, 0, 5);
+  ASSERT_EQ(h1.q, 0);
+  ASSERT_EQ(h2.q, 0);
+  // Entry 10 saw two flows at once (an index collision), then emptied.
+  for (BfcShard* s : {&queued, &passed}) {
+    const Sent x = send(*s, kEgress, 10, 1);
+    const Sent y = send(*s, kEgress, 10 + 400 * 3000, 2);
+    s->on_departure(kEgress, x.q, false, x.ticket, 3);
+    s->on_departure(kEgress, y.q, true, y.ticket, 4);
+  }
+  ASSERT_NE(passed.table().at(passed.table().index(kEgress, 10)).joined, 0u);
+  constexpr uint64_t kPaused = 0b0100;  // queue 2
+  // Hashes (most with a tag, hash >> 16, other than 0): new flows, flow C
+  // again within and after kSticky, flows sharing flow 1's busy entry (1
+  // mod 400), and a new flow in entry 10.
+  constexpr uint32_t kC = 3 + 400 * 200;
+  const uint32_t hashes[] = {
+      2 + 400 * 300,  kC, 4 + 400 * 400, kC, 1 + 400 * 1000, 5, kC, 1 + 400 * 2000, 6 + 400 * 500,
+      10 + 400 * 700, 9};
+  uint64_t now = 100;
+  int passes = 0;
+  for (int step = 0; step < static_cast<int>(std::size(hashes)); ++step) {
+    BfcTicket a, b;
+    a.ingress = b.ingress = 0;
+    a.upstream_queue = b.upstream_queue = 7;
+    const uint16_t qa = queued.assign(kEgress, hashes[step], now, &a);
+    const uint16_t qb = passed.assign(kEgress, hashes[step], now, &b);
+    ASSERT_EQ(qa, qb) << step;
+    if (((queued.assigner().empty_mask(kEgress) >> qa) & 1) != 0) {
+      EXPECT_EQ(queued.on_enqueued(kEgress, qa, 0, kPaused, now, &a), BfcSignal::kNone);
+      EXPECT_EQ(queued.on_departure(kEgress, qa, true, a, now), BfcSignal::kNone);
+      EXPECT_EQ(passed.on_passed(kEgress, qb, kPaused, now, b), queued.last_threshold(kEgress));
+      ++passes;
+    }
+    expect_same_state(queued, passed, kEgress, step);
+    now += step == 3 ? kSticky : 1'000;
+  }
+  EXPECT_GE(passes, 8);
+  EXPECT_EQ(passed.table().at(passed.table().index(kEgress, 1)).packets, 1u);  // still queued
+  EXPECT_EQ(passed.counters().counter(0, 7), 0u);                              // nothing flagged
+}
+
 TEST(BfcShard, ThresholdIsHopBdpOverActiveQueues) {
   BfcShard s(config());
   // Nothing queued: N_active counts as 1.
