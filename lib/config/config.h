@@ -109,6 +109,7 @@ struct PortConfig {
   uint32_t mtu = 1500;                // largest IP packet forwarded out of this port
   uint32_t wire_overhead_bytes = 24;  // preamble + IFG + FCS charged per frame by the shaper
   uint64_t shaper_burst_bytes = 0;    // token bucket, wire bytes; 0: max(64 KiB, 200 us of rate)
+  bool cut_through = true;            // real time: may pass an idle port (StagePlan::cuts_through)
   std::optional<MacAddr> mac;         // default: device MAC
   std::optional<MacAddr> peer_mac;    // default: learned from ARP
   std::optional<uint32_t> peer_ipv4;  // asked for by ARP when peer_mac is unknown

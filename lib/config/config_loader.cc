@@ -287,10 +287,12 @@ class Loader {
 
   void load_port(const Field& p, PortConfig* out) {
     out->line = YamlReader::line_of(p.node);
-    if (!r_.expect_map(p, keys({"name", "device", "link", "pcap", "delay", "loss", "fifo", "role",
-                                "rate", "mtu", "wire_overhead", "shaper_burst", "mac", "peer_mac",
-                                "peer_ip", "ipv4", "hop_rtt", "queueing", "ecn"},
-                               &ConfigSections::in_port, {}))) {
+    if (!r_.expect_map(
+            p, keys({"name",          "device",       "link",     "pcap",     "delay",
+                     "loss",          "fifo",         "role",     "rate",     "mtu",
+                     "wire_overhead", "shaper_burst", "mac",      "peer_mac", "peer_ip",
+                     "ipv4",          "hop_rtt",      "queueing", "ecn",      "cut_through"},
+                    &ConfigSections::in_port, {}))) {
       return;
     }
     if (auto f = r_.field(p, "name", Need::kRequired)) set(r_.string(*f), &out->name);
@@ -355,6 +357,12 @@ class Loader {
         set(r_.duration(*fifo, 1, UINT64_MAX), &out->link_fifo_ns);
       else
         r_.error(fifo->node, fifo->path, "\"fifo\" applies only to internal links (link:)");
+    }
+    if (auto f = r_.field(p, "cut_through", Need::kOptional)) {
+      if (!out->device.empty())
+        set(r_.boolean(*f), &out->cut_through);
+      else
+        r_.error(f->node, f->path, "\"cut_through\" applies only to device ports (device:)");
     }
     if (auto burst = r_.field(p, "shaper_burst", Need::kOptional)) {
       if (!link)

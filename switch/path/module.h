@@ -42,7 +42,12 @@
 // joins the port's next burst) as for one dequeued alone says so with
 // `static constexpr bool kStepsAtPass = true` (StagePlan::cuts_through);
 // if its depart step reads the packet's metadata from the mbuf, also
-// `kDepartReadsMeta = true` (StagePlan::pass_meta).
+// `kDepartReadsMeta = true` (StagePlan::pass_meta). A module that chooses
+// the queue (QueueChoice) and whose on_enqueued and depart steps, taken at
+// one instant for a packet into an empty queue, are what its
+// `QueueChoice::passed(w, out, q, bytes, now)` does, says so with
+// `kChoiceAtPass = true`: such a packet may then cut through, taking
+// passed() in place of both.
 
 #include <cstdint>
 #include <tuple>

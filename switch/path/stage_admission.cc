@@ -76,27 +76,29 @@ inline bool Worker::admit_data(PortRuntime& out, rte_mbuf* m, const MbufMeta& me
 // there), the port's traffic manager holds nothing, the packet's queue is
 // unpaused, and passing charged no buffer; while nothing else happens at
 // the port, each next packet for that queue finds the port just so. A
-// packet that would take the same path (a size the buffer
-// admits, no ECN mark possible) then needs only the L2 rewrite and its
-// place in the burst the port sends next; the queue's and the port's
-// counts for the run are added once, at its end. Packet `first` has just
+// packet that would take the same path (a size the buffer admits, no ECN
+// mark possible, the bucket's tokens on a shaped port) then needs only the
+// L2 rewrite and its place in the burst the port sends next; the queue's
+// and the port's counts for the run are added once, at its end (its
+// tokens, per packet). Packet `first` has just
 // met `out` so; returns the index of the first packet after it that does
 // not fit the run (n: none), which is then handled as any other.
-// kDeparts: the port takes depart steps (out.plan.departure), which the
-// run's packets take once it ends (depart_run), with their metadata in the
-// mbufs where a step reads it (pass_meta; kStored: route_packet put it
-// there already).
+// kDeparts: the port takes steps at a pass (out.plan.pass_steps); the
+// run's packets take its depart steps once it ends (depart_run), with
+// their metadata in the mbufs where a step reads it (pass_meta; kStored:
+// route_packet put it there already).
 template <bool kStored, bool kDeparts>
 unsigned Worker::cut_run(PortRuntime& out, rte_mbuf** pkts, const ParsedPacket* pps,
                          PortRuntime* const* outs, const MbufMeta* metas, unsigned first,
                          unsigned n, uint64_t now) {
   unsigned i = first + 1;
   // RED from an empty queue draws a coin per packet. The run writes no
-  // shim: a port with one (a DIBS switch's with max_detours) passes its
-  // packets one at a time.
+  // shim: a port with one (a DIBS switch's with max_detours, BFC's toward
+  // a switch) passes its packets one at a time.
   if (!out.tm->passes_unmarked() || out.plan.data_shim) return i;
   const uint16_t queue = metas[first].queue;
   const uint64_t limit = out.tm->pass_limit();
+  const bool shaped = out.tm->shaped();  // then each packet needs the bucket's tokens
   // Kept here, not read from the port per packet: the frames' bytes are
   // written in between, and the compiler must assume they may alias.
   uint8_t header[kEthHeaderLen];
@@ -114,7 +116,7 @@ unsigned Worker::cut_run(PortRuntime& out, rte_mbuf** pkts, const ParsedPacket* 
     if (!ipv4 || to != &out || meta.queue != queue || count == kBurst) break;
     rte_mbuf* m = pkts[i];
     const uint32_t frame = m->pkt_len - meta.l3_offset + kEthHeaderLen;  // once rewritten
-    if (frame > limit) break;
+    if (frame > limit || (shaped && !out.tm->pass_tokens(frame))) break;
     // write_l2 without the shim: VLAN tags go, the port's header goes on.
     if (meta.l3_offset != kEthHeaderLen) [[unlikely]]
       rte_pktmbuf_adj(m, static_cast<uint16_t>(meta.l3_offset - kEthHeaderLen));
@@ -157,8 +159,8 @@ void Worker::admit_burst(PortRuntime& in, rte_mbuf** pkts, const ParsedPacket* p
         stage_remote(out->owner_slot, pkts[i], now);
       } else if (admit_data(*out, pkts[i], metas[i], now)) {
         const unsigned next =
-            out->plan.departure ? cut_run<kStored, true>(*out, pkts, pps, outs, metas, i, n, now)
-                                : cut_run<kStored, false>(*out, pkts, pps, outs, metas, i, n, now);
+            out->plan.pass_steps ? cut_run<kStored, true>(*out, pkts, pps, outs, metas, i, n, now)
+                                 : cut_run<kStored, false>(*out, pkts, pps, outs, metas, i, n, now);
         i = next - 1;  // the loop goes on after the run
       }
     }
@@ -203,17 +205,21 @@ struct Worker::FlowQueuesChoice {
 
 // Real time, a port whose plan cuts through (StagePlan::cuts_through), on
 // a device: a packet that finds the traffic manager empty, its queue
-// unpaused and the shaper off is what the next dequeue would send first,
-// so it joins the burst the port sends next (tx_pending) at once, with its
-// queue's admission, ECN decision and counts (EgressPort::pass_summed;
-// transmit() publishes the counts before it sends) and the modules'
-// schedule and depart steps (depart_run). That holds while the burst
-// has only such packets and room; a send the device did not take whole
-// ends it. True when it went (or was refused); false: the caller queues it.
-inline bool Worker::cut_through(PortRuntime& out, rte_mbuf* m, const TmPacket& tp,
+// unpaused and the shaper off or holding tokens (EgressPort::can_cut) is
+// what the next dequeue would send first, so it joins the burst the port
+// sends next (tx_pending) at once, with its queue's admission, ECN
+// decision, counts and tokens (EgressPort::pass_summed; transmit()
+// publishes the counts before it sends) and the modules' schedule and
+// depart steps (depart_run); a module that chose the queue takes its
+// enqueue and departure at once (Queues::passed). That holds while the
+// burst has only such packets and room; a send the device did not take
+// whole ends it. True when it went (or was refused); false: the caller
+// queues it.
+template <class Queues>
+inline bool Worker::cut_through(Queues& queues, PortRuntime& out, rte_mbuf* m, const TmPacket& tp,
                                 const MbufMeta& meta, uint16_t q, uint8_t* ip, uint64_t now) {
   if (out.kind != PortKind::kEthdev || out.tx_pending_count != out.tx_cut || out.tx_cut == kBurst ||
-      !out.tm->can_pass(now, q))
+      !out.tm->can_cut(now, q))
     return false;
   const EnqueueResult r = out.tm->pass_summed(q, tp.bytes, meta.ecn_capable);
   if (r.verdict == EnqueueVerdict::kDropped) {
@@ -221,9 +227,11 @@ inline bool Worker::cut_through(PortRuntime& out, rte_mbuf* m, const TmPacket& t
     return true;
   }
   if (r.verdict == EnqueueVerdict::kEnqueuedMarked) mark_ce(counters(out.index), ip);
+  if constexpr (requires { queues.passed(*this, out, q, tp.bytes, now); })
+    queues.passed(*this, out, q, tp.bytes, now);
   out.tx_pending[out.tx_pending_count++] = m;
   ++out.tx_cut;
-  if (out.plan.departure) [[unlikely]] {
+  if (out.plan.pass_steps) [[unlikely]] {
     schedule_steps(out, now);
     depart_run(out, out.tx_pending_count - 1, out.tx_pending_count, q, now);
   }
@@ -234,11 +242,12 @@ inline bool Worker::cut_through(PortRuntime& out, rte_mbuf* m, const TmPacket& t
 // from queue q (their metadata in the mbufs), as depart() gives packets
 // the traffic manager dequeued, but module by module: only modules whose
 // steps may run at a pass take one here (StagePlan::cuts_through), none a
-// release step, and none reads another's state.
+// release step, and none reads another's state. A module that chose the
+// queue took its departure with its choice (Queues::passed).
 void Worker::depart_run(PortRuntime& out, unsigned from, unsigned to, uint16_t q, uint64_t now) {
   each_module([&](auto& mod) {
     if constexpr (requires { mod.depart(out, TmPacket{}, now); })
-      if (out.plan.takes(Step::kDepart, module_id(mod)))
+      if (out.plan.takes(Step::kDepart, module_id(mod)) && module_id(mod) != out.plan.queue_choice)
         for (unsigned i = from; i < to; ++i) {
           TmPacket p;
           p.handle = out.tx_pending[i];
@@ -318,7 +327,7 @@ inline bool Worker::admit_chosen(PortRuntime& out, rte_mbuf* m, const MbufMeta& 
     if (!held) {
       if (fabric_ != nullptr) [[unlikely]] {
         if (out.plan.straight() && pass_straight(out, m, tp, meta, q, ip, now)) return false;
-      } else if (out.plan.cuts_through && cut_through(out, m, tp, meta, q, ip, now)) {
+      } else if (out.plan.cuts_through && cut_through(queues, out, m, tp, meta, q, ip, now)) {
         return true;
       }
     }

@@ -37,11 +37,15 @@ struct StagePlan {
   bool data_shim = false;
   bool shim_detours = false;
   // Real time: a packet that finds the port idle may join the burst the
-  // port sends next (Worker::cut_through). The class map chooses, and the
-  // only steps are a refusal's (refuse, dropped: the same for a packet
-  // refused as it passes as for one refused at its queue) and the schedule
-  // and depart steps of modules that allow them at the pass (kStepsAtPass).
+  // port sends next (Worker::cut_through). The class map chooses, or a
+  // module whose choice allows it (kChoiceAtPass), and the only other
+  // steps are a refusal's (refuse, dropped: the same for a packet refused
+  // as it passes as for one refused at its queue) and the schedule and
+  // depart steps of modules that allow them at the pass (kStepsAtPass).
   bool cuts_through = false;
+  // A packet that cuts through takes schedule or depart steps at the pass
+  // (Worker::depart_run): some module besides the queue choice's has one.
+  bool pass_steps = false;
   // A depart step here reads the packet's metadata from the mbuf
   // (kDepartReadsMeta), so a packet that cuts through must carry it.
   bool pass_meta = false;

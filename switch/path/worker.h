@@ -207,9 +207,10 @@ class Worker {
   [[gnu::always_inline]] inline bool send_pending(PortRuntime& port, uint64_t now);
   bool pass_straight(PortRuntime& out, rte_mbuf* m, const TmPacket& tp, const MbufMeta& meta,
                      uint16_t q, uint8_t* ip, uint64_t now);
-  [[gnu::always_inline]] inline bool cut_through(PortRuntime& out, rte_mbuf* m, const TmPacket& tp,
-                                                 const MbufMeta& meta, uint16_t q, uint8_t* ip,
-                                                 uint64_t now);
+  template <class Queues>
+  [[gnu::always_inline]] inline bool cut_through(Queues& queues, PortRuntime& out, rte_mbuf* m,
+                                                 const TmPacket& tp, const MbufMeta& meta,
+                                                 uint16_t q, uint8_t* ip, uint64_t now);
   // The modules' schedule steps, before the traffic manager dequeues (or
   // a packet cuts through).
   void schedule_steps(PortRuntime& port, uint64_t now) {

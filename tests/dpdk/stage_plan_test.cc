@@ -24,6 +24,20 @@ TEST(StagePlan, PlainSwitchTakesNoOptionalStep) {
   EXPECT_TRUE(p.cuts_through);
 }
 
+// `cut_through: false` keeps a port's packets queued in real time; exact
+// time's straight path is its own (the same results either way).
+TEST(StagePlan, CutThroughOffKeepsEveryPacketQueued) {
+  for (bool bfc : {false, true}) {
+    SwitchConfig sw;
+    sw.bfc.enabled = bfc;
+    sw.ports.emplace_back();
+    sw.ports[0].cut_through = false;
+    const StagePlan p = plan_stages(sw, sw.ports[0]);
+    EXPECT_FALSE(p.cuts_through);
+    EXPECT_EQ(p.straight(), !bfc);
+  }
+}
+
 TEST(StagePlan, PfcOrPauseCountsAtAdmissionAndReleasesAtDeparture) {
   for (PfcGenerationMode mode : {PfcGenerationMode::kPfc, PfcGenerationMode::kPause}) {
     SwitchConfig sw;
@@ -53,8 +67,21 @@ TEST(StagePlan, BfcChoosesQueuesOnEveryPortOfItsSwitch) {
     EXPECT_TRUE(p.departure);
     // The upstream queue travels in the shim toward switches only.
     EXPECT_EQ(p.data_shim, port.role == PortRole::kSwitch);
-    EXPECT_FALSE(p.cuts_through);  // its flow table chooses the queue
+    // Its flow table's choice may pass (kChoiceAtPass): real time cuts
+    // through, taking BFC's enqueue and departure at once, and no other
+    // module's step; exact time's straight path takes no step.
+    EXPECT_TRUE(p.cuts_through);
+    EXPECT_FALSE(p.pass_steps);
+    EXPECT_FALSE(p.straight());
   }
+  // With TCD beside it, TCD's schedule and depart steps run at the pass.
+  sw.tcd.enabled = true;
+  EXPECT_TRUE(plan_stages(sw, sw.ports[1]).cuts_through);
+  EXPECT_TRUE(plan_stages(sw, sw.ports[1]).pass_steps);
+  // With PFC's admission count, every packet queues.
+  sw.tcd.enabled = false;
+  sw.pfc.mode = PfcGenerationMode::kPfc;
+  EXPECT_FALSE(plan_stages(sw, sw.ports[1]).cuts_through);
 }
 
 // The window applies toward switch-facing ports only; credit is earned
@@ -97,6 +124,7 @@ TEST(StagePlan, TcdMarksAtDepartureOnEveryPortOfItsSwitch) {
     EXPECT_TRUE(p.cuts_through);
     EXPECT_FALSE(p.straight());
     EXPECT_FALSE(p.pass_meta);  // the mark reads the packet's IP header only
+    EXPECT_TRUE(p.pass_steps);
   }
   sw.pfc.mode = PfcGenerationMode::kPfc;  // with PFC's admission count, queued
   EXPECT_FALSE(plan_stages(sw, sw.ports[0]).cuts_through);

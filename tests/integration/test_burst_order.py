@@ -96,14 +96,19 @@ def run_frame(i, size=100, tos=0, dst=None, ttl=64, vlan=False):
 
 # What a refusal at the idle port becomes: DIBS's refuse step takes it, and
 # with no switch-facing port to detour to, drops it under its own reason.
-REFUSED = {"plain": "buffer_full", "dibs": "detour_no_port", "tcd": "buffer_full"}
+REFUSED = {"plain": "buffer_full", "dibs": "detour_no_port", "tcd": "buffer_full",
+           "bfc": "buffer_full"}
 
 
 def run_cut_through(binary, tmp, scheme):
     """scheme: plain; dibs (a refuse step, and at this host port a depart
     step counting each packet's detours); tcd (schedule and depart steps:
     nothing can pause the port, so TCD judges every packet against an empty
-    queue and marks none). Each port's plan cuts through."""
+    queue and marks none); bfc (its flow table chooses the queue, on a
+    shaped port: each packet, of a flow of its own, finds its queue empty
+    and the bucket holding tokens, and passes, so the two queues never both
+    fill and no flow finds every queue busy). Each port's plan cuts
+    through."""
     name = "run-" + scheme
     refused = REFUSED[scheme]
     # (frame, what becomes of it)
@@ -120,6 +125,7 @@ def run_cut_through(binary, tmp, scheme):
     harness.write_pcap(rx, frames)
     p0 = {"name": "p0", "device": f"net_pcap0,rx_pcap={rx},tx_pcap={tx}", "role": "host",
           "rate": "0", "mac": P0_MAC, "peer_mac": PEER_MAC, "ipv4": "10.0.0.1/16"}
+    class_map = "dscp"
     ports, extra = [p0], {}
     if scheme == "dibs":
         # The switch-facing port DIBS needs: it admits no more than p0 does.
@@ -129,10 +135,15 @@ def run_cut_through(binary, tmp, scheme):
         extra = {"dibs": {"enabled": True}}
     if scheme == "tcd":
         extra = {"tcd": {"enabled": True, "q_th": "1B"}}
+    if scheme == "bfc":
+        # BFC needs the port's rate (its Th), so p0 is shaped: with its
+        # bucket full, every packet finds tokens. It chooses the queues.
+        extra = {"bfc": {"enabled": True}}
+        p0["rate"], class_map = "100Gbps", "fifo"
     cfg = harness.write_config(
         os.path.join(tmp, name + ".yaml"),
         [harness.switch("s1", ports, [harness.route("10.0.0.0/16", "p0")],
-                        buffer={"size": f"{BUFFER}B", "alpha": 1.0}, class_map="dscp",
+                        buffer={"size": f"{BUFFER}B", "alpha": 1.0}, class_map=class_map,
                         queues_per_port=2, ecn={"mode": "step", "k": "1B"}, **extra)])
     _, summary = harness.run_to_end(binary, tmp, cfg, name, duration=2)
     harness.check_identity(summary)
@@ -157,6 +168,17 @@ def run_cut_through(binary, tmp, scheme):
                  f"{name}: packets counted leaving at p0 with no detour, and in all {hist}")
     if scheme == "tcd":
         check_eq((p["tcd_ce_marks"], p["tcd_ue_marks"]), (0, 0), f"{name}: TCD marks")
+    if scheme == "bfc":
+        # Queued, the burst's 16 flows would share the 2 queues: the third
+        # new flow would find both busy (a queue collision) and the deepest
+        # queue would hold several frames. Passing, each packet was alone
+        # in its queue, and left its entry empty.
+        sw = next(s for s in summary["switches"] if s["name"] == "s1")
+        check_eq((sw["bfc"]["queue_collisions"], sw["bfc"]["flow_table_occupied_at_stop"]),
+                 (0, 0), f"{name}: BFC queue collisions, flow-table entries occupied at stop")
+        check_eq((p["bfc_peak_queue_bytes"], p["bfc_active_queues"], p["bfc_pause_sent"]),
+                 (BUFFER, 1, 0), f"{name}: BFC's deepest queue (the largest frame admitted),"
+                 " active queues at the last packet, pauses sent")
 
     from scapy.layers.inet import IP
     from scapy.layers.l2 import Dot1Q, Ether
@@ -177,7 +199,7 @@ def test(binary, srcdir):
     with harness.TempDir("burst-order") as tmp:
         run(binary, tmp, "unshaped", "0")
         run(binary, tmp, "shaped", "1Gbps")
-        for scheme in ("plain", "dibs", "tcd"):
+        for scheme in ("plain", "dibs", "tcd", "bfc"):
             run_cut_through(binary, tmp, scheme)
 
 

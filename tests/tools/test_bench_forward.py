@@ -90,6 +90,8 @@ class Configs(unittest.TestCase):
                 with open(path) as f:
                     text = f.read()
                 self.assertEqual("receive: [bench/p0]" in text, scheme in forward.SHARED)
+                # Only plain-ring keeps every packet in its queue (a queue standing).
+                self.assertEqual("cut_through: false" in text, scheme == "plain-ring")
 
 
 if __name__ == "__main__":

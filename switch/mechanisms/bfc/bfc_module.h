@@ -68,6 +68,8 @@ struct BfcModuleState : ModuleState {
 class BfcModule {
  public:
   static constexpr unsigned kId = 1;
+  // A packet may cut through an idle port (real time): QueueChoice::passed.
+  static constexpr bool kChoiceAtPass = true;
   static std::string build(Runtime& rt);
   // BFC chooses queues and departs on every port of its switch; the upstream
   // queue travels in the shim toward switches only.
@@ -120,6 +122,17 @@ class BfcModule {
       if (after > th) raise_to(b.peak_excess_bytes, after - th);
       if (s == BfcSignal::kPause)
         send(w, ticket.ingress, ControlType::kBfcPause, ticket.upstream_queue, now);
+    }
+    // Real time's cut-through: the traffic manager passed the packet from
+    // empty queue q straight to the port's next burst. on_enqueued() and
+    // depart() at once (BfcShard::on_passed); the mbuf keeps no ticket.
+    void passed(Worker&, PortRuntime& out, uint16_t q, uint32_t bytes, uint64_t now) {
+      BfcPort& b = *at(out);
+      const uint64_t paused = b.upstream ? b.upstream->paused_mask() : 0;
+      const uint64_t th = b.shard->on_passed(out.index, q, paused, now, ticket);
+      const uint64_t after = depth + bytes;
+      raise_to(b.peak_queue_bytes, after);
+      if (after > th) raise_to(b.peak_excess_bytes, after - th);
     }
     // A 16-bit load the compiler may not merge with its neighbour's.
     static uint16_t load_u16(const uint16_t* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }

@@ -7,10 +7,12 @@ io mode; sluice routes it (parse, LPM, TTL, MAC rewrite) through the traffic
 manager of the egress port, once per scheme in --schemes:
 
   plain      both ports role host, rate 0: shaper off, no flow hash.
-  plain-ring plain with both ports at 400 Gbps: the shaper runs but never
-             holds frames back, and a port with a shaper never cuts
-             through, so every packet goes through its queue's ring and the
-             scheduler's dequeue, as when a queue stands.
+  plain-ring plain with both ports at 400 Gbps and p1's cut_through off:
+             the shaper runs but never holds frames back, and every packet
+             goes through its queue's ring and the scheduler's dequeue, as
+             when a queue stands.
+  plain-shaped plain-ring with cut-through on: each packet passes idle p1
+             as in plain, and also takes the bucket's tokens (runs too).
   bfc        BFC on (SPEC 4.2): both ports role switch, so every packet is
              hashed, claims a flow-table entry, is assigned a queue (32
              queues per port, flow_table_factor default), leaves with the
@@ -97,8 +99,8 @@ Run as root: the script reserves 2 MB hugepages (and mounts hugetlbfs) for the
 hugepage runs and restores both afterwards, also when interrupted.
 
   tools/bench forward [--repeat N] [--sizes 64,1024] [--modes huge,nohuge]
-              [--schemes plain,bfc[,plain-ring,bfc-quiet,plain-2hop,floodgate,dibs,tcd,
-                         plain-share,bfc-share,plain-spread,plain-cross]]
+              [--schemes plain,bfc[,plain-ring,plain-shaped,bfc-quiet,plain-2hop,floodgate,
+                         dibs,tcd,plain-share,bfc-share,plain-spread,plain-cross]]
               [--build-dir DIR] [--warmup S] [--window S] [--work-dir DIR]
               [--out runs/bench/forward] [--results FILE] [--queues-per-port N]
 
@@ -137,8 +139,8 @@ STOP_TIMEOUT_S = 15
 INGRESS_MAC = "02:00:00:00:00:01"
 ROUTED_PREFIX = "10.1.0.0/16"
 
-SCHEMES = ("plain", "plain-ring", "bfc", "bfc-quiet", "plain-2hop", "floodgate", "dibs", "tcd",
-           "plain-share", "bfc-share", "plain-spread", "plain-cross")
+SCHEMES = ("plain", "plain-ring", "plain-shaped", "bfc", "bfc-quiet", "plain-2hop", "floodgate",
+           "dibs", "tcd", "plain-share", "bfc-share", "plain-spread", "plain-cross")
 TWO_HOP = ("plain-2hop", "floodgate")
 SPREAD = ("plain-spread", "plain-cross")  # and a second egress port, lcore 2's
 SHARED = ("plain-share", "bfc-share") + SPREAD  # p0 received on two worker lcores
@@ -178,7 +180,7 @@ switches:
         device: {tx_device}
         role: {role}
         rate: {rate}
-        mac: 02:00:00:00:00:02
+{tx_lines}        mac: 02:00:00:00:00:02
         peer_mac: 02:00:00:00:00:a2
         ipv4: 10.2.0.1/16
     routes:
@@ -248,7 +250,7 @@ def switch_settings(args, scheme):
         lines += "    dibs:\n      enabled: true\n"
     if scheme == "tcd":
         lines += "    tcd:\n      enabled: true\n      q_th: %s\n" % TCD_Q_TH
-    shaped = bfc or scheme == "plain-ring"
+    shaped = bfc or scheme in ("plain-ring", "plain-shaped")
     return lines, "switch" if bfc or scheme == "dibs" else "host", BFC_RATE if shaped else 0
 
 
@@ -264,6 +266,7 @@ def sluice_config(args, scheme, pcap):
     shared = scheme in SHARED
     return SLUICE_CONFIG.format(
         scheme=scheme, metrics_port=free_tcp_port(), switch_lines=lines, role=role, rate=rate,
+        tx_lines="        cut_through: false\n" if scheme == "plain-ring" else "",
         rx_device=rx_device(pcap, 2 if shared else 1), tx_device=TX_DEVICE,
         ingress_mac=INGRESS_MAC, prefix=ROUTED_PREFIX) + (SHARE_WORKERS if shared else "")
 
