@@ -164,7 +164,7 @@ class alignas(64) EgressPort {
   // can_pass() for real time's cut-through, where the port may be shaped:
   // its bucket, advanced to now_ns as that dequeue_burst would advance it,
   // holds tokens (TokenBucketShaper: a frame may leave while they are not
-  // negative), and pass_summed() then charges the packet's wire bytes, as
+  // negative), and cut_summed() then charges the packet's wire bytes, as
   // that dequeue_burst would.
   bool can_cut(uint64_t now_ns, uint16_t queue) {
     if (sched_.backlogged_mask() != 0 || !control_.empty() || by_flow_ ||
@@ -204,13 +204,19 @@ class alignas(64) EgressPort {
     if (!buffer_->admits(0, bytes, &why)) [[unlikely]]
       return refuse(queue, bytes);
     pass_to(queue);
-    if (!shaper_.unlimited()) [[unlikely]]  // only where can_cut() allowed it
-      shaper_.spend_wire(TokenBucketShaper::wire_bytes(bytes, shaper_.overhead_bytes()));
     const bool mark = ecn_.should_mark(0, ecn_capable);
     ++passing_.packets;
     passing_.bytes += bytes;
     passing_.marks += mark;
     return {mark ? EnqueueVerdict::kEnqueuedMarked : EnqueueVerdict::kEnqueued, DropReason::kCount};
+  }
+  // pass_summed() for a packet can_cut() allowed: an admitted packet also
+  // pays a shaped port's bucket for its wire bytes.
+  EnqueueResult cut_summed(uint16_t queue, uint32_t bytes, bool ecn_capable) {
+    const EnqueueResult r = pass_summed(queue, bytes, ecn_capable);
+    if (!shaper_.unlimited() && r.verdict != EnqueueVerdict::kDropped)
+      shaper_.spend_wire(TokenBucketShaper::wire_bytes(bytes, shaper_.overhead_bytes()));
+    return r;
   }
   // A run of pass_summed() calls at one instant with nothing else at the
   // port between them (real time's cut-through of a received burst):

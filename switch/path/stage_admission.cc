@@ -86,8 +86,8 @@ inline bool Worker::admit_data(PortRuntime& out, rte_mbuf* m, const MbufMeta& me
 // kDeparts: the port takes steps at a pass (out.plan.pass_steps); the
 // run's packets take its depart steps once it ends (depart_run), with
 // their metadata in the mbufs where a step reads it (pass_meta; kStored:
-// route_packet put it there already).
-template <bool kStored, bool kDeparts>
+// route_packet put it there already). kShaped: the port's shaper runs.
+template <bool kStored, bool kDeparts, bool kShaped>
 unsigned Worker::cut_run(PortRuntime& out, rte_mbuf** pkts, const ParsedPacket* pps,
                          PortRuntime* const* outs, const MbufMeta* metas, unsigned first,
                          unsigned n, uint64_t now) {
@@ -98,7 +98,6 @@ unsigned Worker::cut_run(PortRuntime& out, rte_mbuf** pkts, const ParsedPacket* 
   if (!out.tm->passes_unmarked() || out.plan.data_shim) return i;
   const uint16_t queue = metas[first].queue;
   const uint64_t limit = out.tm->pass_limit();
-  const bool shaped = out.tm->shaped();  // then each packet needs the bucket's tokens
   // Kept here, not read from the port per packet: the frames' bytes are
   // written in between, and the compiler must assume they may alias.
   uint8_t header[kEthHeaderLen];
@@ -116,7 +115,9 @@ unsigned Worker::cut_run(PortRuntime& out, rte_mbuf** pkts, const ParsedPacket* 
     if (!ipv4 || to != &out || meta.queue != queue || count == kBurst) break;
     rte_mbuf* m = pkts[i];
     const uint32_t frame = m->pkt_len - meta.l3_offset + kEthHeaderLen;  // once rewritten
-    if (frame > limit || (shaped && !out.tm->pass_tokens(frame))) break;
+    if (frame > limit) break;
+    if constexpr (kShaped)
+      if (!out.tm->pass_tokens(frame)) break;
     // write_l2 without the shim: VLAN tags go, the port's header goes on.
     if (meta.l3_offset != kEthHeaderLen) [[unlikely]]
       rte_pktmbuf_adj(m, static_cast<uint16_t>(meta.l3_offset - kEthHeaderLen));
@@ -135,6 +136,20 @@ unsigned Worker::cut_run(PortRuntime& out, rte_mbuf** pkts, const ParsedPacket* 
     counters(out.index).forwarded_packets.add(packets);
   }
   return i;
+}
+
+// cut_run for the port's plan and shaper.
+template <bool kStored>
+inline unsigned Worker::run_from(PortRuntime& out, rte_mbuf** pkts, const ParsedPacket* pps,
+                                 PortRuntime* const* outs, const MbufMeta* metas, unsigned first,
+                                 unsigned n, uint64_t now) {
+  if (out.tm->shaped()) [[unlikely]]
+    return out.plan.pass_steps
+               ? cut_run<kStored, true, true>(out, pkts, pps, outs, metas, first, n, now)
+               : cut_run<kStored, false, true>(out, pkts, pps, outs, metas, first, n, now);
+  return out.plan.pass_steps
+             ? cut_run<kStored, true, false>(out, pkts, pps, outs, metas, first, n, now)
+             : cut_run<kStored, false, false>(out, pkts, pps, outs, metas, first, n, now);
 }
 
 // The burst forward_burst routed, in the order received: each routed packet
@@ -158,10 +173,7 @@ void Worker::admit_burst(PortRuntime& in, rte_mbuf** pkts, const ParsedPacket* p
       if (out->owner_slot != w_.slot) {
         stage_remote(out->owner_slot, pkts[i], now);
       } else if (admit_data(*out, pkts[i], metas[i], now)) {
-        const unsigned next =
-            out->plan.pass_steps ? cut_run<kStored, true>(*out, pkts, pps, outs, metas, i, n, now)
-                                 : cut_run<kStored, false>(*out, pkts, pps, outs, metas, i, n, now);
-        i = next - 1;  // the loop goes on after the run
+        i = run_from<kStored>(*out, pkts, pps, outs, metas, i, n, now) - 1;  // on after the run
       }
     }
   }
@@ -208,7 +220,7 @@ struct Worker::FlowQueuesChoice {
 // unpaused and the shaper off or holding tokens (EgressPort::can_cut) is
 // what the next dequeue would send first, so it joins the burst the port
 // sends next (tx_pending) at once, with its queue's admission, ECN
-// decision, counts and tokens (EgressPort::pass_summed; transmit()
+// decision, counts and tokens (EgressPort::cut_summed; transmit()
 // publishes the counts before it sends) and the modules' schedule and
 // depart steps (depart_run); a module that chose the queue takes its
 // enqueue and departure at once (Queues::passed). That holds while the
@@ -221,7 +233,7 @@ inline bool Worker::cut_through(Queues& queues, PortRuntime& out, rte_mbuf* m, c
   if (out.kind != PortKind::kEthdev || out.tx_pending_count != out.tx_cut || out.tx_cut == kBurst ||
       !out.tm->can_cut(now, q))
     return false;
-  const EnqueueResult r = out.tm->pass_summed(q, tp.bytes, meta.ecn_capable);
+  const EnqueueResult r = out.tm->cut_summed(q, tp.bytes, meta.ecn_capable);
   if (r.verdict == EnqueueVerdict::kDropped) {
     refuse(out, m, r.reason, now);
     return true;

@@ -173,10 +173,14 @@ class Worker {
                    PortRuntime* const* outs, const MbufMeta* metas, unsigned n, uint64_t now);
   // Real time, within admit_burst: the packets that follow one that cut
   // through, to the same port and queue (stage_admission.cc).
-  template <bool kStored, bool kDeparts>
+  template <bool kStored, bool kDeparts, bool kShaped>
   unsigned cut_run(PortRuntime& out, rte_mbuf** pkts, const ParsedPacket* pps,
                    PortRuntime* const* outs, const MbufMeta* metas, unsigned first, unsigned n,
                    uint64_t now);
+  template <bool kStored>
+  unsigned run_from(PortRuntime& out, rte_mbuf** pkts, const ParsedPacket* pps,
+                    PortRuntime* const* outs, const MbufMeta* metas, unsigned first, unsigned n,
+                    uint64_t now);
   // Admission (stage_admission.cc), on the egress port's lcore: steps 2 to
   // 4 with the queue choice Queues (the class map's, or a module's).
   struct ClassQueues;

@@ -619,7 +619,7 @@ TEST(EgressPort, PassSummedIsPassPublishedLater) {
 }
 
 // On a shaped port, can_cut() allows a pass exactly when the dequeue_burst
-// at that instant would send the packet at once, and pass_summed() charges
+// at that instant would send the packet at once, and cut_summed() charges
 // the bucket as that dequeue does: two shaped ports fed the same arrivals
 // and dequeues at the same instants, one queueing every packet and taking
 // each one that may pass out at once, the other passing it, send the same
@@ -646,7 +646,7 @@ TEST(EgressPort, ACutOnAShapedPortIsEnqueueThenDequeue) {
           packet(64 + static_cast<uint32_t>(rng() % 1400), static_cast<uint16_t>(step));
       const bool idle = b.queued_packets() == 0;
       if (b.can_cut(now, q)) {
-        ASSERT_EQ(b.pass_summed(q, p.bytes, false).verdict, EnqueueVerdict::kEnqueued);
+        ASSERT_EQ(b.cut_summed(q, p.bytes, false).verdict, EnqueueVerdict::kEnqueued);
         ASSERT_EQ(a.enqueue(now, q, p, false).verdict, EnqueueVerdict::kEnqueued);
         const std::vector<TmPacket> out = take(a, now, 1);
         ASSERT_EQ(out.size(), 1u) << step;  // the reference sends it at once
