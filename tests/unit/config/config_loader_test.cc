@@ -219,6 +219,38 @@ TEST(ConfigLoader, ShaperBurst) {
                     }));
 }
 
+// cut_through: on by default; a device port may turn it off; a link or
+// capture-file port never cuts through, so the key is refused there.
+TEST(ConfigLoader, CutThrough) {
+  const ConfigResult r = load_config_string(R"(switches:
+  - name: s1
+    ports:
+      - {name: d0, device: net_null0, role: host, rate: 0}
+      - {name: d1, device: net_null1, role: host, rate: 0, cut_through: false}
+      - {name: up, link: s2/down, role: switch, rate: 1Gbps, cut_through: true}
+      - {name: h0, role: host, rate: 1Gbps, pcap: {tx: a.pcap}, cut_through: false}
+      - {name: d2, device: net_null2, role: host, rate: 0, cut_through: 1s}
+  - name: s2
+    ports:
+      - {name: down, link: s1/up, role: switch, rate: 1Gbps}
+)",
+                                            kFile);
+  const auto& ports = r.config.switches[0].ports;
+  ASSERT_EQ(ports.size(), 5u);
+  EXPECT_TRUE(ports[0].cut_through);
+  EXPECT_FALSE(ports[1].cut_through);
+  std::vector<std::string> errors;
+  for (const ConfigError& e : r.errors) errors.push_back(e.to_string());
+  const std::string only = "\"cut_through\" applies only to device ports (device:)";
+  EXPECT_EQ(errors, (std::vector<std::string>{
+                        std::string(kFile) + ":6: switches[0].ports[2].cut_through: " + only,
+                        std::string(kFile) + ":7: switches[0].ports[3].cut_through: " + only,
+                        std::string(kFile) +
+                            ":8: switches[0].ports[4].cut_through: expected true or false, got "
+                            "\"1s\"",
+                    }));
+}
+
 TEST(ConfigLoader, PcapPortsAndLinkLoss) {
   const ConfigResult r = load_config_string(R"(switches:
   - name: s1
