@@ -21,7 +21,10 @@ classes (DSCP to queue 0 or 1), VLAN-tagged and ECN-capable ones, frames
 of exactly the buffer's admission limit and one byte over it, and frames
 forward or parsing drops (no route, TTL 1) in between. Every packet the
 buffer admits leaves in order, rewritten, and only the oversized are
-refused; the port's counts match the frames, whatever the run does."""
+refused; the port's counts match the frames, whatever the run does. It
+goes through a plain switch, a DIBS switch and a TCD switch, and through
+a BFC switch on a shaped p0 (BFC needs a rate), whose packets pass one
+at a time, each alone in its queue."""
 
 import os
 
