@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
+
+#include "tests/unit/config/config_errors.h"
 
 namespace sluice {
 namespace {
@@ -207,8 +210,7 @@ TEST(ConfigLoader, ShaperBurst) {
   ASSERT_EQ(ports.size(), 4u);
   EXPECT_EQ(ports[0].shaper_burst_bytes, 3076u);
   EXPECT_EQ(ports[1].shaper_burst_bytes, 0u);
-  std::vector<std::string> errors;
-  for (const ConfigError& e : r.errors) errors.push_back(e.to_string());
+  const std::vector<std::string> errors = error_strings(r);
   EXPECT_EQ(errors, (std::vector<std::string>{
                         std::string(kFile) +
                             ":6: switches[0].ports[2].shaper_burst: \"shaper_burst\" does not "
@@ -239,8 +241,7 @@ TEST(ConfigLoader, CutThrough) {
   ASSERT_EQ(ports.size(), 5u);
   EXPECT_TRUE(ports[0].cut_through);
   EXPECT_FALSE(ports[1].cut_through);
-  std::vector<std::string> errors;
-  for (const ConfigError& e : r.errors) errors.push_back(e.to_string());
+  const std::vector<std::string> errors = error_strings(r);
   const std::string only = "\"cut_through\" applies only to device ports (device:)";
   EXPECT_EQ(errors, (std::vector<std::string>{
                         std::string(kFile) + ":6: switches[0].ports[2].cut_through: " + only,
