@@ -157,9 +157,7 @@ class alignas(64) EgressPort {
   // is due to end (dequeue would end it first) and the shaper is
   // unlimited; a port that queues by class.
   bool can_pass(uint64_t now_ns, uint16_t queue) const {
-    return sched_.backlogged_mask() == 0 && control_.empty() && !by_flow_ && shaper_.unlimited() &&
-           now_ns < next_expiry_ns_ && now_ns >= port_pause_until_ns_ &&
-           ((sched_.paused_mask() >> queue) & 1) == 0;
+    return shaper_.unlimited() && idle_for(now_ns, queue);
   }
   // can_pass() for real time's cut-through, where the port may be shaped:
   // its bucket, advanced to now_ns as that dequeue_burst would advance it,
@@ -167,10 +165,7 @@ class alignas(64) EgressPort {
   // negative), and cut_summed() then charges the packet's wire bytes, as
   // that dequeue_burst would.
   bool can_cut(uint64_t now_ns, uint16_t queue) {
-    if (sched_.backlogged_mask() != 0 || !control_.empty() || by_flow_ ||
-        now_ns >= next_expiry_ns_ || now_ns < port_pause_until_ns_ ||
-        ((sched_.paused_mask() >> queue) & 1) != 0)
-      return false;
+    if (!idle_for(now_ns, queue)) return false;
     if (shaper_.unlimited()) return true;
     shaper_.advance(now_ns);
     return shaper_.has_tokens();
@@ -181,7 +176,7 @@ class alignas(64) EgressPort {
   // `bytes`; false, and nothing charged, when it holds none.
   bool pass_tokens(uint32_t bytes) {
     if (!shaper_.has_tokens()) return false;
-    shaper_.spend_wire(TokenBucketShaper::wire_bytes(bytes, shaper_.overhead_bytes()));
+    pay_wire(bytes);
     return true;
   }
   // enqueue() then that dequeue_burst(), for a packet can_pass() allows,
@@ -214,8 +209,7 @@ class alignas(64) EgressPort {
   // pays a shaped port's bucket for its wire bytes.
   EnqueueResult cut_summed(uint16_t queue, uint32_t bytes, bool ecn_capable) {
     const EnqueueResult r = pass_summed(queue, bytes, ecn_capable);
-    if (!shaper_.unlimited() && r.verdict != EnqueueVerdict::kDropped)
-      shaper_.spend_wire(TokenBucketShaper::wire_bytes(bytes, shaper_.overhead_bytes()));
+    if (!shaper_.unlimited() && r.verdict != EnqueueVerdict::kDropped) pay_wire(bytes);
     return r;
   }
   // A run of pass_summed() calls at one instant with nothing else at the
@@ -293,6 +287,19 @@ class alignas(64) EgressPort {
   }
 
  private:
+  // can_pass() but for the shaper: the port holds nothing (data or
+  // control) and queues by class, neither `queue` nor the port is paused,
+  // and no pause is due to end at now_ns.
+  bool idle_for(uint64_t now_ns, uint16_t queue) const {
+    return sched_.backlogged_mask() == 0 && control_.empty() && !by_flow_ &&
+           now_ns < next_expiry_ns_ && now_ns >= port_pause_until_ns_ &&
+           ((sched_.paused_mask() >> queue) & 1) == 0;
+  }
+  // A passing frame of `bytes` pays the bucket, as dequeue_data charges it.
+  void pay_wire(uint32_t bytes) {
+    shaper_.spend_wire(TokenBucketShaper::wire_bytes(bytes, shaper_.overhead_bytes()));
+  }
+
   unsigned dequeue_eligible(uint64_t now_ns, TmPacket* out, unsigned max) {
     unsigned n = 0;
     if (!control_.empty()) [[unlikely]]

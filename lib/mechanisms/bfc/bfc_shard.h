@@ -82,11 +82,7 @@ class BfcShard {
     table_.on_enqueue(ticket->entry, ticket->hash, now_ns);
     // Th counts the queue the packet joins as active even if it was empty.
     assigner_.on_queue_nonempty(egress, q);
-    const uint64_t nonempty = ~assigner_.empty_mask(egress) & all_queues_;
-    const uint32_t active = active_queue_count(nonempty, paused_mask);
-    const uint64_t th = th_by_active_[egress * kThSlots + active];
-    last_th_[egress].set(th);
-    last_active_[egress].set(active);
+    const uint64_t th = judge_th(egress, ~assigner_.empty_mask(egress) & all_queues_, paused_mask);
     ticket->flagged = false;
     if (queue_bytes <= th) return BfcSignal::kNone;  // never flagged (PauseCounters::on_enqueue)
     const EnqueueDecision d =
@@ -118,12 +114,8 @@ class BfcShard {
     assigner_.commit(egress, ticket.pick, table_.at(ticket.entry));
     table_.on_pass(ticket.entry, ticket.hash, now_ns);
     assigner_.on_queue_empty(egress, q);
-    const uint64_t nonempty = (~assigner_.empty_mask(egress) & all_queues_) | uint64_t{1} << q;
-    const uint32_t active = active_queue_count(nonempty, paused_mask);
-    const uint64_t th = th_by_active_[egress * kThSlots + active];
-    last_th_[egress].set(th);
-    last_active_[egress].set(active);
-    return th;
+    return judge_th(egress, (~assigner_.empty_mask(egress) & all_queues_) | uint64_t{1} << q,
+                    paused_mask);
   }
 
   // Th of `egress` for the given paused set, in bytes.
@@ -146,6 +138,16 @@ class BfcShard {
 
  private:
   static constexpr uint32_t kThSlots = 65;  // N_active 0..64
+
+  // Th of `egress` with these queues non-empty and paused, kept for the
+  // gauges (last_threshold(), last_active_queues()).
+  uint64_t judge_th(uint16_t egress, uint64_t nonempty, uint64_t paused_mask) {
+    const uint32_t active = active_queue_count(nonempty, paused_mask);
+    const uint64_t th = th_by_active_[egress * kThSlots + active];
+    last_th_[egress].set(th);
+    last_active_[egress].set(active);
+    return th;
+  }
 
   FlowTable table_;
   QueueAssigner assigner_;

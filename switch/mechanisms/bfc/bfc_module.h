@@ -112,14 +112,10 @@ class BfcModule {
     }
     void on_enqueued(Worker& w, PortRuntime& out, uint16_t q, uint32_t bytes, uint64_t now) {
       BfcPort& b = *at(out);
-      const uint64_t paused = b.upstream ? b.upstream->paused_mask() : 0;
-      const BfcSignal s = b.shard->on_enqueued(out.index, q, depth, paused, now, &ticket);
+      const BfcSignal s = b.shard->on_enqueued(out.index, q, depth, paused(b), now, &ticket);
       x->bfc.entry = ticket.entry;
       x->bfc_flagged = ticket.flagged;
-      const uint64_t after = depth + bytes;
-      raise_to(b.peak_queue_bytes, after);
-      const uint64_t th = b.shard->last_threshold(out.index);
-      if (after > th) raise_to(b.peak_excess_bytes, after - th);
+      raise_peaks(b, depth + bytes, b.shard->last_threshold(out.index));
       if (s == BfcSignal::kPause)
         send(w, ticket.ingress, ControlType::kBfcPause, ticket.upstream_queue, now);
     }
@@ -128,9 +124,12 @@ class BfcModule {
     // depart() at once (BfcShard::on_passed); the mbuf keeps no ticket.
     void passed(Worker&, PortRuntime& out, uint16_t q, uint32_t bytes, uint64_t now) {
       BfcPort& b = *at(out);
-      const uint64_t paused = b.upstream ? b.upstream->paused_mask() : 0;
-      const uint64_t th = b.shard->on_passed(out.index, q, paused, now, ticket);
-      const uint64_t after = depth + bytes;
+      raise_peaks(b, depth + bytes, b.shard->on_passed(out.index, q, paused(b), now, ticket));
+    }
+    // The port's queues its downstream pauses (none on a host port).
+    static uint64_t paused(const BfcPort& b) { return b.upstream ? b.upstream->paused_mask() : 0; }
+    // The queue held `after` bytes with the packet, judged by Th `th`.
+    static void raise_peaks(BfcPort& b, uint64_t after, uint64_t th) {
       raise_to(b.peak_queue_bytes, after);
       if (after > th) raise_to(b.peak_excess_bytes, after - th);
     }
