@@ -171,6 +171,10 @@ class alignas(64) EgressPort {
     return shaper_.has_tokens();
   }
   bool shaped() const { return !shaper_.unlimited(); }
+  // A run's next pass to `queue` at the instant of a pass can_cut()
+  // allowed: the port is as that pass left it (holding nothing, no pause
+  // due to end), so only this queue's own pause is left to ask.
+  bool run_unpaused(uint16_t queue) const { return ((sched_.paused_mask() >> queue) & 1) == 0; }
   // A run's next pass on a shaped port (after can_cut() at the same
   // instant): the bucket still holds tokens, and then pays for a frame of
   // `bytes`; false, and nothing charged, when it holds none.

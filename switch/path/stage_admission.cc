@@ -93,8 +93,8 @@ unsigned Worker::cut_run(PortRuntime& out, rte_mbuf** pkts, const ParsedPacket* 
                          unsigned n, uint64_t now) {
   unsigned i = first + 1;
   // RED from an empty queue draws a coin per packet. The run writes no
-  // shim: a port with one (a DIBS switch's with max_detours, BFC's toward
-  // a switch) passes its packets one at a time.
+  // shim: a port with one (a DIBS switch's with max_detours) passes its
+  // packets one at a time.
   if (!out.tm->passes_unmarked() || out.plan.data_shim) return i;
   const uint16_t queue = metas[first].queue;
   const uint64_t limit = out.tm->pass_limit();
@@ -138,11 +138,99 @@ unsigned Worker::cut_run(PortRuntime& out, rte_mbuf** pkts, const ParsedPacket* 
   return i;
 }
 
-// cut_run for the port's plan and shaper.
+// A run as cut_run's through a port whose queue a module chooses at the
+// pass (kChoiceAtPass: BFC's flow table). Each packet's queue is the
+// module's choice, so it may differ from the last packet's, and must be
+// unpaused; the choice takes each packet's enqueue and departure at once
+// (Queues::passed), in order; the L2 rewrite writes the shim where the
+// plan has one (it carries the queue). What each packet leaves is what it
+// would leave passing alone: the run only skips the tests whose answer the
+// first pass fixed for the instant. A port with other steps at the pass
+// takes its packets one at a time.
+template <class Choice, bool kShaped>
+unsigned Worker::choice_run(PortRuntime& out, rte_mbuf** pkts, const ParsedPacket* pps,
+                            PortRuntime* const* outs, const MbufMeta* metas, unsigned first,
+                            unsigned n, uint64_t now) {
+  unsigned i = first + 1;
+  if (!out.tm->passes_unmarked() || out.plan.pass_steps || out.plan.shim_detours) return i;
+  const uint64_t limit = out.tm->pass_limit();
+  // write_l2's header, and shim but for its queue, the same for every
+  // packet of the run: built once (kept here, not read from the port per
+  // packet, as cut_run's header).
+  const uint32_t l3 = data_l3_offset(out);
+  const bool shim = out.plan.data_shim;
+  uint8_t head[kEthHeaderLen + kSluiceShimLen];
+  std::memcpy(head, out.eth_header, kEthHeaderLen);
+  if (shim) {
+    store_be16(head + kEthHeaderLen - 2, kEtherTypeSluiceData);
+    write_shim(head + kEthHeaderLen, DataShim{0, shard(out.switch_index), 0, kEtherTypeIpv4});
+  }
+  unsigned count = out.tx_pending_count;
+  const unsigned start = count;
+  for (; i < n; ++i) {
+    PortRuntime* const to = outs[i];
+    const bool ipv4 = pps[i].kind == PacketKind::kIpv4;
+    if (ipv4 && to == nullptr) continue;  // forward dropped it: nothing at the port
+    const MbufMeta& meta = metas[i];
+    // A reply takes the reply queue, not the module's (admit_with).
+    if (!ipv4 || to != &out || count == kBurst || meta.queue == out.reply_queue) break;
+    rte_mbuf* m = pkts[i];
+    const uint32_t bytes = m->pkt_len - meta.l3_offset + l3;  // once rewritten
+    if (bytes > limit) break;
+    Choice queues;
+    const uint16_t q = queues.choose(*this, out, m, meta, now);  // changes nothing yet
+    if (!out.tm->run_unpaused(q)) break;
+    if constexpr (kShaped)
+      if (!out.tm->pass_tokens(bytes)) break;
+    if (meta.l3_offset > l3)
+      rte_pktmbuf_adj(m, static_cast<uint16_t>(meta.l3_offset - l3));
+    else if (meta.l3_offset < l3)
+      rte_pktmbuf_prepend(m, static_cast<uint16_t>(l3 - meta.l3_offset));
+    uint8_t* eth = rte_pktmbuf_mtod(m, uint8_t*);
+    if (shim) {
+      std::memcpy(eth, head, kEthHeaderLen + kSluiceShimLen);
+      store_be16(eth + kEthHeaderLen, q);  // DataShim::upstream_queue
+    } else {
+      std::memcpy(eth, head, kEthHeaderLen);
+    }
+    out.tm->pass_run(q, 1, bytes);
+    queues.passed(*this, out, q, bytes, now);
+    out.tx_pending[count++] = m;
+  }
+  const unsigned packets = count - start;
+  if (packets != 0) {
+    out.tx_pending_count = count;
+    out.tx_cut = static_cast<uint8_t>(out.tx_cut + packets);
+    counters(out.index).forwarded_packets.add(packets);
+  }
+  return i;
+}
+
+// choice_run for the module that chose the port's queue, and its shaper.
+unsigned Worker::choice_run_from(PortRuntime& out, rte_mbuf** pkts, const ParsedPacket* pps,
+                                 PortRuntime* const* outs, const MbufMeta* metas, unsigned first,
+                                 unsigned n, uint64_t now) {
+  unsigned next = first + 1;
+  each_module([&](auto& mod) {
+    using M = std::decay_t<decltype(mod)>;
+    if constexpr (requires { M::kChoiceAtPass; })
+      if constexpr (M::kChoiceAtPass)
+        if (out.plan.queue_choice == M::kId)
+          next = out.tm->shaped() ? choice_run<typename M::QueueChoice, true>(out, pkts, pps, outs,
+                                                                              metas, first, n, now)
+                                  : choice_run<typename M::QueueChoice, false>(
+                                        out, pkts, pps, outs, metas, first, n, now);
+  });
+  return next;
+}
+
+// cut_run (or choice_run) for the port's plan and shaper.
 template <bool kStored>
 inline unsigned Worker::run_from(PortRuntime& out, rte_mbuf** pkts, const ParsedPacket* pps,
                                  PortRuntime* const* outs, const MbufMeta* metas, unsigned first,
                                  unsigned n, uint64_t now) {
+  if (out.plan.queue_choice != kClassQueues) [[unlikely]]
+    return choice_run_from(out, pkts, pps, outs, metas, first, n, now);
   if (out.tm->shaped()) [[unlikely]]
     return out.plan.pass_steps
                ? cut_run<kStored, true, true>(out, pkts, pps, outs, metas, first, n, now)
@@ -281,15 +369,16 @@ inline bool Worker::admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& me
     if (meta.queue == out.reply_queue) [[unlikely]]
       return admit_reply(out, m, meta, now, held), false;
     bool done = false;
+    bool cut = false;
     each_module([&](auto& mod) {
       using M = std::decay_t<decltype(mod)>;
       if constexpr (requires { typename M::QueueChoice; })
         if (!done && out.plan.queue_choice == M::kId) {
-          admit_by_module<typename M::QueueChoice>(out, m, meta, now, held);
+          cut = admit_by_module<typename M::QueueChoice>(out, m, meta, now, held);
           done = true;
         }
     });
-    if (done) return false;
+    if (done) return cut;
     // After the modules': a BFC port pays no extra test.
     if (out.plan.queue_choice == kFlowQueues) return admit_by_flow(out, m, meta, now, held), false;
   }
@@ -299,9 +388,9 @@ inline bool Worker::admit_with(PortRuntime& out, rte_mbuf* m, const MbufMeta& me
 // Out of line, as admit_by_flow: a module's queue choice (BFC's) would make
 // admit_with too large to inline where ports queue by class.
 template <class Choice>
-void Worker::admit_by_module(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now,
+bool Worker::admit_by_module(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now,
                              bool held) {
-  admit_chosen<Choice>(out, m, meta, now, held);
+  return admit_chosen<Choice>(out, m, meta, now, held);
 }
 
 // Out of line, as admit_by_flow.

@@ -181,6 +181,16 @@ class Worker {
   unsigned run_from(PortRuntime& out, rte_mbuf** pkts, const ParsedPacket* pps,
                     PortRuntime* const* outs, const MbufMeta* metas, unsigned first, unsigned n,
                     uint64_t now);
+  // cut_run for a port whose queue a module chooses at the pass
+  // (kChoiceAtPass): each packet's queue is the module's choice.
+  template <class Choice, bool kShaped>
+  unsigned choice_run(PortRuntime& out, rte_mbuf** pkts, const ParsedPacket* pps,
+                      PortRuntime* const* outs, const MbufMeta* metas, unsigned first, unsigned n,
+                      uint64_t now);
+  [[gnu::noinline]] unsigned choice_run_from(PortRuntime& out, rte_mbuf** pkts,
+                                             const ParsedPacket* pps, PortRuntime* const* outs,
+                                             const MbufMeta* metas, unsigned first, unsigned n,
+                                             uint64_t now);
   // Admission (stage_admission.cc), on the egress port's lcore: steps 2 to
   // 4 with the queue choice Queues (the class map's, or a module's).
   struct ClassQueues;
@@ -189,7 +199,7 @@ class Worker {
   [[gnu::noinline]] void admit_by_flow(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta,
                                        uint64_t now, bool held);
   template <class Choice>
-  [[gnu::noinline]] void admit_by_module(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta,
+  [[gnu::noinline]] bool admit_by_module(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta,
                                          uint64_t now, bool held);
   [[gnu::noinline]] void admit_reply(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta,
                                      uint64_t now, bool held);

@@ -23,8 +23,11 @@ forward or parsing drops (no route, TTL 1) in between. Every packet the
 buffer admits leaves in order, rewritten, and only the oversized are
 refused; the port's counts match the frames, whatever the run does. It
 goes through a plain switch, a DIBS switch and a TCD switch, and through
-a BFC switch on a shaped p0 (BFC needs a rate), whose packets pass one
-at a time, each alone in its queue."""
+a BFC switch on a shaped p0 (BFC needs a rate), whose packets pass as a
+run too, each alone in the queue BFC's flow table chose for it; and once
+more with p0 facing a BFC switch, so that every packet of the run leaves
+with the 0x88B6 shim naming its queue (6 bytes more, which the buffer's
+limit counts)."""
 
 import os
 
@@ -100,7 +103,8 @@ def run_frame(i, size=100, tos=0, dst=None, ttl=64, vlan=False):
 # What a refusal at the idle port becomes: DIBS's refuse step takes it, and
 # with no switch-facing port to detour to, drops it under its own reason.
 REFUSED = {"plain": "buffer_full", "dibs": "detour_no_port", "tcd": "buffer_full",
-           "bfc": "buffer_full"}
+           "bfc": "buffer_full", "bfc-switch": "buffer_full"}
+SHIM = 6  # bytes of the 0x88B6 shim after the Ethernet header (lib/control/data_shim.h)
 
 
 def run_cut_through(binary, tmp, scheme):
@@ -110,44 +114,68 @@ def run_cut_through(binary, tmp, scheme):
     queue and marks none); bfc (its flow table chooses the queue, on a
     shaped port: each packet, of a flow of its own, finds its queue empty
     and the bucket holding tokens, and passes, so the two queues never both
-    fill and no flow finds every queue busy). Each port's plan cuts
-    through."""
+    fill and no flow finds every queue busy); bfc-switch (bfc, with p0
+    facing a switch: the data carries the shim, and p0 sends BFC's bitmaps
+    besides). Each port's plan cuts through."""
     name = "run-" + scheme
     refused = REFUSED[scheme]
+    bfc = scheme.startswith("bfc")
+    shim = SHIM if scheme == "bfc-switch" else 0
+    fit = BUFFER - shim  # the largest frame the buffer admits, as rebuilt without a shim
     # (frame, what becomes of it)
     plan = [("fwd", {}), ("fwd", {}), ("fwd", {}), ("fwd", {"vlan": True}),
             (refused, {"size": BUFFER + 100}), ("fwd", {}), ("fwd", {"tos": 0x80}),
             ("fwd", {"tos": 0x80}), ("fwd", {}), ("no_route", {"dst": "10.9.0.1"}),
             ("fwd", {"tos": 0x02}), ("ttl_expired", {"ttl": 1}), ("fwd", {}),
-            ("fwd", {"size": BUFFER}), (refused, {"size": BUFFER + 1}),
-            ("fwd", {"size": BUFFER, "vlan": True}), ("fwd", {}), ("fwd", {"tos": 0x82}),
+            ("fwd", {"size": fit}), (refused, {"size": fit + 1}),
+            ("fwd", {"size": fit, "vlan": True}), ("fwd", {}), ("fwd", {"tos": 0x82}),
             ("fwd", {}), ("fwd", {})]
     frames = [run_frame(i, **kw) for i, (_, kw) in enumerate(plan)]
-    check(len(frames) <= 32, "test bug: the capture must fit one receive burst")
-    rx, tx = os.path.join(tmp, name + "-rx.pcap"), os.path.join(tmp, name + "-tx.pcap")
-    harness.write_pcap(rx, frames)
-    p0 = {"name": "p0", "device": f"net_pcap0,rx_pcap={rx},tx_pcap={tx}", "role": "host",
-          "rate": "0", "mac": P0_MAC, "peer_mac": PEER_MAC, "ipv4": "10.0.0.1/16"}
-    class_map = "dscp"
-    ports, extra = [p0], {}
-    if scheme == "dibs":
-        # The switch-facing port DIBS needs: it admits no more than p0 does.
-        ports.append({"name": "p1", "device": "net_null0,no-rx=1", "role": "switch",
-                      "rate": "0", "mac": "02:00:00:00:00:02", "peer_mac": "02:00:00:00:00:a2",
-                      "ipv4": "10.1.0.1/16"})
-        extra = {"dibs": {"enabled": True}}
-    if scheme == "tcd":
-        extra = {"tcd": {"enabled": True, "q_th": "1B"}}
-    if scheme == "bfc":
-        # BFC needs the port's rate (its Th), so p0 is shaped: with its
-        # bucket full, every packet finds tokens. It chooses the queues.
-        extra = {"bfc": {"enabled": True}}
-        p0["rate"], class_map = "100Gbps", "fifo"
-    cfg = harness.write_config(
-        os.path.join(tmp, name + ".yaml"),
-        [harness.switch("s1", ports, [harness.route("10.0.0.0/16", "p0")],
-                        buffer={"size": f"{BUFFER}B", "alpha": 1.0}, class_map=class_map,
-                        queues_per_port=2, ecn={"mode": "step", "k": "1B"}, **extra)])
+
+    def configure(tag, capture):
+        """The scheme's switch, p0 replaying `capture` in one burst; returns
+        the configuration and the capture p0 writes."""
+        check(len(capture) <= 32, "test bug: the capture must fit one receive burst")
+        rx, tx = os.path.join(tmp, tag + "-rx.pcap"), os.path.join(tmp, tag + "-tx.pcap")
+        harness.write_pcap(rx, capture)
+        p0 = {"name": "p0", "device": f"net_pcap0,rx_pcap={rx},tx_pcap={tx}",
+              "role": "switch" if shim else "host", "rate": "0", "mac": P0_MAC,
+              "peer_mac": PEER_MAC, "ipv4": "10.0.0.1/16"}
+        class_map = "dscp"
+        ports, extra = [p0], {}
+        if scheme == "dibs":
+            # The switch-facing port DIBS needs: it admits no more than p0 does.
+            ports.append({"name": "p1", "device": "net_null0,no-rx=1", "role": "switch",
+                          "rate": "0", "mac": "02:00:00:00:00:02",
+                          "peer_mac": "02:00:00:00:00:a2", "ipv4": "10.1.0.1/16"})
+            extra = {"dibs": {"enabled": True}}
+        if scheme == "tcd":
+            extra = {"tcd": {"enabled": True, "q_th": "1B"}}
+        if bfc:
+            # BFC needs the port's rate (its Th), so p0 is shaped: with its
+            # bucket full, every packet finds tokens. It chooses the queues.
+            extra = {"bfc": {"enabled": True}}
+            p0["rate"], class_map = "100Gbps", "fifo"
+        cfg = harness.write_config(
+            os.path.join(tmp, tag + ".yaml"),
+            [harness.switch("s1", ports, [harness.route("10.0.0.0/16", "p0")],
+                            buffer={"size": f"{BUFFER}B", "alpha": 1.0}, class_map=class_map,
+                            queues_per_port=2, ecn={"mode": "step", "k": "1B"}, **extra)])
+        return cfg, tx
+
+    def data_frames(tx):
+        """The data frames p0 sent; with the shim: (frames without it, the
+        shims as (queue, shard, detours, inner type))."""
+        sent = harness.read_pcap(tx)
+        if not shim:
+            return sent, []
+        sent = [f for f in sent if f[12:14] == b"\x88\xb6"]  # not the bitmaps
+        shims = [(int.from_bytes(f[14:16], "big"), f[16], f[17], f[18:20]) for f in sent]
+        check_eq([len(f) for f in sent], [sizes[i] + shim for i in fwd],
+                 f"{name}: frame sizes as sent, with the shim")
+        return [f[:12] + f[12 + shim:] for f in sent], shims
+
+    cfg, tx = configure(name, frames)
     _, summary = harness.run_to_end(binary, tmp, cfg, name, duration=2)
     harness.check_identity(summary)
     p = harness.find_port(summary, "s1", "p0")
@@ -161,8 +189,11 @@ def run_cut_through(binary, tmp, scheme):
     check_eq(p["drops"], dropped, f"{name}: p0 drops by reason")
     check_eq(p["forwarded_packets"], len(fwd) + dropped[refused],
              f"{name}: packets that reached admission")
-    check_eq(p["tx_packets"], len(fwd), f"{name}: p0 tx_packets")
-    check_eq(p["tx_bytes"], sum(sizes.values()), f"{name}: p0 tx_bytes")
+    # A switch-facing BFC port also sends its bitmaps (generated frames).
+    check_eq(p["tx_packets"] - (p["tx_generated_packets"] if shim else 0), len(fwd),
+             f"{name}: p0 data tx_packets")
+    if not shim:
+        check_eq(p["tx_bytes"], sum(sizes.values()), f"{name}: p0 tx_bytes")
     check_eq(p["ecn_marks"], 0, f"{name}: ECN marks from an empty queue (k 1B)")
     if scheme == "dibs":
         sw = next(s for s in summary["switches"] if s["name"] == "s1")
@@ -171,7 +202,7 @@ def run_cut_through(binary, tmp, scheme):
                  f"{name}: packets counted leaving at p0 with no detour, and in all {hist}")
     if scheme == "tcd":
         check_eq((p["tcd_ce_marks"], p["tcd_ue_marks"]), (0, 0), f"{name}: TCD marks")
-    if scheme == "bfc":
+    if bfc:
         # Queued, the burst's 16 flows would share the 2 queues: the third
         # new flow would find both busy (a queue collision) and the deepest
         # queue would hold several frames. Passing, each packet was alone
@@ -185,7 +216,27 @@ def run_cut_through(binary, tmp, scheme):
 
     from scapy.layers.inet import IP
     from scapy.layers.l2 import Dot1Q, Ether
-    sent = [Ether(f) for f in harness.read_pcap(tx)]
+    sent_frames, shims = data_frames(tx)
+    if shim:
+        # Each data frame with the shim naming the queue it took here (one
+        # of the two), this switch's shard 0, no detours, and IPv4 inside.
+        check(all(q < 2 and shard == 0 and detours == 0 and inner == b"\x08\x00"
+                  for q, shard, detours, inner in shims), f"{name}: shims {shims}")
+        # The queues BFC chose are those it chooses for the same packets
+        # one at a time: the forwarded ones again, each after an ARP reply
+        # from the peer (consumed), so that no two packets in a row go to
+        # p0 and every one passes alone (Worker::cut_through). A refused
+        # packet leaves BFC's table as it was, so it is left out.
+        alone = []
+        for i in fwd:
+            alone += [arp_reply(), frames[i]]
+        alone = alone[1:]
+        ref_cfg, ref_tx = configure(name + "-alone", alone)
+        harness.run_to_end(binary, tmp, ref_cfg, name + "-alone", duration=2)
+        _, ref_shims = data_frames(ref_tx)
+        check_eq(shims, ref_shims, f"{name}: shims of the run against the same packets alone")
+        check_eq(len({q for q, _, _, _ in shims}), 2, f"{name}: queues named in the shims")
+    sent = [Ether(f) for f in sent_frames]
     check_eq([e[IP].id for e in sent], [2000 + i for i in fwd],
              f"{name}: IP ids of the forwarded packets, in order")
     check_eq([len(bytes(e)) for e in sent], [sizes[i] for i in fwd],
@@ -202,7 +253,7 @@ def test(binary, srcdir):
     with harness.TempDir("burst-order") as tmp:
         run(binary, tmp, "unshaped", "0")
         run(binary, tmp, "shaped", "1Gbps")
-        for scheme in ("plain", "dibs", "tcd", "bfc"):
+        for scheme in ("plain", "dibs", "tcd", "bfc", "bfc-switch"):
             run_cut_through(binary, tmp, scheme)
 
 
