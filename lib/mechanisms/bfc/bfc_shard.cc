@@ -35,8 +35,7 @@ BfcShard::BfcShard(const BfcShardConfig& cfg)
     for (uint32_t n = 0; n < kThSlots; ++n)
       th_by_active_[p * kThSlots + n] = pause_threshold_bytes(th_ns_, cfg.rate_bps[p], n);
   }
-  last_th_ = std::make_unique<RelaxedCounter[]>(ports);
-  last_active_ = std::make_unique<RelaxedCounter[]>(ports);
+  last_ = std::make_unique<Gauges[]>(ports);
 }
 
 }  // namespace sluice

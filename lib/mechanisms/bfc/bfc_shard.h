@@ -133,8 +133,8 @@ class BfcShard {
   uint64_t th_ns() const { return th_ns_; }
 
   // Gauges per egress port, as of its last enqueue (for the scraper).
-  uint64_t last_threshold(uint16_t egress) const { return last_th_[egress].get(); }
-  uint64_t last_active_queues(uint16_t egress) const { return last_active_[egress].get(); }
+  uint64_t last_threshold(uint16_t egress) const { return last_[egress].th.get(); }
+  uint64_t last_active_queues(uint16_t egress) const { return last_[egress].active.get(); }
 
  private:
   static constexpr uint32_t kThSlots = 65;  // N_active 0..64
@@ -144,8 +144,8 @@ class BfcShard {
   uint64_t judge_th(uint16_t egress, uint64_t nonempty, uint64_t paused_mask) {
     const uint32_t active = active_queue_count(nonempty, paused_mask);
     const uint64_t th = th_by_active_[egress * kThSlots + active];
-    last_th_[egress].set(th);
-    last_active_[egress].set(active);
+    last_[egress].th.set(th);
+    last_[egress].active.set(active);
     return th;
   }
 
@@ -158,8 +158,10 @@ class BfcShard {
   // pause_threshold_bytes(th_ns_, rate of port p, n) at [p * kThSlots + n],
   // computed once: the 128-bit division is not done per packet.
   std::unique_ptr<uint64_t[]> th_by_active_;
-  std::unique_ptr<RelaxedCounter[]> last_th_;
-  std::unique_ptr<RelaxedCounter[]> last_active_;
+  struct Gauges {
+    RelaxedCounter th, active;
+  };
+  std::unique_ptr<Gauges[]> last_;
 };
 
 }  // namespace sluice

@@ -14,9 +14,8 @@ QueueAssigner::QueueAssigner(const QueueAssignerConfig& cfg)
   if (queues_ == 0 || queues_ > 64)
     throw std::invalid_argument("queue assigner: queues per port must be 1..64");
   all_mask_ = queues_ == 64 ? ~uint64_t{0} : (uint64_t{1} << queues_) - 1;
-  empty_ = std::make_unique<uint64_t[]>(cfg.num_ports);
-  next_start_ = std::make_unique<uint8_t[]>(cfg.num_ports);
-  for (uint32_t p = 0; p < cfg.num_ports; ++p) empty_[p] = all_mask_;
+  ports_ = std::make_unique<PortState[]>(cfg.num_ports);
+  for (uint32_t p = 0; p < cfg.num_ports; ++p) ports_[p].empty = all_mask_;
 }
 
 }  // namespace sluice

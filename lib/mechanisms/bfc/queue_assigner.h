@@ -50,14 +50,10 @@ class QueueAssigner {
   // `e`, changing nothing. Per packet, so defined inline below, as are the
   // helpers it calls.
   QueuePick pick(uint16_t egress, uint32_t hash, const FlowEntry& e, uint64_t now_ns) const {
-    switch (mode_) {
-      case BfcAssignment::kSingle:
-        return QueuePick{0, QueuePick::Kind::kFixed};
-      case BfcAssignment::kStochastic:
-        return QueuePick{static_cast<uint16_t>(hash % queues_), QueuePick::Kind::kFixed};
-      case BfcAssignment::kDynamic:
-        break;
-    }
+    if (mode_ != BfcAssignment::kDynamic) [[unlikely]]
+      return QueuePick{
+          mode_ == BfcAssignment::kSingle ? uint16_t{0} : static_cast<uint16_t>(hash % queues_),
+          QueuePick::Kind::kFixed};
     if (keeps_queue(e, now_ns)) return QueuePick{e.queue, QueuePick::Kind::kKept};
     return pick_dynamic(egress);
   }
@@ -69,7 +65,7 @@ class QueueAssigner {
     e.queue = p.queue;
     e.used = true;
     if (p.kind == QueuePick::Kind::kEmpty) {
-      next_start_[egress] = static_cast<uint8_t>(p.queue + 1u == queues_ ? 0 : p.queue + 1u);
+      ports_[egress].next_start = static_cast<uint8_t>(p.queue + 1u == queues_ ? 0 : p.queue + 1u);
     } else if (p.kind == QueuePick::Kind::kRandom) {
       queue_collisions_.add(1);
       next_random_ = rng_.next32();
@@ -83,9 +79,11 @@ class QueueAssigner {
     return p.queue;
   }
 
-  void on_queue_nonempty(uint16_t egress, uint16_t q) { empty_[egress] &= ~(uint64_t{1} << q); }
-  void on_queue_empty(uint16_t egress, uint16_t q) { empty_[egress] |= uint64_t{1} << q; }
-  uint64_t empty_mask(uint16_t egress) const { return empty_[egress]; }
+  void on_queue_nonempty(uint16_t egress, uint16_t q) {
+    ports_[egress].empty &= ~(uint64_t{1} << q);
+  }
+  void on_queue_empty(uint16_t egress, uint16_t q) { ports_[egress].empty |= uint64_t{1} << q; }
+  uint64_t empty_mask(uint16_t egress) const { return ports_[egress].empty; }
 
   uint64_t queue_collisions() const { return queue_collisions_.get(); }
   uint32_t queues_per_port() const { return queues_; }
@@ -100,13 +98,13 @@ class QueueAssigner {
   }
 
   QueuePick pick_dynamic(uint16_t egress) const {
-    const uint64_t empty = empty_[egress] & all_mask_;
+    const uint64_t empty = ports_[egress].empty & all_mask_;
     if (empty == 0) {
       const uint64_t q = (static_cast<uint64_t>(next_random_) * queues_) >> 32;
       return QueuePick{static_cast<uint16_t>(q), QueuePick::Kind::kRandom};
     }
     // First empty queue at or after the start, wrapping around.
-    const unsigned start = next_start_[egress];
+    const unsigned start = ports_[egress].next_start;
     const uint64_t at_or_after = empty & (~uint64_t{0} << start);
     const unsigned q = static_cast<unsigned>(std::countr_zero(at_or_after ? at_or_after : empty));
     return QueuePick{static_cast<uint16_t>(q), QueuePick::Kind::kEmpty};
@@ -116,8 +114,12 @@ class QueueAssigner {
   uint32_t queues_;
   uint64_t sticky_ns_;
   uint64_t all_mask_;
-  std::unique_ptr<uint64_t[]> empty_;      // bit q set = queue q empty
-  std::unique_ptr<uint8_t[]> next_start_;  // rotating search start per port
+  // What a pick reads of its egress port, side by side.
+  struct PortState {
+    uint64_t empty = 0;      // bit q set = queue q empty
+    uint8_t next_start = 0;  // rotating search start
+  };
+  std::unique_ptr<PortState[]> ports_;
   Xorshift64 rng_;
   uint32_t next_random_;  // the next random pick's draw, taken on commit
   RelaxedCounter queue_collisions_;

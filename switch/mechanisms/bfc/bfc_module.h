@@ -101,16 +101,17 @@ class BfcModule {
 
     uint16_t choose(Worker&, PortRuntime& out, rte_mbuf* m, const MbufMeta&, uint64_t now) {
       x = mbuf_extra(m);
-      // forward() has just stored these two fields with two 16-bit stores;
-      // one 32-bit load of both cannot be forwarded from them and waits
-      // until both reach the cache, so load them separately.
-      ticket.ingress = load_u16(&x->ingress);
-      ticket.upstream_queue = load_u16(&x->upstream_queue);
       const uint16_t q = at(out)->shard->assign(out.index, x->bfc.flow_hash, now, &ticket);
       depth = out.tm->queue_bytes(q);
       return q;
     }
     void on_enqueued(Worker& w, PortRuntime& out, uint16_t q, uint32_t bytes, uint64_t now) {
+      // What pause counting needs (a pass needs neither). forward() stored
+      // these two fields with two 16-bit stores; one 32-bit load of both
+      // cannot be forwarded from them and waits until both reach the
+      // cache, so load them separately.
+      ticket.ingress = load_u16(&x->ingress);
+      ticket.upstream_queue = load_u16(&x->upstream_queue);
       BfcPort& b = *at(out);
       const BfcSignal s = b.shard->on_enqueued(out.index, q, depth, paused(b), now, &ticket);
       x->bfc.entry = ticket.entry;
