@@ -241,17 +241,20 @@ class alignas(64) EgressPort {
   }
   void pass_publish() {
     if (passing_.packets == 0) return;
-    QueueStats& st = queues_[passing_.queue].stats;
-    st.enqueued_packets.add(passing_.packets);
-    st.enqueued_bytes.add(passing_.bytes);
-    st.dequeued_packets.add(passing_.packets);
-    st.dequeued_bytes.add(passing_.bytes);
-    if (passing_.marks != 0) st.ecn_marks.add(passing_.marks);
-    sched_.passed(passing_.queue);
-    residence_.add_to_bucket(LatencyHistogram::bucket_of(0), passing_.packets);
-    residence_.add_totals(passing_.packets, 0);
-    backlogged_ = false;
+    count_passes(passing_.queue, passing_.packets, passing_.bytes, passing_.marks);
+    pass_residences(passing_.packets);
     passing_.packets = passing_.bytes = passing_.marks = 0;
+  }
+  // A run of passes whose queue may change from one packet to the next (a
+  // module's choice at the pass), each admitted unmarked as pass_run()'s:
+  // after a pass_publish(), pass_each() counts one packet for its queue and
+  // moves the scheduler as its own pass_summed(), published at once, would;
+  // pass_residences() adds the run's residences (0) once, at its end.
+  void pass_each(uint16_t queue, uint32_t bytes) { count_passes(queue, 1, bytes, 0); }
+  void pass_residences(uint32_t packets) {
+    residence_.add_to_bucket(LatencyHistogram::bucket_of(0), packets);
+    residence_.add_totals(packets, 0);
+    backlogged_ = false;
   }
 
   // Control frames: strict priority over data, never paused, not charged to
@@ -298,6 +301,17 @@ class alignas(64) EgressPort {
     return sched_.backlogged_mask() == 0 && control_.empty() && !by_flow_ &&
            now_ns < next_expiry_ns_ && now_ns >= port_pause_until_ns_ &&
            ((sched_.paused_mask() >> queue) & 1) == 0;
+  }
+  // `packets` passes of `bytes` in all, `marks` of them marked, counted
+  // for `queue`, whose turn the scheduler then takes as after a dequeue.
+  void count_passes(uint16_t queue, uint32_t packets, uint64_t bytes, uint16_t marks) {
+    QueueStats& st = queues_[queue].stats;
+    st.enqueued_packets.add(packets);
+    st.enqueued_bytes.add(bytes);
+    st.dequeued_packets.add(packets);
+    st.dequeued_bytes.add(bytes);
+    if (marks != 0) st.ecn_marks.add(marks);
+    sched_.passed(queue);
   }
   // A passing frame of `bytes` pays the bucket, as dequeue_data charges it.
   void pay_wire(uint32_t bytes) {

@@ -165,6 +165,9 @@ unsigned Worker::choice_run(PortRuntime& out, rte_mbuf** pkts, const ParsedPacke
     store_be16(head + kEthHeaderLen - 2, kEtherTypeSluiceData);
     write_shim(head + kEthHeaderLen, DataShim{0, shard(out.switch_index), 0, kEtherTypeIpv4});
   }
+  // The first pass's sums, published before the run's own, queue by queue
+  // in the order the packets passed (the scheduler's turn follows them).
+  out.tm->pass_publish();
   unsigned count = out.tx_pending_count;
   const unsigned start = count;
   for (; i < n; ++i) {
@@ -193,7 +196,7 @@ unsigned Worker::choice_run(PortRuntime& out, rte_mbuf** pkts, const ParsedPacke
     } else {
       std::memcpy(eth, head, kEthHeaderLen);
     }
-    out.tm->pass_run(q, 1, bytes);
+    out.tm->pass_each(q, bytes);
     queues.passed(*this, out, q, bytes, now);
     out.tx_pending[count++] = m;
   }
@@ -201,6 +204,7 @@ unsigned Worker::choice_run(PortRuntime& out, rte_mbuf** pkts, const ParsedPacke
   if (packets != 0) {
     out.tx_pending_count = count;
     out.tx_cut = static_cast<uint8_t>(out.tx_cut + packets);
+    out.tm->pass_residences(packets);
     counters(out.index).forwarded_packets.add(packets);
   }
   return i;

@@ -785,5 +785,63 @@ TEST(EgressPort, PassRunIsPassSummedRepeated) {
   }
 }
 
+// pass_each() and pass_residences(), a run whose queue may change from one
+// packet to the next (Worker::choice_run: after the pass that starts it, a
+// pass_publish(), then pass_each() per packet, pass_residences() at its
+// end), leave what the same packets passed one by one with pass() leave:
+// the counts, the residence histogram and the scheduler's turn, so that
+// what both ports queue afterwards leaves in the same order.
+TEST(EgressPort, PassEachIsPassPerPacket) {
+  SharedBuffer buffer_a(1 << 16, 1.0), buffer_b(1 << 16, 1.0);
+  EgressPortConfig cfg = small_config();
+  cfg.scheduler = SchedulerKind::kDrr;
+  cfg.drr_quantum_bytes = 700;
+  EgressPort a(cfg, &buffer_a), b(cfg, &buffer_b);
+  std::mt19937_64 rng(23);
+  uint64_t now = 0;
+  unsigned passed_each = 0, queued = 0;
+  for (int burst = 0; burst < 2000; ++burst) {
+    now += 1000;
+    const unsigned n = 1 + static_cast<unsigned>(rng() % 32);
+    unsigned run = 0;
+    for (unsigned i = 0; i < n; ++i) {
+      const uint16_t q = static_cast<uint16_t>(rng() % 4);
+      const uint32_t size = 64 + static_cast<uint32_t>(rng() % 1400);
+      ASSERT_TRUE(a.can_pass(now, q));
+      ASSERT_EQ(a.pass(q, packet(size), false).verdict, EnqueueVerdict::kEnqueued);
+      if (i == 0) {
+        ASSERT_EQ(b.pass_summed(q, size, false).verdict, EnqueueVerdict::kEnqueued);
+        continue;
+      }
+      if (i == 1) b.pass_publish();
+      b.pass_each(q, size);
+      ++run;
+    }
+    if (run != 0) b.pass_residences(run);
+    b.pass_publish();  // the worker's transmit
+    passed_each += run;
+    ASSERT_NO_FATAL_FAILURE(expect_same_counts(a, b)) << "burst " << burst;
+    // Some packets queued on both, then taken: they leave in the same
+    // order only if the passes left the scheduler's turn alike.
+    const unsigned k = static_cast<unsigned>(rng() % 8);
+    for (unsigned i = 0; i < k; ++i) {
+      const uint16_t q = static_cast<uint16_t>(rng() % 4);
+      const TmPacket p = packet(64 + static_cast<uint32_t>(rng() % 1400), static_cast<uint16_t>(i));
+      ASSERT_EQ(a.enqueue(now, q, p, false).verdict, b.enqueue(now, q, p, false).verdict);
+    }
+    const std::vector<TmPacket> ta = take(a, now), tb = take(b, now);
+    ASSERT_EQ(ta.size(), k);
+    ASSERT_EQ(tb.size(), k);
+    for (unsigned i = 0; i < k; ++i) {
+      ASSERT_EQ(ta[i].queue, tb[i].queue) << "burst " << burst << " packet " << i;
+      ASSERT_EQ(ta[i].aux, tb[i].aux) << "burst " << burst << " packet " << i;
+    }
+    queued += k;
+  }
+  ASSERT_NO_FATAL_FAILURE(expect_same_counts(a, b));
+  EXPECT_GT(passed_each, 20000u);
+  EXPECT_GT(queued, 5000u);
+}
+
 }  // namespace
 }  // namespace sluice
