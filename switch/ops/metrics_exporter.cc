@@ -188,12 +188,49 @@ void SluiceCollector::collect_queues(std::vector<MetricFamily>& out) const {
   auto codel_marks =
       metric_family("sluice_codel_marks_total", "Packets CoDel marked CE instead of dropping them.",
                     MetricType::Counter);
+  // What each data queue took, sent, marked and refused (EgressPort's
+  // QueueStats). A packet that cut through its idle queue counts as taken
+  // and sent at once.
+  auto enq_p =
+      metric_family("sluice_queue_enqueued_packets_total",
+                    "Packets a data queue took (cut-through included).", MetricType::Counter);
+  auto enq_b =
+      metric_family("sluice_queue_enqueued_bytes_total",
+                    "Bytes a data queue took (frame length, no FCS).", MetricType::Counter);
+  auto deq_p = metric_family("sluice_queue_dequeued_packets_total",
+                             "Packets a data queue sent to its port (cut-through included).",
+                             MetricType::Counter);
+  auto deq_b = metric_family("sluice_queue_dequeued_bytes_total",
+                             "Bytes a data queue sent to its port (frame length, no FCS).",
+                             MetricType::Counter);
+  auto q_marks = metric_family("sluice_queue_ecn_marks_total",
+                               "Packets marked CE as a data queue took them.", MetricType::Counter);
+  auto refused = metric_family("sluice_queue_refused_total",
+                               "Packets a data queue refused, or dropped as they left (CoDel) or "
+                               "evicted (pFabric), by reason.",
+                               MetricType::Counter);
   for (const auto& p : rt_.ports) {
     const EgressPort& tm = *p->tm;
+    // The reasons the traffic manager counts per queue on this port.
+    std::vector<DropReason> reasons = {DropReason::kBufferFull, DropReason::kQueueThreshold,
+                                       DropReason::kQueueFull};
+    if (tm.flow_queues() != nullptr) reasons.push_back(DropReason::kCodel);
+    if (tm.ranked()) reasons.push_back(DropReason::kPriorityDrop);
     for (uint16_t q = 0; q < tm.num_queues(); ++q) {
       Labels l = port_labels(p->index);
       l.push_back({"queue", std::to_string(q)});
-      add_metric_value(depth, std::move(l), double(tm.depth_bytes(q)));
+      add_metric_value(depth, l, double(tm.depth_bytes(q)));
+      const QueueStats& st = tm.queue_stats(q);
+      add_metric_value(enq_p, l, double(st.enqueued_packets.get()));
+      add_metric_value(enq_b, l, double(st.enqueued_bytes.get()));
+      add_metric_value(deq_p, l, double(st.dequeued_packets.get()));
+      add_metric_value(deq_b, l, double(st.dequeued_bytes.get()));
+      add_metric_value(q_marks, l, double(st.ecn_marks.get()));
+      for (DropReason r : reasons) {
+        Labels rl = l;
+        rl.push_back({"reason", std::string(drop_reason_name(r))});
+        add_metric_value(refused, std::move(rl), double(st.drops[static_cast<unsigned>(r)].get()));
+      }
     }
     add_metric_value(ctrl, port_labels(p->index), double(tm.queued_bytes()));
     res.metric.push_back(histogram_metric(tm.residence(), port_labels(p->index)));
@@ -206,6 +243,7 @@ void SluiceCollector::collect_queues(std::vector<MetricFamily>& out) const {
     }
   }
   out.push_back(std::move(depth));
+  for (auto* f : {&enq_p, &enq_b, &deq_p, &deq_b, &q_marks, &refused}) out.push_back(std::move(*f));
   out.push_back(std::move(ctrl));
   out.push_back(std::move(res));
   for (auto* f : {&flow_active, &flow_collisions, &codel_drops, &codel_marks})
