@@ -185,10 +185,7 @@ unsigned Worker::choice_run(PortRuntime& out, rte_mbuf** pkts, const ParsedPacke
     if (!out.tm->run_unpaused(q)) break;
     if constexpr (kShaped)
       if (!out.tm->pass_tokens(bytes)) break;
-    if (meta.l3_offset > l3)
-      rte_pktmbuf_adj(m, static_cast<uint16_t>(meta.l3_offset - l3));
-    else if (meta.l3_offset < l3)
-      rte_pktmbuf_prepend(m, static_cast<uint16_t>(l3 - meta.l3_offset));
+    place_l3(m, meta.l3_offset, l3);
     uint8_t* eth = rte_pktmbuf_mtod(m, uint8_t*);
     if (shim) {
       std::memcpy(eth, head, kEthHeaderLen + kSluiceShimLen);

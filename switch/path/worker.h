@@ -87,6 +87,15 @@ class Worker {
   // returns the IP header.
   [[gnu::always_inline]] inline uint8_t* write_l2(PortRuntime& out, rte_mbuf* m,
                                                   const MbufMeta& meta, uint16_t queue);
+  // Moves the start of `m` so that its IP header, at l3_offset, is at
+  // `len`: VLAN tags go, or room is made for a shim (within the headroom
+  // every received mbuf has, RTE_PKTMBUF_HEADROOM).
+  static void place_l3(rte_mbuf* m, uint32_t l3_offset, uint32_t len) {
+    if (l3_offset > len)
+      rte_pktmbuf_adj(m, static_cast<uint16_t>(l3_offset - len));
+    else if (l3_offset < len)
+      rte_pktmbuf_prepend(m, static_cast<uint16_t>(len - l3_offset));
+  }
   // Where the IP header starts in a data frame write_l2 built for `out`.
   static uint32_t data_l3_offset(const PortRuntime& out) {
     return out.plan.data_shim ? kEthHeaderLen + kSluiceShimLen : kEthHeaderLen;
@@ -275,14 +284,8 @@ class Worker {
 // count). Returns the IP header.
 inline uint8_t* Worker::write_l2(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta,
                                  uint16_t queue) {
-  const uint8_t l3_offset = meta.l3_offset;
   const uint32_t len = data_l3_offset(out);
-  if (l3_offset > len) {
-    rte_pktmbuf_adj(m, static_cast<uint16_t>(l3_offset - len));
-  } else if (l3_offset < len) {
-    // Within the headroom every received mbuf has (RTE_PKTMBUF_HEADROOM).
-    rte_pktmbuf_prepend(m, static_cast<uint16_t>(len - l3_offset));
-  }
+  place_l3(m, meta.l3_offset, len);
   uint8_t* eth = rte_pktmbuf_mtod(m, uint8_t*);
   std::memcpy(eth, out.eth_header, kEthHeaderLen);
   if (out.plan.data_shim) {
