@@ -513,6 +513,17 @@ def metric_samples(text):
     return samples
 
 
+def metric_value(samples, name, **labels):
+    """The value of the one sample of `name` (metric_samples' result) whose
+    labels include `labels` (values compared as strings); fails when none or
+    several match."""
+    hits = [v for lab, v in samples.get(name, [])
+            if all(lab.get(k) == str(x) for k, x in labels.items())]
+    if len(hits) != 1:
+        raise TestFailure(f"metric {name}{labels}: {len(hits)} samples, want 1")
+    return hits[0]
+
+
 def _split_labels(s):
     items, cur, quoted = [], "", False
     for ch in s:

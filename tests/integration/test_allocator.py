@@ -17,7 +17,7 @@ import time
 import urllib.request
 
 import harness
-from harness import check, check_eq
+from harness import check, check_eq, metric_value
 
 HOST_RATE_KBPS = 10_000_000  # --host-rate 10Gbps
 LEASE_S = 0.2
@@ -52,13 +52,6 @@ def parse_rate_update(data):
 def scrape(port):
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
         return r.read().decode()
-
-
-def value(samples, name, **labels):
-    for lab, v in samples.get(name, []):
-        if all(lab.get(k) == val for k, val in labels.items()):
-            return v
-    raise harness.TestFailure(f"metric {name}{labels} missing")
 
 
 def test(sluice_binary, srcdir):
@@ -142,25 +135,26 @@ def test(sluice_binary, srcdir):
         text = scrape(mport)
         harness.promtool_check(text)
         s = harness.metric_samples(text)
-        check_eq(value(s, "sluice_allocator_flows"), 1.0, "flows gauge")
-        check_eq(value(s, "sluice_allocator_hosts"), 3.0, "hosts gauge")
-        check_eq(value(s, "sluice_allocator_links"), 6.0, "links gauge")
+        check_eq(metric_value(s, "sluice_allocator_flows"), 1.0, "flows gauge")
+        check_eq(metric_value(s, "sluice_allocator_hosts"), 3.0, "hosts gauge")
+        check_eq(metric_value(s, "sluice_allocator_links"), 6.0, "links gauge")
         for reason in ("too_short", "bad_magic", "bad_version", "unknown_type",
                        "count_mismatch", "zero_weight"):
-            check(value(s, "sluice_allocator_malformed_total", reason=reason) >= 1,
+            check(metric_value(s, "sluice_allocator_malformed_total", reason=reason) >= 1,
                   f"malformed {reason} not counted")
         malformed = sum(v for _, v in s["sluice_allocator_malformed_total"])
         check(malformed >= len(garbage) + 5 * len(rnd) - 6,  # random bytes may start "FT"
               f"malformed total {malformed}")
-        check_eq(value(s, "sluice_allocator_flowlet_entries_total", type="flowlet_start",
+        check_eq(metric_value(s, "sluice_allocator_flowlet_entries_total", type="flowlet_start",
                        outcome="duplicate"), 1.0, "duplicate FLOWLET_START")
-        check_eq(value(s, "sluice_allocator_flowlet_entries_total", type="flowlet_end",
+        check_eq(metric_value(s, "sluice_allocator_flowlet_entries_total", type="flowlet_end",
                        outcome="unknown"), 1.0, "unknown FLOWLET_END")
-        check(value(s, "sluice_allocator_iterations_total") > 100, "iterations")
-        check(value(s, "sluice_allocator_lease_resends_total") >= 2, "lease re-sends")
-        check(value(s, "sluice_allocator_updates_sent_total") > 0, "updates sent")
-        check(value(s, "sluice_allocator_iteration_seconds_count") > 0, "iteration histogram")
-        frac = value(s, "sluice_allocator_update_capacity_fraction")
+        check(metric_value(s, "sluice_allocator_iterations_total") > 100, "iterations")
+        check(metric_value(s, "sluice_allocator_lease_resends_total") >= 2, "lease re-sends")
+        check(metric_value(s, "sluice_allocator_updates_sent_total") > 0, "updates sent")
+        check(metric_value(s, "sluice_allocator_iteration_seconds_count") > 0,
+              "iteration histogram")
+        frac = metric_value(s, "sluice_allocator_update_capacity_fraction")
         check(0 < frac < 0.01, f"update capacity fraction {frac}")
 
         proc.send_signal(signal.SIGTERM)
@@ -169,7 +163,7 @@ def test(sluice_binary, srcdir):
         check("sluice-allocator summary" in out, f"no summary line:\n{out}")
         late = re.search(r"iteration late p99 (\d+) ns max (\d+) ns", out)
         check(late is not None, f"no iteration lateness in the summary:\n{out}")
-        check(value(s, "sluice_allocator_iteration_lateness_seconds_count") > 0,
+        check(metric_value(s, "sluice_allocator_iteration_lateness_seconds_count") > 0,
               "lateness histogram")
         print(f"lease re-send after {lease_gap * 1000:.0f} ms; {out.strip().splitlines()[-1]}")
     finally:

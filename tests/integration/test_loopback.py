@@ -14,7 +14,7 @@ import signal
 import time
 
 import harness
-from harness import TestFailure, check, check_eq
+from harness import check, check_eq, metric_value
 
 P0_MAC, P0_PEER = "02:00:00:00:00:01", "02:00:00:00:00:a1"
 P1_MAC, P1_PEER = "02:00:00:00:00:02", "02:00:00:00:00:a2"
@@ -63,13 +63,6 @@ def config(tmp, pa, pb, name, workers=None):
                                 workers=workers)
 
 
-def value(samples, name, **labels):
-    for lab, v in samples.get(name, []):
-        if all(lab.get(k) == str(x) for k, x in labels.items()):
-            return v
-    raise TestFailure(f"no sample {name}{labels}")
-
-
 def check_metrics(text, expect_lcores):
     harness.promtool_check(text)
     samples = harness.metric_samples(text)
@@ -78,21 +71,21 @@ def check_metrics(text, expect_lcores):
         for lab, _ in samples[name]:
             check(labels <= set(lab), f"{name}{lab}: expected labels {sorted(labels)}")
     for port in ("p0", "p1"):
-        check(value(samples, "sluice_port_rx_packets_total", switch="s1", port=port) > 0,
+        check(metric_value(samples, "sluice_port_rx_packets_total", switch="s1", port=port) > 0,
               f"sluice_port_rx_packets_total for {port} is 0 while traffic flows")
-        check(value(samples, "sluice_port_tx_packets_total", switch="s1", port=port) > 0,
+        check(metric_value(samples, "sluice_port_tx_packets_total", switch="s1", port=port) > 0,
               f"sluice_port_tx_packets_total for {port} is 0 while traffic flows")
     lcores = {lab["lcore"] for lab, _ in samples["sluice_lcore_busy_ratio"]}
     check(expect_lcores <= lcores, f"sluice_lcore_busy_ratio lcores {lcores}, expected"
                                    f" at least {expect_lcores}")
     for lab, v in samples["sluice_lcore_busy_ratio"]:
         check(0.0 <= v <= 1.0, f"sluice_lcore_busy_ratio{lab} = {v}, not a ratio")
-    check(value(samples, "sluice_port_drops_total", switch="s1", port="p0",
+    check(metric_value(samples, "sluice_port_drops_total", switch="s1", port="p0",
                 reason="bad_ip_checksum") > 0, "bad_ip_checksum drops not counted on p0")
     # The default 'mbufs' (docs/configuration.md); the device rings of the
     # two net_pcap ports hold some while traffic flows.
     for lab, size in samples["sluice_mbuf_pool_size"]:
-        in_use = value(samples, "sluice_mbuf_pool_in_use", socket=lab["socket"])
+        in_use = metric_value(samples, "sluice_mbuf_pool_in_use", socket=lab["socket"])
         check(size == MBUFS_DEFAULT and 0 < in_use <= size,
               f"mbuf pool {lab}: {in_use} in use of {size} (want {MBUFS_DEFAULT})")
     return samples
@@ -118,8 +111,8 @@ def test(binary, srcdir):
             time.sleep(1.5)
             text = s.metrics_text()
             samples = check_metrics(text, {"1"})
-            before = value(first, "sluice_port_tx_packets_total", switch="s1", port="p1")
-            after = value(samples, "sluice_port_tx_packets_total", switch="s1", port="p1")
+            before = metric_value(first, "sluice_port_tx_packets_total", switch="s1", port="p1")
+            after = metric_value(samples, "sluice_port_tx_packets_total", switch="s1", port="p1")
             check(after > before, f"tx counter of p1 did not move between scrapes"
                                   f" ({before} -> {after})")
             check(s.running(), "sluice exited before SIGINT")

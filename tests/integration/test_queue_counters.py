@@ -23,7 +23,7 @@ import os
 import time
 
 import harness
-from harness import check, check_eq
+from harness import check, check_eq, metric_value
 
 P0_MAC, P0_PEER = "02:00:00:00:00:01", "02:00:00:00:00:a1"
 P1_MAC, P1_PEER = "02:00:00:00:00:02", "02:00:00:00:00:a2"
@@ -49,15 +49,8 @@ def write_capture(path):
     return len(frames), want
 
 
-def value(samples, name, **labels):
-    hits = [v for lab, v in samples.get(name, []) if all(lab.get(k) == w for k, w in
-                                                         labels.items())]
-    check(len(hits) == 1, f"{name}{labels}: {len(hits)} samples, want 1")
-    return hits[0]
-
-
 def per_queue(samples, name, **labels):
-    return [value(samples, name, switch="s1", port="p1", queue=str(q), **labels)
+    return [metric_value(samples, name, switch="s1", port="p1", queue=q, **labels)
             for q in range(QUEUES)]
 
 
@@ -68,9 +61,9 @@ def scrape_when_drained(s, frames, name):
     last = None
     while time.monotonic() < deadline:
         samples = harness.metric_samples(s.metrics_text(timeout=30))
-        rx = value(samples, "sluice_port_rx_packets_total", switch="s1", port="p0")
-        queued = value(samples, "sluice_port_queued_bytes", switch="s1", port="p1")
-        tx = value(samples, "sluice_port_tx_packets_total", switch="s1", port="p1")
+        rx = metric_value(samples, "sluice_port_rx_packets_total", switch="s1", port="p0")
+        queued = metric_value(samples, "sluice_port_queued_bytes", switch="s1", port="p1")
+        tx = metric_value(samples, "sluice_port_tx_packets_total", switch="s1", port="p1")
         if rx == frames and queued == 0 and last == tx:
             return samples
         last = tx if rx == frames and queued == 0 else None
@@ -102,7 +95,7 @@ def run(binary, tmp, name, pcap, frames, want, p1_rate, bfc=False):
     deq_b = per_queue(m, "sluice_queue_dequeued_bytes_total")
     marks = per_queue(m, "sluice_queue_ecn_marks_total")
     refused = {r: per_queue(m, "sluice_queue_refused_total", reason=r) for r in TM_REASONS}
-    port = {k: value(m, f"sluice_port_{k}_total", switch="s1", port="p1")
+    port = {k: metric_value(m, f"sluice_port_{k}_total", switch="s1", port="p1")
             for k in ("tx_packets", "tx_bytes", "generated_packets", "ecn_marks")}
 
     check_eq(enq, deq, f"{name}: packets each queue took and sent (drained)")
@@ -112,9 +105,8 @@ def run(binary, tmp, name, pcap, frames, want, p1_rate, bfc=False):
     check_eq(sum(deq_b), port["tx_bytes"], f"{name}: the queues' bytes against p1's tx")
     check_eq(sum(marks), port["ecn_marks"], f"{name}: the queues' ECN marks against p1's")
     for r in TM_REASONS:
-        check_eq(sum(refused[r]), value(m, "sluice_port_drops_total", switch="s1", port="p1",
-                                        reason=r),
-                 f"{name}: the queues' {r} against p1's drops")
+        drops = metric_value(m, "sluice_port_drops_total", switch="s1", port="p1", reason=r)
+        check_eq(sum(refused[r]), drops, f"{name}: the queues' {r} against p1's drops")
     lost = [sum(refused[r][q] for r in TM_REASONS) for q in range(QUEUES)]
     if bfc:
         check_eq(sum(enq) + sum(lost), float(frames), f"{name}: frames the queues saw")
