@@ -49,4 +49,17 @@ inline uint8_t forward_step_modules() {
   return bits;
 }
 
+// Of those, the modules whose forward step must run packet by packet, each
+// just before its packet's admission: all but those that say
+// kForwardInBurst (module.h).
+inline uint8_t per_packet_forward_modules() {
+  uint8_t bits = 0;
+  Modules::each_type([&]<class M>() {
+    if constexpr (requires { M::kForwardInBurst; })
+      if constexpr (M::kForwardInBurst) return;
+    bits |= static_cast<uint8_t>(forward_step_modules() & (1u << M::kId));
+  });
+  return bits;
+}
+
 }  // namespace sluice

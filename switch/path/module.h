@@ -47,7 +47,11 @@
 // one instant for a packet into an empty queue, are what its
 // `QueueChoice::passed(w, out, q, bytes, now)` does, says so with
 // `kChoiceAtPass = true`: such a packet may then cut through, taking
-// passed() in place of both.
+// passed() in place of both. A module whose forward step changes nothing
+// another packet's routing or admission reads (it writes its own packet's
+// fields, and state only a control frame's step reads) says so with
+// `kForwardInBurst = true`: a burst's data frames between two other frames
+// are then all routed before the first is admitted (forward_burst).
 
 #include <cstdint>
 #include <tuple>

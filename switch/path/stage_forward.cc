@@ -139,4 +139,25 @@ void Worker::forward_burst(PortRuntime& in, rte_mbuf** pkts, const ParsedPacket*
   }
 }
 
+// A received burst whose ingress port's forward steps may run a burst at a
+// time (kForwardInBurst): each stretch of IPv4 frames routed whole, then
+// admitted (forward_burst); each other frame handled where it stands, so a
+// control frame's step sees the forward steps of the frames before it
+// only (Floodgate's FG_SYNC, the count of data received).
+void Worker::forward_segments(PortRuntime& in, rte_mbuf** pkts, const ParsedPacket* pps, unsigned n,
+                              uint64_t now) {
+  unsigned i = 0;
+  while (i < n) {
+    unsigned end = i;
+    while (end < n && pps[end].kind == PacketKind::kIpv4) ++end;
+    if (end - i > 1) {
+      forward_burst(in, pkts + i, pps + i, end - i, now);
+    } else if (end - i == 1) {
+      forward(in, pkts[i], pps[i], now);
+    }
+    if (end < n) handle_parsed(in, pkts[end], pps[end], now);
+    i = end + 1;
+  }
+}
+
 }  // namespace sluice

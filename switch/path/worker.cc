@@ -56,6 +56,7 @@ Worker::Worker(Runtime& rt, WorkerRuntime& w)
   if (exact_time(rt)) fabric_ = std::make_unique<FabricLoop>(*this);
   control_ring_ = w.control_in != nullptr;
   forward_steps_ = forward_step_modules();
+  per_packet_steps_ = per_packet_forward_modules();
   // Yielding hands the core to whatever else is runnable on it, for a whole
   // scheduler slice: only worth it when it is another lcore of ours.
   const unsigned cpu = rte_lcore_to_cpu_id(static_cast<int>(w.lcore));
@@ -254,6 +255,8 @@ bool Worker::poll_port(PortRuntime& port, uint64_t now, PortMedium* share) {
   }
   if ((port.in_steps & forward_steps_) == 0) {
     forward_burst(port, pkts, pps, n, now);
+  } else if ((port.in_steps & per_packet_steps_) == 0) {
+    forward_segments(port, pkts, pps, n, now);
   } else {
     for (unsigned i = 0; i < n; ++i) handle_parsed(port, pkts[i], pps[i], now);
   }

@@ -170,13 +170,17 @@ class Worker {
   // A burst of more than one frame on a port whose modules take no forward
   // step: every packet routed (route_packet, with the arrival steps), then
   // the burst admitted in the order received (admit_burst,
-  // stage_admission.cc).
+  // stage_admission.cc). With forward steps that may run a burst at a time
+  // (kForwardInBurst), forward_segments gives it each stretch of IPv4
+  // frames, and handles each other frame between them, in order.
   template <bool kSteps, bool kStoreMeta>
   [[gnu::always_inline]] inline PortRuntime* route_packet(PortRuntime& in, rte_mbuf* m,
                                                           const ParsedPacket& pp, uint64_t now,
                                                           MbufMeta* meta);
   void forward_burst(PortRuntime& in, rte_mbuf** pkts, const ParsedPacket* pps, unsigned n,
                      uint64_t now);
+  void forward_segments(PortRuntime& in, rte_mbuf** pkts, const ParsedPacket* pps, unsigned n,
+                        uint64_t now);
   template <bool kStored>
   void admit_burst(PortRuntime& in, rte_mbuf** pkts, const ParsedPacket* pps,
                    PortRuntime* const* outs, const MbufMeta* metas, unsigned n, uint64_t now);
@@ -263,6 +267,7 @@ class Worker {
   std::vector<RingBatch> staged_;  // per destination worker
   bool control_ring_ = false;      // other lcores may send frames out of our ports
   uint8_t forward_steps_ = 0;      // forward_step_modules(), once
+  uint8_t per_packet_steps_ = 0;   // per_packet_forward_modules(), once
   // Time this lcore was not watching its ports: the part of each loop
   // period beyond kWatchedGapNs (a stall). Flowlet gaps are measured on
   // `now - unwatched_ns_`, so a stall of the switch never looks like a

@@ -27,7 +27,11 @@ a BFC switch on a shaped p0 (BFC needs a rate), whose packets pass as a
 run too, each alone in the queue BFC's flow table chose for it; and once
 more with p0 facing a BFC switch, so that every packet of the run leaves
 with the 0x88B6 shim naming its queue (6 bytes more, which the buffer's
-limit counts)."""
+limit counts).
+
+Last, a Floodgate switch's forward step, which runs a burst's data frames
+whole between its other frames: an FG_SYNC in the middle of a burst meets
+the count of the data received before it, and no more."""
 
 import os
 
@@ -249,12 +253,67 @@ def run_cut_through(binary, tmp, scheme):
     print(f"{name}: {len(fwd)} forwarded in order, drops {dropped}")
 
 
+def sync_frame(dst, bytes_sent):
+    """FG_SYNC from p0's peer (docs/wire-formats.md): one entry, its bytes
+    sent toward dst on this link and no credit received."""
+    import ipaddress
+    import struct
+    body = struct.pack("!H", 1) + ipaddress.IPv4Address(dst).packed + \
+        struct.pack("!QQ", bytes_sent, 0)
+    header = b"SL" + bytes([1, 6]) + struct.pack("!H", len(body)) + bytes([0, 0])
+    frame = bytes.fromhex(P0_MAC.replace(":", "")) + bytes.fromhex(PEER_MAC.replace(":", "")) + \
+        b"\x88\xb5" + header + body
+    return frame + bytes(max(0, 60 - len(frame)))
+
+
+def run_floodgate_sync(binary, tmp):
+    """Floodgate's forward step runs a burst at a time (kForwardInBurst):
+    the data frames between two other frames are routed whole. An FG_SYNC
+    in the middle of the burst must still meet the count of the data
+    received before it and no more: the peer says it sent exactly the
+    first SYNCED frames toward the destination, so nothing was lost and
+    the receiver is not ahead. Counting the whole burst's data first would
+    put it ahead (sync_behind); taking the sync before the data would
+    heal the first frames as lost."""
+    name = "floodgate-sync"
+    synced, after, size = 10, 10, 100
+    dst = "10.1.0.5"
+    frames = [run_frame(i, size=size, dst=dst) for i in range(synced)]
+    frames += [sync_frame(dst, synced * size)]
+    frames += [run_frame(synced + i, size=size, dst=dst) for i in range(after)]
+    check(len(frames) <= 32, "test bug: the capture must fit one receive burst")
+    rx, tx = os.path.join(tmp, name + "-rx.pcap"), os.path.join(tmp, name + "-tx.pcap")
+    harness.write_pcap(rx, frames)
+    # Floodgate's window toward p0 needs p0's rate.
+    p0 = {"name": "p0", "device": f"net_pcap0,rx_pcap={rx},tx_pcap={tx}", "role": "switch",
+          "rate": "100Gbps", "mac": P0_MAC, "peer_mac": PEER_MAC, "ipv4": "10.0.0.1/16"}
+    p1 = {"name": "p1", "device": "net_null0,no-rx=1", "role": "host", "rate": "0",
+          "mac": "02:00:00:00:00:02", "peer_mac": "02:00:00:00:00:a2", "ipv4": "10.1.0.1/16"}
+    cfg = harness.write_config(
+        os.path.join(tmp, name + ".yaml"),
+        [harness.switch("s1", [p0, p1], [harness.route("10.1.0.0/16", "p1")],
+                        floodgate={"sync": True})])
+    _, summary = harness.run_to_end(binary, tmp, cfg, name, duration=2)
+    harness.check_identity(summary)
+    check_eq(harness.find_port(summary, "s1", "p0")["rx_packets"], len(frames),
+             f"{name}: p0 rx_packets")
+    check_eq(harness.find_port(summary, "s1", "p1")["tx_packets"], synced + after,
+             f"{name}: data forwarded to p1")
+    check_eq(harness.all_drops(summary), {}, f"{name}: drops")
+    fg = next(s for s in summary["switches"] if s["name"] == "s1")["floodgate"]
+    check_eq((fg["sync_healed_data_bytes"], fg["sync_healed_credit_bytes"], fg["sync_behind"]),
+             (0, 0, 0), f"{name}: data healed, credit healed, syncs behind the data received")
+    print(f"{name}: the FG_SYNC after {synced} of {synced + after} data frames found them all"
+          " and no more")
+
+
 def test(binary, srcdir):
     with harness.TempDir("burst-order") as tmp:
         run(binary, tmp, "unshaped", "0")
         run(binary, tmp, "shaped", "1Gbps")
         for scheme in ("plain", "dibs", "tcd", "bfc", "bfc-switch"):
             run_cut_through(binary, tmp, scheme)
+        run_floodgate_sync(binary, tmp)
 
 
 if __name__ == "__main__":

@@ -88,6 +88,10 @@ struct FloodgateModuleState : ModuleState {
 class FloodgateModule {
  public:
   static constexpr unsigned kId = 2;
+  // The forward step writes its packet's destination and size, and adds
+  // the size to the sync receiver's count of data from that upstream,
+  // which only an FG_SYNC's step reads (module.h).
+  static constexpr bool kForwardInBurst = true;
   static std::string build(Runtime& rt);
   // The window applies toward switch-facing ports only; credit is earned
   // wherever a packet from a switch-facing port leaves, host ports included.
