@@ -101,8 +101,11 @@ TEST(StagePlan, FloodgateWindowsTowardSwitchesAndCreditOnEveryPort) {
   EXPECT_TRUE(up.takes(Step::kDepart, FloodgateModule::kId));
   EXPECT_FALSE(any(up, Step::kAccount));
   EXPECT_EQ(up.queue_choice, kClassQueues);
-  // Its depart step counts credit, and the window gates toward switches.
-  EXPECT_FALSE(host.cuts_through);
+  // Its depart step, which counts credit, may run at the pass
+  // (kStepsAtPass), so a host port cuts through; the window gates toward
+  // switches, which do not.
+  EXPECT_TRUE(host.cuts_through);
+  EXPECT_TRUE(host.pass_steps);
   EXPECT_FALSE(up.cuts_through);
 }
 

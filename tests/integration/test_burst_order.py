@@ -27,7 +27,8 @@ a BFC switch on a shaped p0 (BFC needs a rate), whose packets pass as a
 run too, each alone in the queue BFC's flow table chose for it; and once
 more with p0 facing a BFC switch, so that every packet of the run leaves
 with the 0x88B6 shim naming its queue (6 bytes more, which the buffer's
-limit counts).
+limit counts); and through a Floodgate switch, whose steps at a host port
+may run at a pass.
 
 Last, a Floodgate switch's forward step, which runs a burst's data frames
 whole between its other frames: an FG_SYNC in the middle of a burst meets
@@ -107,7 +108,7 @@ def run_frame(i, size=100, tos=0, dst=None, ttl=64, vlan=False):
 # What a refusal at the idle port becomes: DIBS's refuse step takes it, and
 # with no switch-facing port to detour to, drops it under its own reason.
 REFUSED = {"plain": "buffer_full", "dibs": "detour_no_port", "tcd": "buffer_full",
-           "bfc": "buffer_full", "bfc-switch": "buffer_full"}
+           "bfc": "buffer_full", "bfc-switch": "buffer_full", "floodgate": "buffer_full"}
 SHIM = 6  # bytes of the 0x88B6 shim after the Ethernet header (lib/control/data_shim.h)
 
 
@@ -120,7 +121,9 @@ def run_cut_through(binary, tmp, scheme):
     and the bucket holding tokens, and passes, so the two queues never both
     fill and no flow finds every queue busy); bfc-switch (bfc, with p0
     facing a switch: the data carries the shim, and p0 sends BFC's bitmaps
-    besides). Each port's plan cuts through."""
+    besides); floodgate (its depart step at a host port, run at the pass:
+    no credit is owed for packets from a host). Each port's plan cuts
+    through."""
     name = "run-" + scheme
     refused = REFUSED[scheme]
     bfc = scheme.startswith("bfc")
@@ -155,6 +158,8 @@ def run_cut_through(binary, tmp, scheme):
             extra = {"dibs": {"enabled": True}}
         if scheme == "tcd":
             extra = {"tcd": {"enabled": True, "q_th": "1B"}}
+        if scheme == "floodgate":
+            extra = {"floodgate": {}}
         if bfc:
             # BFC needs the port's rate (its Th), so p0 is shaped: with its
             # bucket full, every packet finds tokens. It chooses the queues.
@@ -274,7 +279,8 @@ def run_floodgate_sync(binary, tmp):
     first SYNCED frames toward the destination, so nothing was lost and
     the receiver is not ahead. Counting the whole burst's data first would
     put it ahead (sync_behind); taking the sync before the data would
-    heal the first frames as lost."""
+    heal the first frames as lost. The data leaves by host port p1, whose
+    Floodgate step (credit for p0's upstream) may run at the pass."""
     name = "floodgate-sync"
     synced, after, size = 10, 10, 100
     dst = "10.1.0.5"
@@ -300,6 +306,10 @@ def run_floodgate_sync(binary, tmp):
     check_eq(harness.find_port(summary, "s1", "p1")["tx_packets"], synced + after,
              f"{name}: data forwarded to p1")
     check_eq(harness.all_drops(summary), {}, f"{name}: drops")
+    # p1 (a host port, no window) lets the data cut through; each packet
+    # still owes its upstream its credit as it leaves.
+    check_eq(harness.find_port(summary, "s1", "p0")["fg_credit_sent_bytes"],
+             (synced + after) * size, f"{name}: credit sent back out of p0")
     fg = next(s for s in summary["switches"] if s["name"] == "s1")["floodgate"]
     check_eq((fg["sync_healed_data_bytes"], fg["sync_healed_credit_bytes"], fg["sync_behind"]),
              (0, 0, 0), f"{name}: data healed, credit healed, syncs behind the data received")
@@ -311,7 +321,7 @@ def test(binary, srcdir):
     with harness.TempDir("burst-order") as tmp:
         run(binary, tmp, "unshaped", "0")
         run(binary, tmp, "shaped", "1Gbps")
-        for scheme in ("plain", "dibs", "tcd", "bfc", "bfc-switch"):
+        for scheme in ("plain", "dibs", "tcd", "bfc", "bfc-switch", "floodgate"):
             run_cut_through(binary, tmp, scheme)
         run_floodgate_sync(binary, tmp)
 

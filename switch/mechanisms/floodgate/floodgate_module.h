@@ -92,6 +92,10 @@ class FloodgateModule {
   // the size to the sync receiver's count of data from that upstream,
   // which only an FG_SYNC's step reads (module.h).
   static constexpr bool kForwardInBurst = true;
+  // Where its depart step is its only step at a port (a host port: no
+  // window), that step adds the packet's credit for its ingress, the same
+  // whether the packet leaves at its pass or dequeued at that instant.
+  static constexpr bool kStepsAtPass = true;
   static std::string build(Runtime& rt);
   // The window applies toward switch-facing ports only; credit is earned
   // wherever a packet from a switch-facing port leaves, host ports included.
