@@ -15,6 +15,7 @@
 #include <rte_pdump.h>
 #include <rte_ring.h>
 
+#include <chrono>
 #include <cinttypes>
 #include <cmath>
 #include <csignal>
@@ -376,7 +377,7 @@ int run(int argc, char** argv) {
     std::fprintf(stderr,
                  "sluice: (this configuration needs about %" PRIu64 " MiB of DPDK memory: %s)\n",
                  mib_up(mem.total()), mem.parts().c_str());
-    release_runtime(*rt);
+    release_runtime(*rt, {});  // no worker ran
     cleanup_eal();
     return 1;
   }
@@ -386,7 +387,7 @@ int run(int argc, char** argv) {
   MetricsExporter metrics(*rt);
   if (rt->config.metrics.enabled && !metrics.start(rt->config.metrics.address, &err)) {
     std::fprintf(stderr, "sluice: %s\n", err.c_str());
-    release_runtime(*rt);
+    release_runtime(*rt, {});  // no worker ran
     cleanup_eal();
     return 1;
   }
@@ -435,6 +436,7 @@ int run(int argc, char** argv) {
   rt->stop_ns = data_path_now_ns(*rt, clock.now_ns());
   rt->stop.store(true);
   rte_eal_mp_wait_lcore();
+  const auto halted = std::chrono::steady_clock::now();
   // Exact time: where the worker's clock ended (the --duration, or where a
   // signal found it).
   if (exact_time(*rt)) rt->stop_ns = data_path_now_ns(*rt, 0);
@@ -467,7 +469,7 @@ int run(int argc, char** argv) {
     rc = 1;
   }
   rte_pdump_uninit();
-  release_runtime(*rt);
+  release_runtime(*rt, halted);
   cleanup_eal();
   return rc;
 }

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <thread>
 
 #include "lib/common/seeds.h"
 #include "lib/config/config_validate.h"
@@ -653,7 +654,23 @@ std::string build_runtime(Runtime& rt) {
   return err;
 }
 
-void release_runtime(Runtime& rt) {
+namespace {
+
+bool has_memif_port(const Runtime& rt) {
+  for (const auto& p : rt.ports) {
+    if (p->eth_port == kNoEthPort) continue;
+    rte_eth_dev_info info{};
+    if (rte_eth_dev_info_get(p->eth_port, &info) == 0 && info.driver_name != nullptr &&
+        std::strcmp(info.driver_name, "net_memif") == 0)
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void release_runtime(Runtime& rt, std::chrono::steady_clock::time_point halted) {
+  if (has_memif_port(rt)) std::this_thread::sleep_until(halted + kMemifCloseGrace);
   for (const auto& p : rt.ports) {
     if (p->eth_port == kNoEthPort) continue;
     rte_eth_dev_stop(p->eth_port);

@@ -34,6 +34,7 @@ a simulated clock too (tests/unit/mechanisms/bfc/upstream_pause_state_test.cc)."
 
 import csv
 import os
+import signal
 import struct
 import time
 
@@ -46,7 +47,7 @@ B_H2, H2 = "02:00:00:00:1b:02", "02:00:00:00:1b:a2"
 QUEUES = 8
 BURST_FRAMES = 4000
 BURST_AT = 6.0  # seconds into the upstream's replay: the downstream runs by then
-DURATION = 9  # each process's; the downstream starts 2 to 3 s after the upstream
+DURATION = 9  # the downstream's run; run_pair stops both processes together
 HOP_RTT = "200us"  # two processes time-sharing CPUs react slower than one
 
 
@@ -106,18 +107,47 @@ def wait_for(path, proc, timeout):
     raise harness.TestFailure(f"{path} not created within {timeout} s\n" + proc.logs())
 
 
+def wait_for_launch(proc, timeout):
+    """Waits until proc's workers are launched: sluice prints its line of
+    switches, ports and worker lcores right before it launches them."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if "worker lcore(s)" in proc.stdout():
+            return
+        check(proc.running(), f"{proc.name} exited before launching its workers\n" + proc.logs())
+        time.sleep(0.05)
+    raise harness.TestFailure(f"{proc.name} did not launch its workers within {timeout} s\n"
+                              + proc.logs())
+
+
 def run_pair(up, down, sock, duration, during=None):
     """Runs two sluice processes joined by net_memif: the upstream (memif
     server) first, the downstream (client) once the server's socket exists
-    (the client's start fails before), during() while both run; waits for
-    both and checks that each exited cleanly."""
+    (the client's start fails before), during() while both run. Neither has
+    a --duration of its own: `duration` seconds after the downstream's
+    workers launched, both get SIGINT together. DPDK 22.11's memif unmaps
+    the shared rings on its interrupt thread when the peer closes, even
+    while this process's worker reads them, so a process whose peer leaves
+    while it still polls can crash; sluice closes a memif port only some
+    time after its workers halted (docs/deploy.md, "Two processes"), which
+    covers a peer stopped at the same moment. Waits for both and checks
+    that each exited cleanly."""
+    for proc in (up, down):
+        check("--duration" not in proc.cmd, f"{proc.name}: run_pair stops it, not --duration")
     with up:
         wait_for(sock, up, timeout=15)
         with down:
+            wait_for_launch(down, timeout=30)
+            started = time.monotonic()
             if during is not None:
                 during()
-            down.wait(timeout=duration + 30)
-            up.wait(timeout=duration + 30)
+            time.sleep(max(0.0, started + duration - time.monotonic()))
+            check(up.running() and down.running(),
+                  "a process of the pair ended before it was stopped\n" + up.logs() + down.logs())
+            up.proc.send_signal(signal.SIGINT)
+            down.proc.send_signal(signal.SIGINT)
+            down.wait(timeout=30)
+            up.wait(timeout=30)
     up.expect_clean_exit()
     down.expect_clean_exit()
 
@@ -196,11 +226,11 @@ def test(binary, srcdir):
         trace = os.path.join(tmp, "up_trace.csv")
         # Upstream's worker on CPU 0, the downstream's two on CPU 1.
         up = harness.Sluice(binary, tmp, upstream_config(tmp, sock), "bfc2p-up",
-                            duration=DURATION, lcores="0@0,1@1",
+                            lcores="0@0,1@1",
                             app_extra=["--queue-trace", trace, "--queue-trace-ports", "a/b",
                                        "--queue-trace-interval", "0.0001"])
         down = harness.Sluice(binary, tmp, downstream_config(tmp, sock), "bfc2p-down",
-                              duration=DURATION, lcores="0@0,1@1,2@1", metrics=False)
+                              lcores="0@0,1@1,2@1", metrics=False)
         run_pair(up, down, sock, DURATION, during=lambda: check_metrics(up.metrics_text()))
         check_summaries(up.summary(), down.summary(), paused_rows(trace))
 

@@ -114,9 +114,9 @@ def test(binary, srcdir):
         sock = os.path.join(tmp, "memif.sock")
         two.write_timed_pcap(os.path.join(tmp, "h1.pcap"), h1_frames())
         up = harness.Sluice(binary, tmp, upstream_config(tmp, sock), "fg2p-up",
-                            duration=two.DURATION, lcores="0@0,1@1")
+                            lcores="0@0,1@1")
         down = harness.Sluice(binary, tmp, downstream_config(tmp, sock), "fg2p-down",
-                              duration=two.DURATION, lcores="0@0,1@1,2@1", metrics=False)
+                              lcores="0@0,1@1,2@1", metrics=False)
 
         def during():
             check_metrics(up.metrics_text())

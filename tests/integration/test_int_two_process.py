@@ -136,9 +136,9 @@ def test(binary, srcdir):
         # One metrics endpoint (a free port) for the upstream; the
         # downstream has none.
         up = harness.Sluice(binary, tmp, upstream_config(tmp, sock), "int2p-up",
-                            duration=DURATION, lcores="0@0,1@1")
+                            lcores="0@0,1@1")
         down = harness.Sluice(binary, tmp, downstream_config(tmp, sock), "int2p-down",
-                              duration=DURATION, lcores="0@0,1@1", metrics=False)
+                              lcores="0@0,1@1", metrics=False)
         two.run_pair(up, down, sock, DURATION)
         ups, downs = up.summary(), down.summary()
         a_b = harness.find_port(ups, "a", "b")

@@ -104,9 +104,9 @@ def test(binary, srcdir):
         timed = h1_frames()
         two.write_timed_pcap(os.path.join(tmp, "h1.pcap"), timed)
         up = harness.Sluice(binary, tmp, upstream_config(tmp, sock), "pfabric2p-up",
-                            duration=DURATION, lcores="0@0,1@1")
+                            lcores="0@0,1@1")
         down = harness.Sluice(binary, tmp, downstream_config(tmp, sock), "pfabric2p-down",
-                              duration=DURATION, lcores="0@0,1@1", metrics=False)
+                              lcores="0@0,1@1", metrics=False)
         two.run_pair(up, down, sock, DURATION)
         got = received(os.path.join(tmp, "h2.pcap"))
         sent2 = sum(1 for i in range(FRAMES) if i % 20 == 10)

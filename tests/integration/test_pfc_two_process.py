@@ -118,12 +118,12 @@ def test(binary, srcdir):
         down_trace = os.path.join(tmp, "down_trace.csv")
         trace = ["--queue-trace-interval", "0.0001"]
         up = harness.Sluice(binary, tmp, upstream_config(tmp, sock), "pfc2p-up",
-                            duration=DURATION, lcores="0@0,1@1",
+                            lcores="0@0,1@1",
                             app_extra=["--queue-trace", up_trace, "--queue-trace-ports", "a/b"] +
                             trace)
         # Upstream's worker on CPU 1, the downstream's on CPU 0.
         down = harness.Sluice(binary, tmp, downstream_config(tmp, sock), "pfc2p-down",
-                              duration=DURATION, lcores="0@1,1@0", metrics=False,
+                              lcores="0@1,1@0", metrics=False,
                               app_extra=["--queue-trace", down_trace, "--queue-trace-ports",
                                          "b/h2"] + trace)
         two.run_pair(up, down, sock, DURATION)
