@@ -51,7 +51,12 @@
 // another packet's routing or admission reads (it writes its own packet's
 // fields, and state only a control frame's step reads) says so with
 // `kForwardInBurst = true`: a burst's data frames between two other frames
-// are then all routed before the first is admitted (forward_burst).
+// are then all routed before the first is admitted (forward_burst). Such a
+// module may also define
+//   forward_run(in, pkts, pps, outs, n, now)
+// its forward step over a routed stretch (outs[i] == nullptr: dropped by
+// routing), which forward_burst then takes once in place of forward per
+// packet.
 
 #include <cstdint>
 #include <tuple>

@@ -27,8 +27,10 @@ namespace sluice {
 // kStoreMeta: *meta goes into the mbuf here too; else admit_burst puts it
 // there, for every packet but those of a cut-through run, which nothing
 // reads it from (forward_burst, where the ingress takes no arrival step:
-// with one, the packing is cheaper here than from the array).
-template <bool kSteps, bool kStoreMeta>
+// with one, the packing is cheaper here than from the array). kRunSteps:
+// a module with a forward_run step is left to take it for the whole
+// routed stretch (forward_burst).
+template <bool kSteps, bool kStoreMeta, bool kRunSteps>
 [[gnu::always_inline]] inline PortRuntime* Worker::route_packet(PortRuntime& in, rte_mbuf* m,
                                                                 const ParsedPacket& pp,
                                                                 uint64_t now, MbufMeta* meta) {
@@ -95,8 +97,11 @@ template <bool kSteps, bool kStoreMeta>
   if constexpr (kSteps) {
     bool go = true;
     each_module([&](auto& mod) {
-      if constexpr (requires { mod.forward(in, m, pp, now); })
+      if constexpr (requires { mod.forward(in, m, pp, now); }) {
+        if constexpr (kRunSteps && requires { mod.forward_run(in, &m, &pp, nullptr, 1u, now); })
+          return;
         if (go && ((in.in_steps >> module_id(mod)) & 1)) go = mod.forward(in, m, pp, now);
+      }
     });
     if (!go) return nullptr;
   }
@@ -133,8 +138,13 @@ void Worker::forward_burst(PortRuntime& in, rte_mbuf** pkts, const ParsedPacket*
   } else {
     for (unsigned i = 0; i < n; ++i)
       outs[i] = pps[i].kind == PacketKind::kIpv4
-                    ? route_packet<true, true>(in, pkts[i], pps[i], now, &metas[i])
+                    ? route_packet<true, true, true>(in, pkts[i], pps[i], now, &metas[i])
                     : nullptr;
+    // The run steps route_packet left out, each module's for the stretch.
+    each_module([&](auto& mod) {
+      if constexpr (requires { mod.forward_run(in, pkts, pps, outs, n, now); })
+        if ((in.in_steps >> module_id(mod)) & 1) mod.forward_run(in, pkts, pps, outs, n, now);
+    });
     admit_burst<true>(in, pkts, pps, outs, metas, n, now);
   }
 }

@@ -172,8 +172,10 @@ class Worker {
   // the burst admitted in the order received (admit_burst,
   // stage_admission.cc). With forward steps that may run a burst at a time
   // (kForwardInBurst), forward_segments gives it each stretch of IPv4
-  // frames, and handles each other frame between them, in order.
-  template <bool kSteps, bool kStoreMeta>
+  // frames, and handles each other frame between them, in order; a module
+  // with a forward_run step takes it once for the routed stretch
+  // (kRunSteps: route_packet leaves that module's step to it).
+  template <bool kSteps, bool kStoreMeta, bool kRunSteps = false>
   [[gnu::always_inline]] inline PortRuntime* route_packet(PortRuntime& in, rte_mbuf* m,
                                                           const ParsedPacket& pp, uint64_t now,
                                                           MbufMeta* meta);

@@ -111,14 +111,22 @@ void FloodgateModule::drain(FgSwitch& fg, uint64_t now) {
 // Forward, for a Floodgate switch: what the window, credit and sync steps
 // need, and the bytes received on a switch-facing port for loss recovery.
 bool FloodgateModule::forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now) {
-  const FgSwitch& fg = *switch_[in.switch_index];
-  MbufExtra* x = mbuf_extra(m);
-  x->fg.dst = pp.dst_ip;
-  x->fg.bytes = fg_frame_bytes(rte_pktmbuf_pkt_len(m), pp.l3_offset);
-  const uint32_t i = fg.switch_index[in.index];
-  if (i == kNoFgIndex) return true;
-  if (SyncReceiver* r = fg.state->sync_receiver()) r->on_received(i, x->fg.dst, x->fg.bytes, now);
+  forward_run(in, &m, &pp, nullptr, 1, now);
   return true;
+}
+
+void FloodgateModule::forward_run(PortRuntime& in, rte_mbuf* const* pkts, const ParsedPacket* pps,
+                                  PortRuntime* const* outs, unsigned n, uint64_t now) {
+  const FgSwitch& fg = *switch_[in.switch_index];
+  const uint32_t i = fg.switch_index[in.index];
+  SyncReceiver* r = i != kNoFgIndex ? fg.state->sync_receiver() : nullptr;
+  for (unsigned k = 0; k < n; ++k) {
+    if (outs != nullptr && outs[k] == nullptr) continue;  // dropped by routing
+    MbufExtra* x = mbuf_extra(pkts[k]);
+    x->fg.dst = pps[k].dst_ip;
+    x->fg.bytes = fg_frame_bytes(rte_pktmbuf_pkt_len(pkts[k]), pps[k].l3_offset);
+    if (r != nullptr) r->on_received(i, x->fg.dst, x->fg.bytes, now);
+  }
 }
 
 // Departure: credit owed upstream for a packet from a switch-facing port;

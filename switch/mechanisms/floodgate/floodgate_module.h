@@ -115,6 +115,10 @@ class FloodgateModule {
   explicit FloodgateModule(Worker& w);
 
   bool forward(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now);
+  // The forward step for a routed stretch of a burst (forward_burst):
+  // forward's for each packet routed (outs[i] != nullptr), in order.
+  void forward_run(PortRuntime& in, rte_mbuf* const* pkts, const ParsedPacket* pps,
+                   PortRuntime* const* outs, unsigned n, uint64_t now);
   bool gate(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now);
   void depart(PortRuntime& port, const TmPacket& p, uint64_t now);
   void dropped(PortRuntime& out, rte_mbuf* m, bool gated, uint64_t now);
