@@ -40,15 +40,9 @@ FgAdmission FloodgateSwitch::hold(DstWindow& w, const FgPacket& p) {
   return a;
 }
 
-void FloodgateSwitch::credit(uint32_t port, uint32_t dst, uint32_t bytes) {
-  credit_bytes.add(bytes);
-  if (sync_sender_) sync_sender_->on_credit(port, dst, bytes);
-  windows_.credit(dst, bytes);
-}
-
 bool FloodgateSwitch::withhold(uint32_t dst) const {
   // Nothing held anywhere: nothing to hold credit back for (the usual case).
-  if (cfg_.delay_credit_bytes == 0 || voqs_.packets() == 0) return false;
+  if (!may_withhold()) return false;
   const DstWindow* w = windows_.find(dst);
   return w != nullptr && w->voq_bytes > cfg_.delay_credit_bytes;
 }

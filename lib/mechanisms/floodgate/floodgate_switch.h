@@ -89,7 +89,13 @@ class FloodgateSwitch {
   void refund(uint32_t dst, uint32_t bytes) { windows_.credit(dst, bytes); }
   // Credit from the downstream of switch-facing port `port`: the window of
   // dst rises (never above its initial value; the rest is counted invalid).
-  void credit(uint32_t port, uint32_t dst, uint32_t bytes);
+  // Inline: a credit frame brings one entry per destination, and at many
+  // destinations that is about one per data packet.
+  void credit(uint32_t port, uint32_t dst, uint32_t bytes) {
+    credit_bytes.add(bytes);
+    if (sync_sender_) sync_sender_->on_credit(port, dst, bytes);
+    windows_.credit(dst, bytes);
+  }
   // VOQ packets whose windows allow now, round-robin, at most `budget`:
   // each leaves the VOQ (its buffer charge released) and goes to
   // send(const VoqPacket&). Returns how many.
@@ -111,6 +117,9 @@ class FloodgateSwitch {
   }
   // delayCredit: credit for dst is held back while its VOQ holds too much.
   bool withhold(uint32_t dst) const;
+  // Whether withhold() may hold anything back now (delayCredit on, and
+  // some VOQ holds packets); when not, no destination needs looking up.
+  bool may_withhold() const { return cfg_.delay_credit_bytes != 0 && voqs_.packets() != 0; }
 
   const FloodgateSwitchConfig& config() const { return cfg_; }
   DstWindows& windows() { return windows_; }

@@ -260,13 +260,17 @@ void FloodgateModule::send_credit(uint16_t sw, uint32_t ingress, uint64_t now) {
   PortRuntime& port = w_.port(fg.switch_ports[ingress]);
   // The ingress is switch-facing, so its owner is the windows' owner.
   const bool owner = port.owner_slot == w_.slot();
-  const auto withhold = [&](uint32_t dst) { return owner && fg.state->withhold(dst); };
   const uint32_t max =
       std::min(kMaxListEntries, control_entries_per_frame(port.mtu, kFgCreditEntryLen));
   CreditEntry entries[kMaxListEntries];
   uint32_t n;
   do {
-    n = a.take(ingress, now, entries, max, withhold);
+    // Nothing held in a VOQ (the usual case): no entry to look up.
+    if (owner && fg.state->may_withhold()) {
+      n = a.take(ingress, now, entries, max, [&](uint32_t dst) { return fg.state->withhold(dst); });
+    } else {
+      n = a.take(ingress, now, entries, max, [](uint32_t) { return false; });
+    }
     if (n == 0) return;
     rte_mbuf* m = credit_frame(port, entries, n);
     // Queued here, the frame is the port's; toward another lcore's port it
@@ -286,7 +290,9 @@ void FloodgateModule::send_credit(uint16_t sw, uint32_t ingress, uint64_t now) {
     FgFrames& c = (*frames_)[port.index];
     c.sent[frame_index(ControlType::kFgCredit)].add();
     c.control_tx_bytes.add(frame_len);
-    for (uint32_t e = 0; e < n; ++e) c.credit_sent_bytes.add(entries[e].credit_bytes);
+    uint64_t bytes = 0;
+    for (uint32_t e = 0; e < n; ++e) bytes += entries[e].credit_bytes;
+    c.credit_sent_bytes.add(bytes);
   } while (n == max);
 }
 
