@@ -4,7 +4,7 @@ running more worker lcores than the upstream one.
 
     upstream process (1 worker)            downstream process (2 workers)
     h1 (capture replay) -- a -- memif ---- b -- h2 (net_null, 1 Gbps)
-                                 server  client
+                                 client  server
 
 The downstream's memif port b/a is on worker slot 0 and its host port b/h2
 on slot 1, so b's pauses, resumes and bitmaps for a's queues are built on
@@ -47,7 +47,7 @@ B_H2, H2 = "02:00:00:00:1b:02", "02:00:00:00:1b:a2"
 QUEUES = 8
 BURST_FRAMES = 4000
 BURST_AT = 6.0  # seconds into the upstream's replay: the downstream runs by then
-DURATION = 9  # the downstream's run; run_pair stops both processes together
+DURATION = 9  # the upstream's run; run_pair stops both processes together
 HOP_RTT = "200us"  # two processes time-sharing CPUs react slower than one
 
 
@@ -59,7 +59,7 @@ def upstream_config(tmp, sock):
     a = harness.switch("a", [
         {"name": "h1", "pcap": {"rx": "h1.pcap"}, "role": "host", "rate": "10Gbps",
          "mac": A_H1, "peer_mac": H1, "ipv4": "10.0.1.1/24"},
-        {"name": "b", "device": memif("server", sock), "role": "switch", "rate": "10Gbps",
+        {"name": "b", "device": memif("client", sock), "role": "switch", "rate": "10Gbps",
          "mac": A_B, "peer_mac": B_A, "hop_rtt": HOP_RTT},
     ], [harness.route("10.0.2.0/24", "b")], queues_per_port=QUEUES,
         buffer={"size": "16MB", "alpha": 8.0}, bfc={"assignment": "dynamic"})
@@ -68,7 +68,7 @@ def upstream_config(tmp, sock):
 
 def downstream_config(tmp, sock):
     b = harness.switch("b", [
-        {"name": "a", "device": memif("client", sock), "role": "switch", "rate": "10Gbps",
+        {"name": "a", "device": memif("server", sock), "role": "switch", "rate": "10Gbps",
          "mac": B_A, "peer_mac": A_B, "hop_rtt": HOP_RTT},
         harness.port("h2", "net_null0,no-rx=1", B_H2, H2, "10.0.2.1/24", rate="1Gbps"),
     ], [harness.route("10.0.1.0/24", "a")], queues_per_port=QUEUES,
@@ -121,23 +121,25 @@ def wait_for_launch(proc, timeout):
 
 
 def run_pair(up, down, sock, duration, during=None):
-    """Runs two sluice processes joined by net_memif: the upstream (memif
-    server) first, the downstream (client) once the server's socket exists
-    (the client's start fails before), during() while both run. Neither has
-    a --duration of its own: `duration` seconds after the downstream's
-    workers launched, both get SIGINT together. DPDK 22.11's memif unmaps
-    the shared rings on its interrupt thread when the peer closes, even
-    while this process's worker reads them, so a process whose peer leaves
-    while it still polls can crash; sluice closes a memif port only some
-    time after its workers halted (docs/deploy.md, "Two processes"), which
-    covers a peer stopped at the same moment. Waits for both and checks
-    that each exited cleanly."""
+    """Runs two sluice processes joined by net_memif: the downstream (memif
+    server) first, the upstream (client; its start fails before the
+    server's socket exists) once the downstream's workers run, so that
+    whatever the upstream replays finds the downstream's data path up; then
+    during() while both run. Neither has a --duration of its own:
+    `duration` seconds after the upstream's workers launched, both get
+    SIGINT together. DPDK 22.11's memif unmaps the shared rings on its
+    interrupt thread when the peer closes, even while this process's
+    worker reads them, so a process whose peer leaves while it still polls
+    can crash; sluice closes a memif port only some time after its workers
+    halted (docs/deploy.md, "Two processes"), which covers a peer stopped at
+    the same moment. Waits for both and checks that each exited cleanly."""
     for proc in (up, down):
         check("--duration" not in proc.cmd, f"{proc.name}: run_pair stops it, not --duration")
-    with up:
-        wait_for(sock, up, timeout=15)
-        with down:
-            wait_for_launch(down, timeout=30)
+    with down:
+        wait_for(sock, down, timeout=15)
+        wait_for_launch(down, timeout=30)
+        with up:
+            wait_for_launch(up, timeout=30)
             started = time.monotonic()
             if during is not None:
                 during()
@@ -146,8 +148,8 @@ def run_pair(up, down, sock, duration, during=None):
                   "a process of the pair ended before it was stopped\n" + up.logs() + down.logs())
             up.proc.send_signal(signal.SIGINT)
             down.proc.send_signal(signal.SIGINT)
-            down.wait(timeout=30)
             up.wait(timeout=30)
+            down.wait(timeout=30)
     up.expect_clean_exit()
     down.expect_clean_exit()
 
@@ -169,9 +171,9 @@ def check_metrics(text):
 
 
 def check_downstream_ran_first(up, down, burst_at=BURST_AT):
-    """The burst must find the downstream's data path running (it starts a few
-    seconds after the upstream's: EAL and mempool set-up); else what is
-    tested is a link not yet up, not BFC."""
+    """The burst must find the downstream's data path running (run_pair
+    starts the upstream once it runs); else what is tested is a link not
+    yet up, not BFC."""
     burst = up["replay_start_epoch_seconds"] + burst_at
     started = down["run_end_epoch_seconds"] - down["duration_seconds"]
     check(started < burst, f"the downstream's data path started {started - burst:.2f} s after "

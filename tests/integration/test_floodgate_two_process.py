@@ -34,7 +34,7 @@ def upstream_config(tmp, sock):
     a = harness.switch("a", [
         {"name": "h1", "pcap": {"rx": "h1.pcap"}, "role": "host", "rate": "10Gbps",
          "mac": two.A_H1, "peer_mac": two.H1, "ipv4": "10.0.1.1/24"},
-        {"name": "b", "device": two.memif("server", sock), "role": "switch", "rate": "10Gbps",
+        {"name": "b", "device": two.memif("client", sock), "role": "switch", "rate": "10Gbps",
          "mac": two.A_B, "peer_mac": two.B_A, "hop_rtt": two.HOP_RTT},
     ], [harness.route("10.0.2.0/24", "b")], buffer={"size": "16MB", "alpha": 8.0},
         floodgate={})
@@ -45,7 +45,7 @@ def downstream_config(tmp, sock):
     # Room for the upstream's window (1.5 x 10 Gb/s x 200 us + 10 Gb/s x
     # 10 us = 387.5 KB) under the dynamic threshold, not for the burst (6 MB).
     b = harness.switch("b", [
-        {"name": "a", "device": two.memif("client", sock), "role": "switch", "rate": "10Gbps",
+        {"name": "a", "device": two.memif("server", sock), "role": "switch", "rate": "10Gbps",
          "mac": two.B_A, "peer_mac": two.A_B, "hop_rtt": two.HOP_RTT},
         harness.port("h2", "net_null0,no-rx=1", two.B_H2, two.H2, "10.0.2.1/24", rate="1Gbps"),
     ], [harness.route("10.0.1.0/24", "a")], buffer={"size": "1MB", "alpha": 8.0},

@@ -75,7 +75,7 @@ def upstream_config(tmp, sock):
     a = harness.switch("a", [
         {"name": "h1", "pcap": {"rx": "h1.pcap"}, "role": "host", "rate": "10Gbps",
          "mac": two.A_H1, "peer_mac": two.H1, "ipv4": "10.0.1.1/24"},
-        {"name": "b", "device": two.memif("server", sock), "role": "switch", "rate": "10Gbps",
+        {"name": "b", "device": two.memif("client", sock), "role": "switch", "rate": "10Gbps",
          "mac": two.A_B, "peer_mac": two.B_A},
     ], [harness.route("10.0.2.0/24", "b")], buffer={"size": "16MB", "alpha": 8.0},
         **{"int": {}})
@@ -84,7 +84,7 @@ def upstream_config(tmp, sock):
 
 def downstream_config(tmp, sock):
     b = harness.switch("b", [
-        {"name": "a", "device": two.memif("client", sock), "role": "switch", "rate": "10Gbps",
+        {"name": "a", "device": two.memif("server", sock), "role": "switch", "rate": "10Gbps",
          "mac": two.B_A, "peer_mac": two.A_B},
         {"name": "h2", "pcap": {"tx": "h2.pcap"}, "role": "host", "rate": "10Gbps",
          "mac": two.B_H2, "peer_mac": two.H2, "ipv4": "10.0.2.1/24"},

@@ -4,7 +4,7 @@ ingress with PFC settings of its own (docs/mechanisms/pfc.md, "Per port").
 
     upstream process                       downstream process
     h1 (capture replay) -- a -- memif ---- b -- h2 (net_null, 1 Gbps)
-                                 server  client
+                                 client  server
 
 h1 replays a 10 Gbps burst of 4,000 full frames (6 MB, 4.8 ms) to h2,
 whose 1 Gbps port is the bottleneck, so the burst piles up in b. b's
@@ -52,7 +52,7 @@ def upstream_config(tmp, sock):
     a = harness.switch("a", [
         {"name": "h1", "pcap": {"rx": "h1.pcap"}, "role": "host", "rate": "10Gbps",
          "mac": A_H1, "peer_mac": H1, "ipv4": "10.0.1.1/24"},
-        {"name": "b", "device": two.memif("server", sock), "role": "switch", "rate": "10Gbps",
+        {"name": "b", "device": two.memif("client", sock), "role": "switch", "rate": "10Gbps",
          "mac": A_B, "peer_mac": B_A, "hop_rtt": HOP_RTT},
     ], [harness.route("10.0.2.0/24", "b")], queues_per_port=1,
         buffer={"size": "16MB", "alpha": 1000.0}, pfc={"mode": "pfc", "xoff": "12MB"})
@@ -61,7 +61,7 @@ def upstream_config(tmp, sock):
 
 def downstream_config(tmp, sock):
     b = harness.switch("b", [
-        {"name": "a", "device": two.memif("client", sock), "role": "switch", "rate": "10Gbps",
+        {"name": "a", "device": two.memif("server", sock), "role": "switch", "rate": "10Gbps",
          "mac": B_A, "peer_mac": A_B, "hop_rtt": HOP_RTT,
          "pfc": {"alpha": 0.0625, "reserve": "4KiB", "headroom": "300KB"}},
         harness.port("h2", "net_null0,no-rx=1", B_H2, H2, "10.0.2.1/24", rate="1Gbps"),
