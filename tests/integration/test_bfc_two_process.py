@@ -97,27 +97,22 @@ def write_timed_pcap(path, timed):
             f.write(frame)
 
 
-def wait_for(path, proc, timeout):
+def wait_until(proc, ready, what, timeout):
+    """Polls ready() until it holds; fails if proc exits first or `what`
+    has not happened within timeout seconds."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if os.path.exists(path):
+        if ready():
             return
-        check(proc.running(), f"{proc.name} exited before creating {path}\n" + proc.logs())
+        check(proc.running(), f"{proc.name} exited before it {what}\n" + proc.logs())
         time.sleep(0.05)
-    raise harness.TestFailure(f"{path} not created within {timeout} s\n" + proc.logs())
+    raise harness.TestFailure(f"{proc.name} has not {what} within {timeout} s\n" + proc.logs())
 
 
 def wait_for_launch(proc, timeout):
-    """Waits until proc's workers are launched: sluice prints its line of
-    switches, ports and worker lcores right before it launches them."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if "worker lcore(s)" in proc.stdout():
-            return
-        check(proc.running(), f"{proc.name} exited before launching its workers\n" + proc.logs())
-        time.sleep(0.05)
-    raise harness.TestFailure(f"{proc.name} did not launch its workers within {timeout} s\n"
-                              + proc.logs())
+    """sluice prints its line of switches, ports and worker lcores right
+    before it launches the workers."""
+    wait_until(proc, lambda: "worker lcore(s)" in proc.stdout(), "launched its workers", timeout)
 
 
 def run_pair(up, down, sock, duration, during=None):
@@ -136,7 +131,7 @@ def run_pair(up, down, sock, duration, during=None):
     for proc in (up, down):
         check("--duration" not in proc.cmd, f"{proc.name}: run_pair stops it, not --duration")
     with down:
-        wait_for(sock, down, timeout=15)
+        wait_until(down, lambda: os.path.exists(sock), f"created {sock}", timeout=15)
         wait_for_launch(down, timeout=30)
         with up:
             wait_for_launch(up, timeout=30)
