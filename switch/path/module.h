@@ -56,7 +56,11 @@
 //   forward_run(in, pkts, pps, outs, n, now)
 // its forward step over a routed stretch (outs[i] == nullptr: dropped by
 // routing), which forward_burst then takes once in place of forward per
-// packet.
+// packet. Likewise
+//   depart_run(port, pkts, n, now)
+// its depart step for n data packets leaving `port` at one instant, in
+// order, the same as depart for each: taken where its depart step is the
+// port's only departure step, or where packets cut through (depart_run).
 
 #include <cstdint>
 #include <tuple>

@@ -344,19 +344,29 @@ inline bool Worker::cut_through(Queues& queues, PortRuntime& out, rte_mbuf* m, c
 // the traffic manager dequeued, but module by module: only modules whose
 // steps may run at a pass take one here (StagePlan::cuts_through), none a
 // release step, and none reads another's state. A module that chose the
-// queue took its departure with its choice (Queues::passed).
+// queue took its departure with its choice (Queues::passed). The run's
+// TmPackets are built once, in passing_ (no such step admits a packet, so
+// nothing comes back here while they are in use); a module with a
+// depart_run step takes them at once.
 void Worker::depart_run(PortRuntime& out, unsigned from, unsigned to, uint16_t q, uint64_t now) {
+  TmPacket* const run = passing_;
+  for (unsigned i = from; i < to; ++i) {
+    TmPacket& p = run[i - from];
+    p.handle = out.tx_pending[i];
+    p.bytes = out.tx_pending[i]->pkt_len;
+    p.queue = q;
+    p.enqueue_ns = now;
+  }
   each_module([&](auto& mod) {
     if constexpr (requires { mod.depart(out, TmPacket{}, now); })
-      if (out.plan.takes(Step::kDepart, module_id(mod)) && module_id(mod) != out.plan.queue_choice)
-        for (unsigned i = from; i < to; ++i) {
-          TmPacket p;
-          p.handle = out.tx_pending[i];
-          p.bytes = out.tx_pending[i]->pkt_len;
-          p.queue = q;
-          p.enqueue_ns = now;
-          mod.depart(out, p, now);
+      if (out.plan.takes(Step::kDepart, module_id(mod)) &&
+          module_id(mod) != out.plan.queue_choice) {
+        if constexpr (requires { mod.depart_run(out, run, to - from, now); }) {
+          mod.depart_run(out, run, to - from, now);
+        } else {
+          for (unsigned i = 0; i < to - from; ++i) mod.depart(out, run[i], now);
         }
+      }
   });
 }
 

@@ -278,6 +278,7 @@ class Worker {
   uint64_t unwatched_ns_ = 0;
   bool yield_when_idle_ = false;  // another lcore shares this one's core
   TmPacket dequeued_[kBurst];     // scratch for transmit(), not re-initialised per call
+  TmPacket passing_[kBurst];      // scratch for depart_run(): what cut through, as dequeued
   // Packets one arrival may evict from a pFabric buffer (then it is refused
   // itself): a jumbo frame displacing minimum frames. Scratch for admission
   // to a pFabric port, here so that no packet constructs it.

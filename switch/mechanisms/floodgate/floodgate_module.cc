@@ -132,20 +132,33 @@ void FloodgateModule::forward_run(PortRuntime& in, rte_mbuf* const* pkts, const 
 // Departure: credit owed upstream for a packet from a switch-facing port;
 // toward a switch-facing port, the sync and dstPause counts.
 void FloodgateModule::depart(PortRuntime& port, const TmPacket& p, uint64_t now) {
+  depart_run(port, &p, 1, now);
+}
+
+// What every packet of the run shares is looked up once: the switch, its
+// aggregator and whether the port is gated. The switch's timers are asked
+// again once, after the run (exact time asks after the handling anyway).
+void FloodgateModule::depart_run(PortRuntime& port, const TmPacket* pkts, unsigned n,
+                                 uint64_t now) {
   FgSwitch& fg = *switch_[port.switch_index];
-  const MbufExtra* x = mbuf_extra(static_cast<rte_mbuf*>(p.handle));
-  const uint32_t in = fg.switch_index[x->ingress];
-  // The aggregator takes the credit unless the ingress's list is full; then
-  // the frame goes first (out of line: rare).
-  if (in != kNoFgIndex) {
-    if (!credits_[port.switch_index]->add(in, x->fg.dst, x->fg.bytes)) [[unlikely]]
-      earn_credit(port.switch_index, in, x->fg.dst, x->fg.bytes, now);
-    touch_timers(port.switch_index);  // exact time: its credit falls due
+  const bool gated = port.plan.takes(Step::kGate, kId);
+  SyncSender* sync = gated ? fg.state->sync_sender() : nullptr;
+  bool earned = false;
+  for (unsigned k = 0; k < n; ++k) {
+    const MbufExtra* x = mbuf_extra(static_cast<rte_mbuf*>(pkts[k].handle));
+    const uint32_t in = fg.switch_index[x->ingress];
+    // The aggregator takes the credit unless the ingress's list is full;
+    // then the frame goes first (out of line: rare).
+    if (in != kNoFgIndex) {
+      if (!credits_[port.switch_index]->add(in, x->fg.dst, x->fg.bytes)) [[unlikely]]
+        earn_credit(port.switch_index, in, x->fg.dst, x->fg.bytes, now);
+      earned = true;
+    }
+    if (!gated) continue;
+    if (sync != nullptr) sync->on_sent(fg.switch_index[port.index], x->fg.dst, x->fg.bytes);
+    left(fg, *x, now);
   }
-  if (!port.plan.takes(Step::kGate, kId)) return;
-  if (SyncSender* s = fg.state->sync_sender())
-    s->on_sent(fg.switch_index[port.index], x->fg.dst, x->fg.bytes);
-  left(fg, *x, now);
+  if (earned) touch_timers(port.switch_index);  // exact time: its credit falls due
 }
 
 // A packet admission counted for dstPause left the switch: its host may be

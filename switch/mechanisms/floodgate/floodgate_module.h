@@ -121,6 +121,9 @@ class FloodgateModule {
                    PortRuntime* const* outs, unsigned n, uint64_t now);
   bool gate(PortRuntime& out, rte_mbuf* m, const MbufMeta& meta, uint64_t now);
   void depart(PortRuntime& port, const TmPacket& p, uint64_t now);
+  // The depart step for n data packets leaving `port` at one instant, in
+  // order: depart's for each (module.h).
+  void depart_run(PortRuntime& port, const TmPacket* pkts, unsigned n, uint64_t now);
   void dropped(PortRuntime& out, rte_mbuf* m, bool gated, uint64_t now);
   void control(PortRuntime& in, rte_mbuf* m, const ControlMessage& msg, uint64_t now);
   void control_passing(PortRuntime& port, const rte_mbuf* m, uint64_t now);
