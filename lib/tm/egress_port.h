@@ -154,16 +154,11 @@ class alignas(64) EgressPort {
   // Whether a data packet for `queue` would, enqueued now, be the one the
   // next dequeue_burst at now_ns takes at once: the port holds nothing
   // (data or control), neither the queue nor the port is paused, no pause
-  // is due to end (dequeue would end it first) and the shaper is
-  // unlimited; a port that queues by class.
-  bool can_pass(uint64_t now_ns, uint16_t queue) const {
-    return shaper_.unlimited() && idle_for(now_ns, queue);
-  }
-  // can_pass() for real time's cut-through, where the port may be shaped:
-  // its bucket, advanced to now_ns as that dequeue_burst would advance it,
+  // is due to end (dequeue would end it first), and a shaped port's
+  // bucket, advanced to now_ns as that dequeue_burst would advance it,
   // holds tokens (TokenBucketShaper: a frame may leave while they are not
-  // negative), and cut_summed() then charges the packet's wire bytes, as
-  // that dequeue_burst would.
+  // negative); a port that queues by class. pass() and cut_summed() then
+  // charge the packet's wire bytes, as that dequeue_burst would.
   bool can_cut(uint64_t now_ns, uint16_t queue) {
     if (!idle_for(now_ns, queue)) return false;
     if (shaper_.unlimited()) return true;
@@ -183,12 +178,12 @@ class alignas(64) EgressPort {
     pay_wire(bytes);
     return true;
   }
-  // enqueue() then that dequeue_burst(), for a packet can_pass() allows,
+  // enqueue() then that dequeue_burst(), for a packet can_cut() allows,
   // without the ring: the same buffer admission, ECN decision, counts,
-  // residence (0) and scheduler state. The caller sends the packet now
-  // unless it was dropped.
+  // residence (0), scheduler state and bucket. The caller sends the packet
+  // now unless it was dropped.
   EnqueueResult pass(uint16_t queue, const TmPacket& pkt, bool ecn_capable) {
-    const EnqueueResult r = pass_summed(queue, pkt.bytes, ecn_capable);
+    const EnqueueResult r = cut_summed(queue, pkt.bytes, ecn_capable);
     pass_publish();
     return r;
   }
@@ -294,7 +289,7 @@ class alignas(64) EgressPort {
   }
 
  private:
-  // can_pass() but for the shaper: the port holds nothing (data or
+  // can_cut() but for the shaper: the port holds nothing (data or
   // control) and queues by class, neither `queue` nor the port is paused,
   // and no pause is due to end at now_ns.
   bool idle_for(uint64_t now_ns, uint16_t queue) const {

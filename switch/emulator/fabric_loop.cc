@@ -317,7 +317,8 @@ void FabricLoop::passed(PortRuntime& out, rte_mbuf* m, uint64_t now) {
   w_.transmit_passed(out, m, now);
   after_send(out);
   // The wire's part was idle (sends_at_once) and stays so once the medium
-  // took the frame: nothing queued, no shaper. Asked again, it would file
+  // took the frame: nothing is queued (a bucket in debt matters only to
+  // what waits: EgressPort::next_event_ns). Asked again, it would file
   // the port where it already is, unless the port is due now (then the
   // ready list decides its place at this instant).
   if (out.tx_pending_count != 0 || ports_[out.index]->earliest() <= now) touch(out.index, kTx);

@@ -460,17 +460,21 @@ inline bool Worker::admit_chosen(PortRuntime& out, rte_mbuf* m, const MbufMeta& 
 // Exact time, a port where no module takes a step (so the class map chose
 // the queue, and no account step or queue choice's own follows): when the
 // port is idle and its wire free (sends_at_once: in exact time the wire's
-// room is that), what the queue would take and give back at once goes
+// room is that, or a shaped port's bucket ready), what the queue would
+// take and give back at once goes
 // straight to the wire. True when it went (or was refused); false: the
 // caller queues it.
 bool Worker::pass_straight(PortRuntime& out, rte_mbuf* m, const TmPacket& tp, const MbufMeta& meta,
                            uint16_t q, uint8_t* ip, uint64_t now) {
-  if (!fabric_->sends_at_once(out, now) || !out.tm->can_pass(now, q)) return false;
+  if (!fabric_->sends_at_once(out, now) || !out.tm->can_cut(now, q)) return false;
   const EnqueueResult r = out.tm->pass(q, tp, meta.ecn_capable);
   if (r.verdict == EnqueueVerdict::kDropped) {
     refuse(out, m, r.reason, now);
     return true;
   }
+  // As the schedule step records a shaped port's frame: it left when both
+  // it and the bucket were ready.
+  if (out.tm->shaped()) out.shaper_lateness.record(0);
   if (r.verdict == EnqueueVerdict::kEnqueuedMarked) mark_ce(counters(out.index), ip);
   fabric_->passed(out, m, now);
   return true;

@@ -478,7 +478,7 @@ void expect_same_counts(const EgressPort& a, const EgressPort& b) {
 
 // pass() is enqueue() followed at once by a dequeue_burst() that takes the
 // packet: two ports fed the same arrivals, pauses and dequeues, one passing
-// each packet it may (can_pass) and the other queueing it and taking it
+// each packet it may (can_cut) and the other queueing it and taking it
 // out, keep the same counts, buffer, residence histogram, marks (RED draws
 // its coin either way) and scheduler round, so that what they queue
 // afterwards leaves in the same order.
@@ -501,7 +501,7 @@ TEST(EgressPort, PassIsEnqueueThenDequeue) {
         const TmPacket p =
             packet(64 + static_cast<uint32_t>(rng() % 1400), static_cast<uint16_t>(step));
         const bool ect = rng() % 2 == 0;
-        if (b.can_pass(now, q)) {
+        if (b.can_cut(now, q)) {
           ++passed;
           const EnqueueResult rb = b.pass(q, p, ect);
           const EnqueueResult ra = a.enqueue(now, q, p, ect);
@@ -568,8 +568,8 @@ TEST(EgressPort, PassSummedIsPassPublishedLater) {
       const TmPacket p =
           packet(64 + static_cast<uint32_t>(rng() % 1400), static_cast<uint16_t>(step));
       const bool ect = rng() % 2 == 0;
-      ASSERT_EQ(a.can_pass(now, q), b.can_pass(now, q));
-      if (b.can_pass(now, q)) {
+      ASSERT_EQ(a.can_cut(now, q), b.can_cut(now, q));
+      if (b.can_cut(now, q)) {
         const EnqueueResult rb = b.pass_summed(q, p.bytes, ect);
         const EnqueueResult ra = a.enqueue(now, q, p, ect);
         ASSERT_EQ(ra.verdict, rb.verdict);
@@ -744,7 +744,7 @@ TEST(EgressPort, PassRunIsPassSummedRepeated) {
         const uint32_t size = rng() % 16 == 0 ? 4000 + static_cast<uint32_t>(rng() % 4000)
                                               : 64 + static_cast<uint32_t>(rng() % 1400);
         const bool ect = rng() % 2 == 0;
-        ASSERT_TRUE(a.can_pass(0, q));
+        ASSERT_TRUE(a.can_cut(0, q));
         const EnqueueResult ra = a.pass_summed(q, size, ect);
         if (run && q == run_queue && size <= limit) {
           ASSERT_EQ(ra.verdict, EnqueueVerdict::kEnqueued) << "burst " << burst << " packet " << i;
@@ -807,7 +807,7 @@ TEST(EgressPort, PassEachIsPassPerPacket) {
     for (unsigned i = 0; i < n; ++i) {
       const uint16_t q = static_cast<uint16_t>(rng() % 4);
       const uint32_t size = 64 + static_cast<uint32_t>(rng() % 1400);
-      ASSERT_TRUE(a.can_pass(now, q));
+      ASSERT_TRUE(a.can_cut(now, q));
       ASSERT_EQ(a.pass(q, packet(size), false).verdict, EnqueueVerdict::kEnqueued);
       if (i == 0) {
         ASSERT_EQ(b.pass_summed(q, size, false).verdict, EnqueueVerdict::kEnqueued);
