@@ -60,7 +60,8 @@
 //   depart_run(port, pkts, n, now)
 // its depart step for n data packets leaving `port` at one instant, in
 // order, the same as depart for each: taken where its depart step is the
-// port's only departure step, or where packets cut through (depart_run).
+// port's only departure step, or where packets cut through
+// (Worker::depart_run).
 
 #include <cstdint>
 #include <tuple>

@@ -619,8 +619,8 @@ TEST(EgressPort, PassSummedIsPassPublishedLater) {
 }
 
 // On a shaped port, can_cut() allows a pass exactly when the dequeue_burst
-// at that instant would send the packet at once, and cut_summed() charges
-// the bucket as that dequeue does: two shaped ports fed the same arrivals
+// at that instant would send the packet at once, and pass() and
+// cut_summed() charge the bucket as that dequeue does: two shaped ports fed the same arrivals
 // and dequeues at the same instants, one queueing every packet and taking
 // each one that may pass out at once, the other passing it, send the same
 // packets at the same instants and count the same lost transmit time
@@ -646,7 +646,11 @@ TEST(EgressPort, ACutOnAShapedPortIsEnqueueThenDequeue) {
           packet(64 + static_cast<uint32_t>(rng() % 1400), static_cast<uint16_t>(step));
       const bool idle = b.queued_packets() == 0;
       if (b.can_cut(now, q)) {
-        ASSERT_EQ(b.cut_summed(q, p.bytes, false).verdict, EnqueueVerdict::kEnqueued);
+        // Exact time passes a packet alone (pass(): published at once),
+        // real time sums a burst's (cut_summed()): both charge the bucket.
+        const EnqueueResult rb =
+            step % 3 == 0 ? b.pass(q, p, false) : b.cut_summed(q, p.bytes, false);
+        ASSERT_EQ(rb.verdict, EnqueueVerdict::kEnqueued);
         ASSERT_EQ(a.enqueue(now, q, p, false).verdict, EnqueueVerdict::kEnqueued);
         const std::vector<TmPacket> out = take(a, now, 1);
         ASSERT_EQ(out.size(), 1u) << step;  // the reference sends it at once
