@@ -141,6 +141,7 @@ void FloodgateModule::depart(PortRuntime& port, const TmPacket& p, uint64_t now)
 void FloodgateModule::depart_run(PortRuntime& port, const TmPacket* pkts, unsigned n,
                                  uint64_t now) {
   FgSwitch& fg = *switch_[port.switch_index];
+  CreditAggregator* const credits = credits_[port.switch_index];
   const bool gated = port.plan.takes(Step::kGate, kId);
   SyncSender* sync = gated ? fg.state->sync_sender() : nullptr;
   bool earned = false;
@@ -150,7 +151,7 @@ void FloodgateModule::depart_run(PortRuntime& port, const TmPacket* pkts, unsign
     // The aggregator takes the credit unless the ingress's list is full;
     // then the frame goes first (out of line: rare).
     if (in != kNoFgIndex) {
-      if (!credits_[port.switch_index]->add(in, x->fg.dst, x->fg.bytes)) [[unlikely]]
+      if (!credits->add(in, x->fg.dst, x->fg.bytes)) [[unlikely]]
         earn_credit(port.switch_index, in, x->fg.dst, x->fg.bytes, now);
       earned = true;
     }
