@@ -91,6 +91,52 @@ uint32_t FabricLoop::add(std::unique_ptr<CalendarElement> e) {
   return static_cast<uint32_t>(elements_.size() - 1);
 }
 
+// Files element `id`: in the ready list when it is due now, else in the
+// calendar.
+[[gnu::always_inline]] inline void FabricLoop::schedule(uint32_t id, uint64_t due) {
+  if (due > now_) {
+    cal_.set(id, due);
+    return;
+  }
+  if (in_ready_[id]) return;
+  in_ready_[id] = 1;
+  ready_.push_back(id);
+  cal_.remove(id);
+}
+
+// Asks element `id` again for the parts in `what` and files it: in the
+// ready list when it is due now, else in the calendar.
+[[gnu::always_inline]] inline void FabricLoop::settle(uint32_t id, uint8_t what, uint64_t now) {
+  // Nearly every element asked is a port: called directly, its due()
+  // inlines (PortElement is final).
+  if (id < ports_.size()) {
+    PortElement* p = ports_[id];
+    if (p != nullptr) schedule(id, p->due(now, what));
+    return;
+  }
+  CalendarElement* e = elements_[id];
+  if (e == nullptr) return;
+  schedule(id, e->due(now, what));
+}
+
+// Handles element `id` at `now`, then asks it and every element it
+// touched when each is next due.
+[[gnu::always_inline]] inline void FabricLoop::handle(uint32_t id, uint64_t now) {
+  const uint8_t again = id < ports_.size() ? ports_[id]->run(now) : elements_[id]->run(now);
+  // The element itself is asked after what it touched (unless it touched
+  // itself), as touch() would order it, without a trip through the list.
+  const bool self_touched = dirty_[id] != 0;
+  if (self_touched) dirty_[id] |= again;
+  for (size_t i = 0; i < touched_.size(); ++i) {
+    const uint32_t other = touched_[i];
+    const uint8_t what = dirty_[other];
+    dirty_[other] = 0;
+    settle(other, what, now);
+  }
+  touched_.clear();
+  if (!self_touched) settle(id, again, now);
+}
+
 void FabricLoop::run() {
   Runtime& rt = w_.rt();
   WorkerRuntime& wr = w_.lcore();
@@ -239,38 +285,6 @@ void FabricLoop::audit(uint64_t now) {
     wr.exact_missed.add();
     settle(id, kAll, now);
   }
-}
-
-// Handles element `id` at `now`, then asks it and every element it
-// touched when each is next due.
-void FabricLoop::handle(uint32_t id, uint64_t now) {
-  touch(id, elements_[id]->run(now));
-  for (size_t i = 0; i < touched_.size(); ++i) {
-    const uint32_t other = touched_[i];
-    const uint8_t what = dirty_[other];
-    dirty_[other] = 0;
-    settle(other, what, now);
-  }
-  touched_.clear();
-}
-
-// Asks element `id` again for the parts in `what` and files it: in the
-// ready list when it is due now, else in the calendar.
-void FabricLoop::settle(uint32_t id, uint8_t what, uint64_t now) {
-  CalendarElement* e = elements_[id];
-  if (e == nullptr) return;
-  schedule(id, e->due(now, what));
-}
-
-void FabricLoop::schedule(uint32_t id, uint64_t due) {
-  if (due > now_) {
-    cal_.set(id, due);
-    return;
-  }
-  if (in_ready_[id]) return;
-  in_ready_[id] = 1;
-  ready_.push_back(id);
-  cal_.remove(id);
 }
 
 void FabricLoop::link_arrival(uint16_t rx, uint64_t due, const rte_mbuf* frame) {

@@ -20,16 +20,6 @@ void PortElement::describe(char* out, unsigned size) const {
                 rx_, tx_, misc_, port_.tx_pending_count);
 }
 
-uint64_t PortElement::due(uint64_t now, uint8_t parts) {
-  if (parts & FabricLoop::kRx) {
-    rx_ = rx_due(now);
-    if (lines_ != nullptr) lines_->frame = port_.medium->next_frame();
-  }
-  if (parts & FabricLoop::kTx) tx_ = wire_due(now);
-  if (parts & FabricLoop::kMisc) misc_ = misc_due(now);
-  return earliest();
-}
-
 uint64_t PortElement::due_fresh(uint64_t now) {
   return std::min({rx_due(now), wire_due(now), misc_due(now)});
 }
@@ -71,21 +61,6 @@ uint8_t PortElement::run(uint64_t now) {
     });
   }
   return again;
-}
-
-// Never before now: a rule that says "at once" is handled at this instant
-// again.
-uint64_t PortElement::rx_due(uint64_t now) {
-  const uint64_t due = port_.medium->next_rx_ns(now);
-  return due == kNever ? due : std::max(due, now);
-}
-
-uint64_t PortElement::wire_due(uint64_t now) const {
-  if (port_.tx_pending_count != 0) return now;
-  uint64_t due = port_.tm->next_event_ns(now);
-  if (due != UINT64_MAX && port_.link_out != nullptr)
-    due = std::max(due, port_.link_out->timing.wire_free_ns());
-  return due;
 }
 
 uint64_t PortElement::misc_due(uint64_t now) {

@@ -14,18 +14,29 @@
 #include <cstdint>
 
 #include "lib/emulator/calendar_element.h"
+#include "switch/emulator/fabric_loop.h"
 #include "switch/emulator/port_lines.h"
+#include "switch/runtime/runtime.h"
 
 namespace sluice {
 
 class Worker;
-struct PortRuntime;
 
 class PortElement final : public CalendarElement {
  public:
   PortElement(Worker& w, PortRuntime& port);
 
-  uint64_t due(uint64_t now, uint8_t parts) override;
+  // Inline: the loop asks a port again after nearly every element it
+  // handles, and calls it directly (the class is final).
+  uint64_t due(uint64_t now, uint8_t parts) override {
+    if (parts & FabricLoop::kRx) {
+      rx_ = rx_due(now);
+      if (lines_ != nullptr) lines_->frame = port_.medium->next_frame();
+    }
+    if (parts & FabricLoop::kTx) tx_ = wire_due(now);
+    if (parts & FabricLoop::kMisc) misc_ = misc_due(now);
+    return earliest();
+  }
   uint64_t due_fresh(uint64_t now) override;
   uint8_t run(uint64_t now) override;
   // The loop's line for this port (port_lines.h): due() and lower_rx()
@@ -47,8 +58,19 @@ class PortElement final : public CalendarElement {
   uint64_t earliest() const { return std::min({rx_, tx_, misc_}); }
 
  private:
-  uint64_t rx_due(uint64_t now);
-  uint64_t wire_due(uint64_t now) const;
+  // Never before now: a rule that says "at once" is handled at this
+  // instant again.
+  uint64_t rx_due(uint64_t now) {
+    const uint64_t due = port_.medium->next_rx_ns(now);
+    return due == kNever ? due : std::max(due, now);
+  }
+  uint64_t wire_due(uint64_t now) const {
+    if (port_.tx_pending_count != 0) return now;
+    uint64_t due = port_.tm->next_event_ns(now);
+    if (due != UINT64_MAX && port_.link_out != nullptr)
+      due = std::max(due, port_.link_out->timing.wire_free_ns());
+    return due;
+  }
   uint64_t misc_due(uint64_t now);
 
   Worker& w_;
