@@ -94,7 +94,7 @@ void TransportHost::poll(uint64_t now_ns, SegmentSink& sink) {
     const uint32_t id = cal_.next_element();
     if (id >= send_.size()) {
       RecvFlow& rf = recv_[id - send_.size()];
-      Segment out[FlowReceiver::kMaxReplies];
+      Segment* out = scratch_;
       const uint32_t n = rf.receiver->on_timer(now_ns, out);
       push_replies(id - static_cast<uint32_t>(send_.size()), out, n);
       cal_.set(id, rf.receiver->timer_due_ns());
@@ -117,7 +117,7 @@ void TransportHost::visit(uint32_t i, uint64_t now_ns, SegmentSink& sink) {
   if (f.holding && !f.in_nic && !f.done) {
     emit_data(i, f.held, sink);
   } else if (!f.in_nic && !f.done && !f.refused && s.send_due_ns() <= now_ns) {
-    Segment seg;
+    Segment& seg = scratch_[0];
     f.refused = !s.send(now_ns, &seg);
     if (!f.refused) {
       seg.int_request = wants_int_;
@@ -190,7 +190,7 @@ void TransportHost::receive(uint64_t now_ns, const Segment& s) {
     }
     ++counters_.data_received;
     RecvFlow& rf = recv_[r];
-    Segment out[FlowReceiver::kMaxReplies];
+    Segment* out = scratch_;
     const uint32_t n = rf.receiver->receive(now_ns, s, out);
     if (!rf.whole && rf.receiver->delivered_bytes() >= rf.flow.bytes) {
       // This segment completed the flow's bytes (its timestamp is its

@@ -178,6 +178,10 @@ class TransportHost {
   bool nic_blocked_ = false;
   size_t done_ = 0;
   HostCounters counters_;
+  // Where a sender or a receiver writes the segments it makes. Each writes
+  // them whole (from Segment{}) before they are read, so a scratch kept
+  // here spares zeroing them a second time on every call.
+  Segment scratch_[FlowReceiver::kMaxReplies];
 };
 
 }  // namespace sluice
