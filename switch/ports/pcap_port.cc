@@ -387,24 +387,21 @@ rte_mbuf* PcapPort::app_frame(const HostNic::Pick& p, uint64_t now_ns) {
 // until then.
 void PcapPort::app_to_host(uint64_t time_ns, const rte_mbuf* m) {
   const uint8_t* f = rte_pktmbuf_mtod(m, const uint8_t*);
+  const auto not_a_segment = [&] {
+    if (to_host(time_ns, m) == HostFrame::kOther) foreign_frames_.add();
+  };
   const uint32_t mask = static_cast<uint32_t>(inbox_.size()) - 1;
+  if (inbox_count_ > mask) {  // decoded only to tell an overflow from another frame
+    Segment spare;
+    if (!decode_segment(f, m->data_len, &spare)) return not_a_segment();
+    inbox_overflow_.add();
+    return;
+  }
   // Decoded straight into the inbox's next slot, which it claims only once
   // decoded (decode_segment writes every field a reader looks at: the INT
   // records up to int_hops).
-  if (inbox_count_ > mask) {
-    Segment spare;
-    if (decode_segment(f, m->data_len, &spare)) {
-      inbox_overflow_.add();
-    } else if (to_host(time_ns, m) == HostFrame::kOther) {
-      foreign_frames_.add();
-    }
-    return;
-  }
   InboxEntry& e = inbox_[(inbox_head_ + inbox_count_) & mask];
-  if (!decode_segment(f, m->data_len, &e.s)) {
-    if (to_host(time_ns, m) == HostFrame::kOther) foreign_frames_.add();
-    return;
-  }
+  if (!decode_segment(f, m->data_len, &e.s)) return not_a_segment();
   e.at_ns = time_ns;
   ++inbox_count_;
 }
