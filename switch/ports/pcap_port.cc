@@ -48,8 +48,8 @@ std::unique_ptr<PcapPort> PcapPort::open(const PcapPortConfig& cfg, MbufSupply& 
       new PcapPort(cfg, mbufs, std::move(capture), std::move(replayed), oversize));
   port->oversize_largest_ = largest;
   if (!cfg.tx_path.empty()) {
-    if (!port->writer_.open(cfg.tx_path, error,
-                            emulated ? kEmulatedCaptureBytes : kFileBufferBytes, cfg.snaplen))
+    if (!port->writer_.open(cfg.tx_path, error, emulated ? kEmulatedCaptureBytes : kFileBufferBytes,
+                            cfg.snaplen))
       return nullptr;
     // A ring holds a few whole records at least, whatever the snaplen.
     const size_t ring_bytes =

@@ -90,7 +90,7 @@ class TransportHost {
   // sends once its flow is whole (kFinalAckTag + its receiver's index).
   static constexpr uint32_t kFinalAckTag = uint32_t{1} << 31;
   static bool is_reply(uint32_t tag) { return tag >= kFinalAckTag; }
-  static constexpr uint32_t kReplyRing = 4096;      // replies held at most (powers of two)
+  static constexpr uint32_t kReplyRing = 4096;     // replies held at most (powers of two)
   static constexpr uint32_t kFirstReplyRing = 16;  // the ring's first size, doubled as needed
 
   // The host at `ip` (host order) takes its flows from `flows`; `maker`
@@ -142,7 +142,7 @@ class TransportHost {
     // The NIC was full when this flow's segment was due: it waits here and
     // goes first when the NIC has room (the sender counted it as sent).
     bool holding = false;
-    Segment held;
+    Segment held{};
   };
   struct RecvFlow {
     FlowListEntry flow;
