@@ -24,6 +24,7 @@ FabricLoop::FabricLoop(Worker& w) : w_(w), cal_(0) {
   Runtime& rt = w.rt();
   // A port's id is its global index (those of other lcores stay empty).
   ports_.assign(rt.ports.size(), nullptr);
+  port_count_ = static_cast<uint32_t>(rt.ports.size());
   for (const auto& p : rt.ports) {
     auto e = std::make_unique<PortElement>(w, *p);
     if (p->owner_slot == w.slot()) ports_[p->index] = e.get();
@@ -109,7 +110,7 @@ uint32_t FabricLoop::add(std::unique_ptr<CalendarElement> e) {
 [[gnu::always_inline]] inline void FabricLoop::settle(uint32_t id, uint8_t what, uint64_t now) {
   // Nearly every element asked is a port: called directly, its due()
   // inlines (PortElement is final).
-  if (id < ports_.size()) {
+  if (id < port_count_) {
     PortElement* p = ports_[id];
     if (p != nullptr) schedule(id, p->due(now, what));
     return;
@@ -122,7 +123,7 @@ uint32_t FabricLoop::add(std::unique_ptr<CalendarElement> e) {
 // Handles element `id` at `now`, then asks it and every element it
 // touched when each is next due.
 [[gnu::always_inline]] inline void FabricLoop::handle(uint32_t id, uint64_t now) {
-  const uint8_t again = id < ports_.size() ? ports_[id]->run(now) : elements_[id]->run(now);
+  const uint8_t again = id < port_count_ ? ports_[id]->run(now) : elements_[id]->run(now);
   // The element itself is asked after what it touched (unless it touched
   // itself), as touch() would order it, without a trip through the list.
   const bool self_touched = dirty_[id] != 0;
@@ -215,7 +216,7 @@ void FabricLoop::run() {
       const uint32_t next = ready_head_ < ready_.size() ? ready_[ready_head_]
                             : from_ready                ? cal_.next_element_or_none()
                                                         : cal_.likely_second();
-      if (next < lines_.size()) {
+      if (next < port_count_) {
         if (lines_[next].runtime != nullptr) prefetch_for_arrival(lines_[next], frame_data_);
       } else if (next != WheelCalendar::kNone && elements_[next] != nullptr) {
         elements_[next]->prefetch();

@@ -102,6 +102,7 @@ class FabricLoop {
   WheelCalendar cal_;
   std::vector<CalendarElement*> elements_;  // by id; nullptr: a port another lcore owns
   std::vector<PortElement*> ports_;         // by global port index (nullptr: not ours)
+  uint32_t port_count_ = 0;                 // ports_.size(), and lines_'s
   // By global port index: what handling each of ours touches first.
   std::vector<PortLines> lines_;
   uint32_t frame_data_ = 0;  // a frame's data from its mbuf, unless a hop moved it
@@ -110,15 +111,17 @@ class FabricLoop {
   uint64_t now_ = 0;
   uint64_t at_instant_ = 0;  // elements handled at now_ so far
   // Elements whose due time something changed while another was handled
-  // (parts): asked again once that element is done.
-  std::vector<uint8_t> dirty_;
+  // (parts): asked again once that element is done. (uint16_t, not a char
+  // type: a char store may alias anything, so the compiler would load again
+  // what it kept in registers across it.)
+  std::vector<uint16_t> dirty_;
   std::vector<uint32_t> touched_;
   // Elements due at `now` that became due while it was handled: taken in
   // the order they became due, before the calendar's next entry. (A packet
   // queued at an idle port makes it due at once: no heap visit.)
   std::vector<uint32_t> ready_;
   size_t ready_head_ = 0;
-  std::vector<uint8_t> in_ready_;
+  std::vector<uint16_t> in_ready_;  // not a char type, as dirty_
   // Several lcores: this one's ports whose link another lcore sends into
   // (and by port, whether it is one), and the current window's end.
   std::vector<uint16_t> cross_in_;
