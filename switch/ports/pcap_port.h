@@ -22,17 +22,17 @@
 #include <string>
 #include <vector>
 
-#include "lib/common/relaxed_counter.h"
-#include "lib/config/config.h"
-#include "lib/emulator/hosts/transport_host.h"
 #include "lib/capture/capture_ring.h"
-#include "lib/emulator/nic/host_nic.h"
 #include "lib/capture/pcap_reader.h"
 #include "lib/capture/pcap_writer.h"
 #include "lib/capture/replay_schedule.h"
+#include "lib/common/relaxed_counter.h"
+#include "lib/config/config.h"
+#include "lib/emulator/hosts/transport_host.h"
+#include "lib/emulator/nic/host_nic.h"
+#include "lib/emulator/transport/segment_wire.h"
 #include "lib/tm/latency_histogram.h"
 #include "switch/runtime/mbuf_supply.h"
-#include "lib/emulator/transport/segment_wire.h"
 
 namespace sluice {
 
@@ -249,7 +249,7 @@ class PcapPort {
   std::vector<uint32_t> free_slots_;  // slots given back (capacity reserved)
   uint32_t slots_ = 0;
   uint32_t fresh_slot_ = 0;
-  struct InboxEntry {
+  struct alignas(64) InboxEntry {  // the segment's head in its first line
     uint64_t at_ns;
     Segment s;
   };

@@ -74,7 +74,10 @@ void TransportHost::push_reply(const Segment& s, uint32_t dst_ip, uint32_t tag) 
     replies_.swap(grown);
     reply_head_ = 0;
   }
-  replies_[(reply_head_ + reply_count_++) & (replies_.size() - 1)] = Reply{s, dst_ip, tag};
+  Reply& r = replies_[(reply_head_ + reply_count_++) & (replies_.size() - 1)];
+  r.dst_ip = dst_ip;
+  r.tag = tag;
+  copy_segment(&r.s, s);
 }
 
 void TransportHost::poll(uint64_t now_ns, SegmentSink& sink) {

@@ -151,10 +151,11 @@ class TransportHost {
     bool ack_owed = false;  // whole, and its next ACK not yet handed over
     uint64_t sent_ns = 0, arrived_ns = 0, acked_ns = 0;
   };
-  struct Reply {
-    Segment s;
+  // A line each, the segment's head in the first (segment.h).
+  struct alignas(64) Reply {
     uint32_t dst_ip;
     uint32_t tag;  // kReplyTag, or a final ACK's
+    Segment s;
   };
 
   void visit(uint32_t i, uint64_t now_ns, SegmentSink& sink);
@@ -179,8 +180,9 @@ class TransportHost {
   size_t done_ = 0;
   HostCounters counters_;
   // Where a sender or a receiver writes the segments it makes. Each writes
-  // them whole (from Segment{}) before they are read, so a scratch kept
-  // here spares zeroing them a second time on every call.
+  // them afresh (reset_segment, and the INT records it stamps) before they
+  // are read, so a scratch kept here spares zeroing them a second time on
+  // every call.
   Segment scratch_[FlowReceiver::kMaxReplies];
 };
 

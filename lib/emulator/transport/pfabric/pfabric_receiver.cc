@@ -26,7 +26,7 @@ uint32_t PfabricReceiver::receive(uint64_t /*now_ns*/, const Segment& data, Segm
     for (uint64_t i = rcv_nxt_ / mss_; i < received_.size() && received_[i]; ++i)
       rcv_nxt_ = segment_end(i);
   }
-  *out = Segment{};
+  reset_segment(out);
   out->kind = SegmentKind::kAck;
   out->flow = flow_id_;
   out->seq = rcv_nxt_;

@@ -90,7 +90,7 @@ bool PfabricSender::send(uint64_t now_ns, Segment* out) {
   if (rto_due_ns_ == kTransportNever) rto_due_ns_ = now_ns + rto_ns_;
   last_send_ns_ = now_ns;
 
-  *out = Segment{};
+  reset_segment(out);
   out->kind = SegmentKind::kData;
   out->flow = flow_.id;
   out->seq = seq;

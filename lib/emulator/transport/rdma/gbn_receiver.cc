@@ -9,7 +9,7 @@ GbnReceiver::GbnReceiver(const GbnParams& params, const TransportContext& /*ctx*
 }
 
 void GbnReceiver::reply(SegmentKind kind, const Segment& data, Segment* out) const {
-  *out = Segment{};
+  reset_segment(out);
   out->kind = kind;
   out->flow = flow_.id;
   out->seq = expected_;

@@ -42,7 +42,7 @@ bool GbnSender::send(uint64_t now_ns, Segment* out) {
   if (due == kTransportNever || now_ns < due) return false;
   const uint32_t payload = next_payload();
 
-  *out = Segment{};
+  reset_segment(out);
   out->kind = SegmentKind::kData;
   out->flow = flow_.id;
   out->seq = snd_nxt_;

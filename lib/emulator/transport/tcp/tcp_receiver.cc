@@ -19,7 +19,7 @@ uint64_t TcpReceiver::segment_end(uint64_t index) const {
 }
 
 void TcpReceiver::ack(Segment* out) {
-  *out = Segment{};
+  reset_segment(out);
   out->kind = SegmentKind::kAck;
   out->flow = flow_id_;
   out->seq = rcv_nxt_;

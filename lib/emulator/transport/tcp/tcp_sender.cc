@@ -108,7 +108,7 @@ bool TcpSender::send(uint64_t now_ns, Segment* out) {
     next_paced_ns_ = now_ns + paced_gap_ns(last_paced_bits_, alloc_rate_bps_);
   }
 
-  *out = Segment{};
+  reset_segment(out);
   out->kind = SegmentKind::kData;
   out->flow = flow_.id;
   out->seq = seq;
