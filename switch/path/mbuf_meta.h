@@ -9,10 +9,9 @@
 //   (1), MbufExtra::detours set (1). The DIBS bits keep a packet with no
 //   detours from touching the dynamic field's cache line; over an internal
 //   link the upstream switch's metadata is still in the mbuf when the next
-//   switch reads it.
-// - The due time of a frame on an internal link, beside it in the hash
-//   field (mbuf_due_set): a hop that needs no MbufExtra reads only the
-//   mbuf's first cache line and the frame's headers.
+//   switch reads it. A hop that needs no MbufExtra reads only the mbuf's
+//   first cache line and the frame's headers (an internal link's due time
+//   travels in its ring slot: lib/emulator/link/link_ring.h).
 // - MbufExtra, in a registered mbuf dynamic field: the ingress port (PFC and
 //   BFC account by ingress), and what BFC and Floodgate keep with a packet
 //   from ingress to departure.
@@ -65,18 +64,6 @@ inline bool mbuf_is_received(const rte_mbuf* m) { return m->hash.usr == kReceive
 
 inline uint16_t mbuf_received_port(const rte_mbuf* m) {
   return static_cast<uint16_t>(m->hash.fdir.hi);
-}
-
-// A frame on an internal link is due at `due` (ns): its low 32 bits go in
-// hash.fdir.hi (MbufMeta has the low half of the hash); the receiver, which
-// asks within 2^31 ns (2.1 s) of that time, restores the rest from its own.
-inline void mbuf_due_set(rte_mbuf* m, uint64_t due) {
-  m->hash.fdir.hi = static_cast<uint32_t>(due);
-}
-
-inline uint64_t mbuf_due_get(const rte_mbuf* m, uint64_t now) {
-  const auto ahead = static_cast<int32_t>(m->hash.fdir.hi - static_cast<uint32_t>(now));
-  return now + static_cast<uint64_t>(static_cast<int64_t>(ahead));
 }
 
 // TmPacket::aux as sluice uses it: kTmAuxGenerated for frames sluice built,

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "lib/net/ethertypes.h"
-#include "switch/path/mbuf_meta.h"
 
 namespace sluice {
 namespace {
@@ -20,7 +19,7 @@ unsigned link_send(LinkDirection& d, uint64_t now_ns, rte_mbuf** pkts, unsigned 
   // under us: due times are given only to frames that will be enqueued.
   const unsigned room = d.ring.free_count();
   const unsigned take = n < room ? n : room;
-  rte_mbuf* kept[kBurst];
+  LinkSlot kept[kBurst];
   unsigned k = 0;
   for (unsigned i = 0; i < take; ++i) {
     rte_mbuf* m = pkts[i];
@@ -30,60 +29,45 @@ unsigned link_send(LinkDirection& d, uint64_t now_ns, rte_mbuf** pkts, unsigned 
       ++*lost;
       continue;
     }
-    mbuf_due_set(m, due);
     if (k == 0) {
       *first_due = due;
       *first = m;
     }
-    kept[k++] = m;
+    kept[k++] = LinkSlot{m, due};
   }
-  d.ring.put(reinterpret_cast<void* const*>(kept), k);
+  d.ring.put(kept, k);
   return take;
 }
 
-unsigned link_receive(LinkDirection& d, LinkRxStage& stage, uint64_t now_ns, rte_mbuf** pkts,
-                      unsigned n, LatencyHistogram& lateness) {
+unsigned link_receive(LinkDirection& d, uint64_t now_ns, rte_mbuf** pkts, unsigned n,
+                      LatencyHistogram& lateness) {
   unsigned out = 0;
   while (out < n) {
-    if (stage.head == stage.count) {
-      stage.head = 0;
-      stage.count = d.ring.take(reinterpret_cast<void**>(stage.pkts), kBurst);
-      if (stage.count == 0) break;
-    }
-    rte_mbuf* m = stage.pkts[stage.head];
-    const uint64_t due = mbuf_due_get(m, now_ns);
-    if (due > now_ns) break;
-    lateness.record(now_ns - due);
-    pkts[out++] = m;
-    ++stage.head;
+    const LinkSlot* s = d.ring.front();
+    if (s == nullptr || s->due_ns > now_ns) break;
+    lateness.record(now_ns - s->due_ns);
+    pkts[out++] = static_cast<rte_mbuf*>(s->frame);
+    d.ring.pop();
   }
   return out;
 }
 
-uint64_t link_next_due(LinkDirection& d, LinkRxStage& stage, uint64_t now_ns) {
-  if (stage.head == stage.count) {
-    stage.head = 0;
-    stage.count = d.ring.take(reinterpret_cast<void**>(stage.pkts), kBurst);
-    if (stage.count == 0) return UINT64_MAX;
-  }
-  return mbuf_due_get(stage.pkts[stage.head], now_ns);
+uint64_t link_next_due(LinkDirection& d) {
+  const LinkSlot* s = d.ring.front();
+  return s != nullptr ? s->due_ns : UINT64_MAX;
 }
 
-unsigned link_discard(LinkDirection& d, LinkRxStage& stage) {
+unsigned link_discard(LinkDirection& d) {
   unsigned freed = 0;
-  for (; stage.head < stage.count; ++stage.head, ++freed) rte_pktmbuf_free(stage.pkts[stage.head]);
-  void* m;
-  while (d.ring.take(&m, 1) == 1) {
-    rte_pktmbuf_free(static_cast<rte_mbuf*>(m));
-    ++freed;
-  }
+  for (const LinkSlot* s; (s = d.ring.front()) != nullptr; d.ring.pop(), ++freed)
+    rte_pktmbuf_free(static_cast<rte_mbuf*>(s->frame));
   return freed;
 }
 
 }  // namespace
 
 unsigned LinkMedium::receive(uint64_t now, rte_mbuf** pkts, unsigned n) {
-  return link_receive(in_, stage_, now, pkts, n, lateness_);
+  return link_receive(in_, now, pkts, n, lateness_);
 }
 
 unsigned LinkMedium::send(uint64_t, rte_mbuf** pkts, unsigned n, SendNotes* notes) {
@@ -129,8 +113,8 @@ unsigned LinkMedium::room(uint64_t now, bool exact) {
       std::min<uint64_t>(kMaxBurst, (now + out_.fifo_ns - from) / frame_ns + 1));
 }
 
-uint64_t LinkMedium::next_rx_ns(uint64_t now) { return link_next_due(in_, stage_, now); }
+uint64_t LinkMedium::next_rx_ns(uint64_t) { return link_next_due(in_); }
 
-uint32_t LinkMedium::discard_in_flight() { return link_discard(in_, stage_); }
+uint32_t LinkMedium::discard_in_flight() { return link_discard(in_); }
 
 }  // namespace sluice

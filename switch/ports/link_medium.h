@@ -1,9 +1,9 @@
 #pragma once
 // One end of an internal link between switch instances of one process. A
 // direction is a LinkRing (lib/emulator/link/link_ring.h) from the sending
-// port's owner lcore to the receiving port's owner; each frame carries its
-// due time (LinkTiming) in the mbuf (mbuf_due_set) and is handed to the
-// receiver no earlier than that, in order.
+// port's owner lcore to the receiving port's owner; each frame goes with
+// its due time (LinkTiming) in its ring slot and is handed to the receiver
+// no earlier than that, in order.
 
 #include <rte_mbuf.h>
 
@@ -32,7 +32,8 @@ class LinkMedium final : public PortMedium {
   }
   uint64_t next_rx_ns(uint64_t now) override;
   const rte_mbuf* next_frame() const override {
-    return stage_.head < stage_.count ? stage_.pkts[stage_.head] : nullptr;
+    const LinkSlot* s = in_.ring.known_front();
+    return s != nullptr ? static_cast<const rte_mbuf*>(s->frame) : nullptr;
   }
   uint32_t discard_in_flight() override;
 
@@ -41,7 +42,6 @@ class LinkMedium final : public PortMedium {
   LinkDirection& in_;
   uint32_t mtu_;
   LatencyHistogram& lateness_;
-  LinkRxStage stage_;  // frames taken off the ring that are not due yet
   // Frames could leave at the last transmit call, and when that was; when
   // this call's frames start on the wire (earlier than now while the wire
   // catches up after a late loop).

@@ -65,8 +65,9 @@ constexpr uint8_t kNoReplyQueue = 0xFF;
 
 // One direction of an internal link: frames pushed by the sending port's owner
 // with their due time, taken by the receiving port's owner once due. The
-// receiver reads only the first cache line (the ring); the sender the
-// first two (the ring, the wire's timing, the loss draw).
+// receiver reads the first cache line (the ring) and the frame's slot; the
+// sender the first two (the ring, the wire's timing, the loss draw) and
+// the slot it fills.
 struct alignas(64) LinkDirection {
   LinkDirection(uint32_t slots, uint64_t rate_bps, uint32_t overhead, uint64_t delay_ns,
                 double loss, uint64_t seed)
@@ -80,14 +81,6 @@ struct alignas(64) LinkDirection {
   uint64_t loss_p32;     // loss probability as a 32-bit threshold
   Xorshift64 rng;        // sender-owned
   uint64_t fifo_ns = 0;  // most serialisation time the sender commits ahead (0: no limit)
-};
-
-// Frames taken off a link ring that are not due yet (receiver side). The
-// indices first: every arrival reads them, with the medium's first line.
-struct LinkRxStage {
-  unsigned head = 0;
-  unsigned count = 0;
-  rte_mbuf* pkts[kBurst] = {};
 };
 
 // A port's state. What every packet through it reads or writes sits in

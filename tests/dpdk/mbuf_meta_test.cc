@@ -1,12 +1,12 @@
-// What a frame carries in its mbuf across a hop: the metadata and an
-// internal link's due time share the hash field (switch/path/mbuf_meta.h).
+// What a frame carries in its mbuf's hash field across a hop: the
+// metadata, or a received frame's mark and ingress port
+// (switch/path/mbuf_meta.h).
 #include "switch/path/mbuf_meta.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstring>
-#include <vector>
 
 namespace sluice {
 namespace {
@@ -17,39 +17,36 @@ rte_mbuf blank() {
   return m;
 }
 
-// The receiver restores the full due time from its own time, for any due
-// within 2^31 - 1 ns before or after it, across the 32-bit boundaries.
-TEST(MbufDue, RestoresTheDueTimeNearTheReceiversTime) {
+void expect_meta(const MbufMeta& got, const MbufMeta& want) {
+  EXPECT_EQ(got.egress_port, want.egress_port);
+  EXPECT_EQ(got.l3_offset, want.l3_offset);
+  EXPECT_EQ(got.queue, want.queue);
+  EXPECT_EQ(got.ecn_capable, want.ecn_capable);
+  EXPECT_EQ(got.detour, want.detour);
+  EXPECT_EQ(got.has_detours, want.has_detours);
+}
+
+// Every field comes back as it was set, at the ends of its range, and a
+// second set replaces the first whole.
+TEST(MbufMeta, RoundTripsEveryField) {
   rte_mbuf m = blank();
-  const int64_t kReach = (int64_t{1} << 31) - 1;
-  const std::vector<uint64_t> nows = {kReach + 1, uint64_t{1} << 32, (uint64_t{1} << 32) - 1,
-                                      (uint64_t{5} << 32) + 17, (uint64_t{1} << 44) - 1};
-  const std::vector<int64_t> offsets = {0,         1,          -1,     999,    -999,
-                                        1'000'000, -1'000'000, kReach, -kReach};
-  for (const uint64_t now : nows) {
-    for (const int64_t off : offsets) {
-      const uint64_t due = now + static_cast<uint64_t>(off);
-      mbuf_due_set(&m, due);
-      EXPECT_EQ(mbuf_due_get(&m, now), due) << "now " << now << " offset " << off;
-    }
+  for (const MbufMeta& want :
+       {MbufMeta{513, 18, 5, true, false, true}, MbufMeta{0xFFFE, 127, 63, false, true, false},
+        MbufMeta{0, 14, 0, false, false, false}}) {
+    mbuf_meta_set(&m, want);
+    expect_meta(mbuf_meta_get(&m), want);
+    EXPECT_FALSE(mbuf_is_received(&m));
   }
 }
 
-// Neither overwrites the other.
-TEST(MbufDue, LeavesTheMetadataAlone) {
+// A received frame's mark is no metadata's, and keeps its ingress port.
+TEST(MbufMeta, MarksAReceivedFrameWithItsPort) {
   rte_mbuf m = blank();
-  const MbufMeta meta{513, 18, 5, true, false, true};
-  mbuf_meta_set(&m, meta);
-  mbuf_due_set(&m, 123'456'789'012);
-  const MbufMeta got = mbuf_meta_get(&m);
-  EXPECT_EQ(got.egress_port, 513);
-  EXPECT_EQ(got.l3_offset, 18);
-  EXPECT_EQ(got.queue, 5);
-  EXPECT_TRUE(got.ecn_capable);
-  EXPECT_FALSE(got.detour);
-  EXPECT_TRUE(got.has_detours);
-  mbuf_meta_set(&m, MbufMeta{7, 14, 0, false, true, false});
-  EXPECT_EQ(mbuf_due_get(&m, 123'456'000'000), 123'456'789'012u);
+  mbuf_meta_set(&m, MbufMeta{7, 14, 0, false, false, false});
+  EXPECT_FALSE(mbuf_is_received(&m));
+  mbuf_mark_received(&m, 1023);
+  EXPECT_TRUE(mbuf_is_received(&m));
+  EXPECT_EQ(mbuf_received_port(&m), 1023);
 }
 
 }  // namespace

@@ -4,7 +4,10 @@
 // port's (one producer, one consumer; the same lcore for both in most
 // fabrics). Its indices and slot pointer sit beside the link's timing
 // (switch/runtime/runtime.h, LinkDirection), so a frame crossing a link
-// touches that and its slot, not a ring header of three lines.
+// touches that and its slot, not a ring header of three lines. A slot
+// holds the frame's due time beside it: the receiver learns when its next
+// frame arrives from the slot, without reading the frame, which was
+// written a link's delay ago and has left the caches since.
 
 #include <atomic>
 #include <cstdint>
@@ -48,12 +51,19 @@ constexpr uint32_t exact_link_ring_size(uint64_t rate_bps, uint64_t delay_ns,
   return link_ring_slots(2 * frames + 2.0 * burst, 64);
 }
 
+// A frame in flight and the instant it is due at the far end. Trivial, so
+// that a ring's slots are left unwritten until used.
+struct LinkSlot {
+  void* frame;
+  uint64_t due_ns;
+};
+
 class LinkRing {
  public:
   // `slots`: a power of two; the ring holds one frame fewer. Slots are not
   // written until frames fill them, so their pages become resident as used.
   explicit LinkRing(uint32_t slots)
-      : mask_(slots - 1), slots_(std::make_unique_for_overwrite<void*[]>(slots)) {}
+      : mask_(slots - 1), slots_(std::make_unique_for_overwrite<LinkSlot[]>(slots)) {}
 
   uint32_t capacity() const { return mask_; }
   // Producer side: room for this many more.
@@ -65,27 +75,49 @@ class LinkRing {
     return prod_.load(std::memory_order_acquire) - cons_.load(std::memory_order_relaxed);
   }
   // Producer: puts objs[0..n) on, n at most free_count().
-  void put(void* const* objs, uint32_t n) {
+  void put(const LinkSlot* objs, uint32_t n) {
     const uint32_t p = prod_.load(std::memory_order_relaxed);
     for (uint32_t i = 0; i < n; ++i) slots_[(p + i) & mask_] = objs[i];
     prod_.store(p + n, std::memory_order_release);
   }
   // Consumer: takes up to n off, oldest first; returns how many.
-  uint32_t take(void** objs, uint32_t n) {
+  uint32_t take(LinkSlot* objs, uint32_t n) {
     const uint32_t c = cons_.load(std::memory_order_relaxed);
-    const uint32_t avail = prod_.load(std::memory_order_acquire) - c;
+    seen_ = prod_.load(std::memory_order_acquire);
+    const uint32_t avail = seen_ - c;
     if (n > avail) n = avail;
     for (uint32_t i = 0; i < n; ++i) objs[i] = slots_[(c + i) & mask_];
     cons_.store(c + n, std::memory_order_release);
     return n;
   }
+  // Consumer: the oldest frame not taken off, in its slot (nullptr: none),
+  // read in place; pop() takes it off. The producer's index is read again
+  // only once the frames seen at the last reading are taken, so where the
+  // two ends are on different lcores its line moves once a batch.
+  const LinkSlot* front() {
+    const uint32_t c = cons_.load(std::memory_order_relaxed);
+    if (c == seen_) {
+      seen_ = prod_.load(std::memory_order_acquire);
+      if (c == seen_) return nullptr;
+    }
+    return &slots_[c & mask_];
+  }
+  // front() as the last call left it known, without reading the producer's
+  // index (nullptr: none known); for a prefetch.
+  const LinkSlot* known_front() const {
+    const uint32_t c = cons_.load(std::memory_order_relaxed);
+    return c != seen_ ? &slots_[c & mask_] : nullptr;
+  }
+  // Consumer: takes front() off (it was not nullptr).
+  void pop() { cons_.store(cons_.load(std::memory_order_relaxed) + 1, std::memory_order_release); }
 
  private:
   // Free-running; their difference is what is in flight.
   std::atomic<uint32_t> prod_{0};
   std::atomic<uint32_t> cons_{0};
   uint32_t mask_;
-  std::unique_ptr<void*[]> slots_;
+  uint32_t seen_ = 0;  // the consumer's last reading of prod_ (never behind cons_)
+  std::unique_ptr<LinkSlot[]> slots_;
 };
 
 }  // namespace sluice

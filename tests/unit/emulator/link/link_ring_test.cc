@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <random>
 #include <thread>
 #include <vector>
@@ -14,21 +15,25 @@
 namespace sluice {
 namespace {
 
-void* token(uintptr_t i) { return reinterpret_cast<void*>(i + 1); }
+// Frame i, due at 10 i + 3: each slot keeps both.
+LinkSlot token(uintptr_t i) { return LinkSlot{reinterpret_cast<void*>(i + 1), 10 * i + 3}; }
+bool same(const LinkSlot& a, const LinkSlot& b) {
+  return a.frame == b.frame && a.due_ns == b.due_ns;
+}
 
 TEST(LinkRing, HoldsOneFrameFewerThanItsSlots) {
   LinkRing r(8);
   EXPECT_EQ(r.capacity(), 7u);
   EXPECT_EQ(r.free_count(), 7u);
   EXPECT_EQ(r.count(), 0u);
-  std::vector<void*> in;
+  std::vector<LinkSlot> in;
   for (uintptr_t i = 0; i < 7; ++i) in.push_back(token(i));
   r.put(in.data(), 7);
   EXPECT_EQ(r.free_count(), 0u);
   EXPECT_EQ(r.count(), 7u);
-  void* out[16];
+  LinkSlot out[16];
   EXPECT_EQ(r.take(out, 16), 7u);  // no more than there are
-  for (uintptr_t i = 0; i < 7; ++i) EXPECT_EQ(out[i], token(i));
+  for (uintptr_t i = 0; i < 7; ++i) EXPECT_TRUE(same(out[i], token(i))) << i;
   EXPECT_EQ(r.take(out, 16), 0u);
   EXPECT_EQ(r.free_count(), 7u);
 }
@@ -37,10 +42,10 @@ TEST(LinkRing, HoldsOneFrameFewerThanItsSlots) {
 // counts of a reference queue.
 TEST(LinkRing, KeepsOrderAcrossWrapAround) {
   LinkRing r(16);
-  std::deque<void*> ref;
+  std::deque<LinkSlot> ref;
   std::mt19937 rng(3);
   uintptr_t next = 0;
-  void* buf[32];
+  LinkSlot buf[32];
   for (int step = 0; step < 100000; ++step) {
     if (rng() % 2 == 0) {
       const uint32_t n = rng() % (r.free_count() + 1);
@@ -54,7 +59,7 @@ TEST(LinkRing, KeepsOrderAcrossWrapAround) {
       const uint32_t got = r.take(buf, want);
       ASSERT_EQ(got, std::min<size_t>(want, ref.size()));
       for (uint32_t i = 0; i < got; ++i) {
-        ASSERT_EQ(buf[i], ref.front());
+        ASSERT_TRUE(same(buf[i], ref.front()));
         ref.pop_front();
       }
     }
@@ -63,28 +68,81 @@ TEST(LinkRing, KeepsOrderAcrossWrapAround) {
   }
 }
 
+// The producer of the two-thread tests: frames 0..frames in bursts of up
+// to 32, as room allows.
+void produce(LinkRing& r, uintptr_t frames) {
+  uintptr_t i = 0;
+  LinkSlot buf[32];
+  while (i < frames) {
+    uint32_t n = std::min<uint32_t>(r.free_count(), 32);
+    n = static_cast<uint32_t>(std::min<uintptr_t>(n, frames - i));
+    for (uint32_t k = 0; k < n; ++k) buf[k] = token(i + k);
+    r.put(buf, n);
+    i += n;
+  }
+}
+
+// Reading in place: front() is the oldest frame until pop() takes it off,
+// sees frames put on after it last found none, and agrees with take();
+// known_front() reports only what front() last found.
+TEST(LinkRing, FrontReadsTheOldestInPlace) {
+  LinkRing r(8);
+  EXPECT_EQ(r.front(), nullptr);
+  EXPECT_EQ(r.known_front(), nullptr);
+  const LinkSlot a = token(0), b = token(1), c = token(2);
+  r.put(&a, 1);
+  EXPECT_EQ(r.known_front(), nullptr);  // put on since front() last looked
+  ASSERT_NE(r.front(), nullptr);
+  EXPECT_TRUE(same(*r.front(), a));
+  ASSERT_NE(r.known_front(), nullptr);
+  EXPECT_TRUE(same(*r.known_front(), a));
+  r.put(&b, 1);
+  EXPECT_TRUE(same(*r.front(), a));  // still the oldest
+  r.pop();
+  EXPECT_EQ(r.free_count(), 6u);
+  ASSERT_NE(r.front(), nullptr);
+  EXPECT_TRUE(same(*r.front(), b));
+  r.put(&c, 1);
+  LinkSlot out[4];
+  ASSERT_EQ(r.take(out, 4), 2u);  // take() and front() share the consumer's index
+  EXPECT_TRUE(same(out[0], b));
+  EXPECT_TRUE(same(out[1], c));
+  EXPECT_EQ(r.front(), nullptr);
+  EXPECT_EQ(r.known_front(), nullptr);
+  EXPECT_EQ(r.count(), 0u);
+}
+
+// front() and pop() from a consumer thread, bursts from a producer thread:
+// every frame once, in order, with its due time.
+TEST(LinkRing, FrontAndPopOnTwoThreads) {
+  constexpr uintptr_t kFrames = 1'000'000;
+  LinkRing r(64);
+  std::thread producer(produce, std::ref(r), kFrames);
+  uintptr_t expect = 0;
+  bool in_order = true;
+  while (expect < kFrames) {
+    const LinkSlot* s = r.front();
+    if (s == nullptr) continue;
+    in_order &= same(*s, token(expect++));
+    r.pop();
+  }
+  producer.join();
+  EXPECT_TRUE(in_order);
+  EXPECT_EQ(r.front(), nullptr);
+}
+
 // One producer thread, one consumer thread (two lcores at each end of a
 // link): every frame arrives, once, in order.
 TEST(LinkRing, OneProducerOneConsumerOnTwoThreads) {
   constexpr uintptr_t kFrames = 2'000'000;
   LinkRing r(1024);
-  std::thread producer([&] {
-    uintptr_t i = 0;
-    void* buf[32];
-    while (i < kFrames) {
-      uint32_t n = std::min<uint32_t>(r.free_count(), 32);
-      n = static_cast<uint32_t>(std::min<uintptr_t>(n, kFrames - i));
-      for (uint32_t k = 0; k < n; ++k) buf[k] = token(i + k);
-      r.put(buf, n);
-      i += n;
-    }
-  });
+  std::thread producer(produce, std::ref(r), kFrames);
   uintptr_t expect = 0;
-  void* buf[32];
+  LinkSlot buf[32];
   bool in_order = true;
   while (expect < kFrames) {
     const uint32_t got = r.take(buf, 32);
-    for (uint32_t k = 0; k < got; ++k) in_order &= buf[k] == token(expect++);
+    for (uint32_t k = 0; k < got; ++k) in_order &= same(buf[k], token(expect++));
   }
   producer.join();
   EXPECT_TRUE(in_order);
