@@ -39,7 +39,7 @@ constexpr uint32_t link_ring_size(uint64_t rate_bps, uint64_t delay_ns) {
 // minimum frame's serialisation apart, but for the one on the wire: at most
 // delay / that + 2. A receiver on another lcore takes its frames up to a
 // window late, a window being at most the delay plus a minimum frame: twice
-// that, and two bursts (a receiver's stage) on top; a power of two from 64.
+// that, and two bursts on top as slack; a power of two from 64.
 // `min_wire_bytes`: the least a frame takes on the wire (a bare Ethernet
 // header and the overhead). A small ring's slots stay in the caches as it
 // turns, where a large one's are cold at every frame. rate_bps 0 (no
