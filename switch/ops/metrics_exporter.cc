@@ -275,7 +275,7 @@ void SluiceCollector::collect_fidelity(std::vector<MetricFamily>& out) const {
     add_metric_value(lost, port_labels(p->index), p->tm->shaper_lost_ns() * 1e-9);
     shaper.metric.push_back(histogram_metric(p->shaper_lateness, port_labels(p->index)));
     if (p->kind == PortKind::kLink)
-      link.metric.push_back(histogram_metric(p->link_lateness, port_labels(p->index)));
+      link.metric.push_back(histogram_metric(*p->link_lateness, port_labels(p->index)));
     if (p->pcap && p->pcap->has_rx())
       add_metric_value(oversize, port_labels(p->index), double(p->pcap->oversize_skipped()));
   }

@@ -20,6 +20,9 @@
 namespace sluice {
 namespace {
 
+// A port that is no internal link's end has no link lateness.
+const LatencyHistogram kNoSamples{};
+
 std::string port_name(const Runtime& rt, uint16_t p) {
   return rt.switch_label(p) + "/" + rt.port_label(p);
 }
@@ -109,7 +112,7 @@ ExactFigures exact_figures(const Runtime& rt) {
     f.transmissions += rt.port_totals(p->index).tx_packets;
     const LatencyHistogram* replay = p->pcap ? &p->pcap->lateness() : nullptr;
     const LatencyHistogram* shaper = &p->shaper_lateness;
-    const LatencyHistogram* link = &p->link_lateness;
+    const LatencyHistogram* link = p->link_lateness;
     for (const LatencyHistogram* h : {shaper, link, replay}) {
       if (h == nullptr) continue;
       f.late_samples += h->total();
@@ -172,7 +175,7 @@ void print_fidelity(const Runtime& rt) {
     }
     const LatencyHistogram* replay = p->pcap ? &p->pcap->lateness() : nullptr;
     const LatencyHistogram* shaper = &p->shaper_lateness;
-    const LatencyHistogram* link = &p->link_lateness;
+    const LatencyHistogram* link = p->link_lateness;
     for (const LatencyHistogram* h : {shaper, link, replay}) {
       if (h == nullptr || h->total() == 0) continue;
       if (exact_time(rt) && h->sum_ns() == 0) continue;
@@ -445,8 +448,9 @@ bool write_summary_json(const Runtime& rt, const std::vector<PortFinal>& ports, 
       const PortRuntime& pr = *rt.ports[pi];
       field("shaper_lateness_p99_ns", quantile_upper_ns(pr.shaper_lateness, 0.99));
       field("shaper_lateness_samples", pr.shaper_lateness.total());
-      field("link_lateness_p99_ns", quantile_upper_ns(pr.link_lateness, 0.99));
-      field("link_lateness_samples", pr.link_lateness.total());
+      const LatencyHistogram& link = pr.link_lateness ? *pr.link_lateness : kNoSamples;
+      field("link_lateness_p99_ns", quantile_upper_ns(link, 0.99));
+      field("link_lateness_samples", link.total());
       if (const FlowQueues* fq = pr.tm->flow_queues()) {
         field("flow_queues_allocated", fq->queues_allocated());
         field("sfq_collisions", fq->collisions());

@@ -16,12 +16,14 @@
 
 namespace sluice {
 
-class LinkMedium final : public PortMedium {
+class alignas(64) LinkMedium final : public PortMedium {
  public:
-  // out: the direction this port sends into; in: the one it receives from;
-  // lateness: how late deliveries were against their due times (real time).
-  LinkMedium(LinkDirection& out, LinkDirection& in, uint32_t mtu, LatencyHistogram& lateness)
-      : out_(out), in_(in), mtu_(mtu), lateness_(lateness) {}
+  // out: the direction this port sends into; in: the one it receives from.
+  LinkMedium(LinkDirection& out, LinkDirection& in, uint32_t mtu) : in_(in), out_(out), mtu_(mtu) {}
+
+  // How late deliveries were against their due times (real time; in exact
+  // time every sample is 0): PortRuntime::link_lateness points here.
+  const LatencyHistogram& lateness() const { return lateness_; }
 
   unsigned receive(uint64_t now, rte_mbuf** pkts, unsigned n) override;
   unsigned send(uint64_t now, rte_mbuf** pkts, unsigned n, SendNotes* notes) override;
@@ -38,16 +40,20 @@ class LinkMedium final : public PortMedium {
   uint32_t discard_in_flight() override;
 
  private:
-  LinkDirection& out_;
+  // A receive and a send each touch only the object's first line, with
+  // its vtable pointer: the directions, where this send's frames start, and
+  // the lateness histogram's totals and first buckets (an on-time frame
+  // writes those).
   LinkDirection& in_;
+  LinkDirection& out_;
+  // When this call's frames start on the wire (earlier than now while the
+  // wire catches up after a late loop).
+  uint64_t tx_ns_ = 0;
+  LatencyHistogram lateness_;
   uint32_t mtu_;
-  LatencyHistogram& lateness_;
-  // Frames could leave at the last transmit call, and when that was; when
-  // this call's frames start on the wire (earlier than now while the wire
-  // catches up after a late loop).
+  // Frames could leave at the last transmit call, and when that was.
   bool waiting_ = false;
   uint64_t checked_ns_ = 0;
-  uint64_t tx_ns_ = 0;
 };
 
 }  // namespace sluice

@@ -140,11 +140,11 @@ struct alignas(64) PortRuntime {
   // the owner lcore (ARP learning); read by telemetry.
   std::atomic<uint64_t> peer_mac{0};
   // Emulation fidelity: how late frames left the shaper, and how late
-  // internal-link deliveries were, against their due times.
+  // internal-link deliveries were, against their due times (the link
+  // medium's histogram, in the line each receive touches; nullptr on other
+  // ports).
   LatencyHistogram shaper_lateness;
-  // Each frame received from an internal link records here: starting a
-  // cache line, an on-time frame writes one.
-  alignas(64) LatencyHistogram link_lateness;
+  const LatencyHistogram* link_lateness = nullptr;
 };
 
 struct SwitchRuntime {

@@ -425,7 +425,9 @@ std::string create_links(Runtime& rt) {
   for (const auto& p : rt.ports) {
     if (p->kind != PortKind::kLink) continue;
     LinkDirection& in = *rt.ports[p->link_out->rx_port]->link_out;
-    p->medium = std::make_unique<LinkMedium>(*p->link_out, in, p->mtu, p->link_lateness);
+    auto medium = std::make_unique<LinkMedium>(*p->link_out, in, p->mtu);
+    p->link_lateness = &medium->lateness();
+    p->medium = std::move(medium);
   }
   return "";
 }
