@@ -40,10 +40,10 @@ class alignas(64) LinkMedium final : public PortMedium {
   uint32_t discard_in_flight() override;
 
  private:
-  // A receive and a send each touch only the object's first line, with
-  // its vtable pointer: the directions, where this send's frames start, and
-  // the lateness histogram's totals and first buckets (an on-time frame
-  // writes those).
+  // In exact time a receive and a send each touch only the object's first
+  // line, with its vtable pointer: the directions, where this send's frames
+  // start, and the lateness histogram's totals and first buckets (an
+  // on-time frame writes those). Real time's pacing fields come after.
   LinkDirection& in_;
   LinkDirection& out_;
   // When this call's frames start on the wire (earlier than now while the
