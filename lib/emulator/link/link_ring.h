@@ -80,16 +80,6 @@ class LinkRing {
     for (uint32_t i = 0; i < n; ++i) slots_[(p + i) & mask_] = objs[i];
     prod_.store(p + n, std::memory_order_release);
   }
-  // Consumer: takes up to n off, oldest first; returns how many.
-  uint32_t take(LinkSlot* objs, uint32_t n) {
-    const uint32_t c = cons_.load(std::memory_order_relaxed);
-    seen_ = prod_.load(std::memory_order_acquire);
-    const uint32_t avail = seen_ - c;
-    if (n > avail) n = avail;
-    for (uint32_t i = 0; i < n; ++i) objs[i] = slots_[(c + i) & mask_];
-    cons_.store(c + n, std::memory_order_release);
-    return n;
-  }
   // Consumer: the oldest frame not taken off, in its slot (nullptr: none),
   // read in place; pop() takes it off. The producer's index is read again
   // only once the frames seen at the last reading are taken, so where the
