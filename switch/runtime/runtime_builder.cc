@@ -32,6 +32,7 @@
 #include "switch/ports/ethdev_medium.h"
 #include "switch/ports/host_medium.h"
 #include "switch/ports/link_medium.h"
+#include "switch/runtime/interrupt_thread.h"
 
 namespace sluice {
 namespace {
@@ -658,15 +659,16 @@ std::string build_runtime(Runtime& rt) {
 
 namespace {
 
+bool is_memif_port(uint16_t eth_port) {
+  rte_eth_dev_info info{};
+  return rte_eth_dev_info_get(eth_port, &info) == 0 && info.driver_name != nullptr &&
+         std::strcmp(info.driver_name, "net_memif") == 0;
+}
+
 bool has_memif_port(const Runtime& rt) {
-  for (const auto& p : rt.ports) {
-    if (p->eth_port == kNoEthPort) continue;
-    rte_eth_dev_info info{};
-    if (rte_eth_dev_info_get(p->eth_port, &info) == 0 && info.driver_name != nullptr &&
-        std::strcmp(info.driver_name, "net_memif") == 0)
-      return true;
-  }
-  return false;
+  return std::any_of(rt.ports.begin(), rt.ports.end(), [](const auto& p) {
+    return p->eth_port != kNoEthPort && is_memif_port(p->eth_port);
+  });
 }
 
 }  // namespace
@@ -675,8 +677,16 @@ void release_runtime(Runtime& rt, std::chrono::steady_clock::time_point halted) 
   if (has_memif_port(rt)) std::this_thread::sleep_until(halted + kMemifCloseGrace);
   for (const auto& p : rt.ports) {
     if (p->eth_port == kNoEthPort) continue;
-    rte_eth_dev_stop(p->eth_port);
-    rte_eth_dev_close(p->eth_port);
+    const uint16_t port = p->eth_port;
+    const auto close = [port] {
+      rte_eth_dev_stop(port);
+      rte_eth_dev_close(port);
+    };
+    // On the thread where memif handles its peer's disconnect, never beside it.
+    if (is_memif_port(port))
+      run_on_interrupt_thread(close);
+    else
+      close();
   }
   for (SwitchRuntime& sw : rt.switches) rte_lpm_free(sw.lpm);
   for (auto& w : rt.workers) {

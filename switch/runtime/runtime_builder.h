@@ -18,7 +18,9 @@ std::string build_runtime(Runtime& rt);
 // `halted` (when the workers stopped): DPDK 22.11's memif unmaps the shared
 // rings on its interrupt thread as soon as the peer closes, even while the
 // peer's worker reads them, so two processes stopped together must both
-// have halted before either closes (docs/deploy.md, "Two processes").
+// have halted before either closes (docs/deploy.md, "Two processes"). It
+// is stopped and closed on EAL's interrupt thread, never beside memif's own
+// handling of the peer's disconnect there (switch/runtime/interrupt_thread.h).
 inline constexpr std::chrono::milliseconds kMemifCloseGrace{500};
 void release_runtime(Runtime& rt, std::chrono::steady_clock::time_point halted);
 

@@ -19,7 +19,7 @@
 #include "lib/control/control_frame.h"
 #include "lib/net/ipv4_rewrite.h"
 #include "switch/ports/pcap_port.h"
-#include "switch/runtime/eal_cleanup.h"
+#include "tests/dpdk/eal_test_main.h"
 
 namespace sluice {
 namespace {
@@ -684,27 +684,5 @@ TEST_F(PcapPortTest, OpenErrors) {
 }  // namespace sluice
 
 int main(int argc, char** argv) {
-  testing::InitGoogleTest(&argc, argv);
-  char arg0[] = "pcap_port_test";
-  char* eal_args[] = {arg0,
-                      const_cast<char*>("--no-huge"),
-                      const_cast<char*>("-m"),
-                      const_cast<char*>("512"),
-                      const_cast<char*>("--no-pci"),
-                      const_cast<char*>("--file-prefix"),
-                      const_cast<char*>("pcapport-test"),
-                      const_cast<char*>("--no-telemetry"),
-                      const_cast<char*>("-l"),
-                      const_cast<char*>("0"),
-                      const_cast<char*>("--log-level"),
-                      const_cast<char*>("lib.eal:error")};
-  if (rte_eal_init(static_cast<int>(std::size(eal_args)), eal_args) < 0) {
-    std::fprintf(stderr, "rte_eal_init failed\n");
-    return 1;
-  }
-  const int rc = RUN_ALL_TESTS();
-  // Leave no runtime directory behind (--in-memory does not combine with
-  // --no-huge in DPDK 22.11).
-  sluice::cleanup_eal();
-  return rc;
+  return sluice::run_tests_with_eal(argc, argv, "pcapport-test", "512");
 }

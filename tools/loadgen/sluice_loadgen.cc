@@ -48,6 +48,7 @@
 
 #include "lib/net/ethertypes.h"
 #include "switch/runtime/eal_cleanup.h"
+#include "switch/runtime/interrupt_thread.h"
 
 namespace {
 
@@ -446,7 +447,7 @@ int main(int argc, char** argv) {
   if (!start_link(port)) {
     std::fprintf(stderr, "sluice-loadgen: port %u: no link within 30 s (is the switch's end up?)\n",
                  port);
-    rte_eth_dev_close(port);
+    sluice::run_on_interrupt_thread([port] { rte_eth_dev_close(port); });
     sluice::cleanup_eal();
     return 1;
   }
@@ -456,8 +457,12 @@ int main(int argc, char** argv) {
   if (o.hold) {
     while (!g_stop.load()) rte_delay_us_sleep(10'000);
   }
-  rte_eth_dev_stop(port);
-  rte_eth_dev_close(port);
+  // On the thread where a memif port handles its peer's disconnect
+  // (switch/runtime/interrupt_thread.h).
+  sluice::run_on_interrupt_thread([port] {
+    rte_eth_dev_stop(port);
+    rte_eth_dev_close(port);
+  });
   sluice::cleanup_eal();
   return 0;
 }
