@@ -24,7 +24,7 @@ unsigned link_send(LinkDirection& d, uint64_t now_ns, rte_mbuf** pkts, unsigned 
   for (unsigned i = 0; i < take; ++i) {
     rte_mbuf* m = pkts[i];
     const uint64_t due = d.timing.depart(now_ns, m->pkt_len);
-    if (d.loss_p32 != 0 && d.rng.chance(d.loss_p32)) {
+    if (d.lossy && d.rng.chance(d.loss_p32)) {
       rte_pktmbuf_free(m);
       ++*lost;
       continue;

@@ -64,24 +64,30 @@ enum class PortKind : uint8_t { kEthdev, kLink, kPcap };
 constexpr uint8_t kNoReplyQueue = 0xFF;
 
 // One direction of an internal link: frames pushed by the sending port's owner
-// with their due time, taken by the receiving port's owner once due. The
-// receiver reads the first cache line (the ring) and the frame's slot; the
-// sender the first two (the ring, the wire's timing, the loss draw) and
-// the slot it fills.
+// with their due time, taken by the receiving port's owner once due. Both
+// read the first cache line (the ring; the sender also the wire's timing)
+// and the frame's slot; a lossy link's sender also reads the second for its
+// draw, and real time's sender the FIFO bound.
 struct alignas(64) LinkDirection {
   LinkDirection(uint32_t slots, uint64_t rate_bps, uint32_t overhead, uint64_t delay_ns,
                 double loss, uint64_t seed)
       : ring(slots),
+        lossy(probability32(loss) != 0),
         timing(rate_bps, overhead, delay_ns),
         loss_p32(probability32(loss)),
         rng(seed) {}
+  // Line 0.
   LinkRing ring;
   uint16_t rx_port = 0;  // global index of the receiving port
+  bool lossy;            // loss_p32 != 0
   LinkTiming timing;     // sender-owned
+  // Line 1.
   uint64_t loss_p32;     // loss probability as a 32-bit threshold
   Xorshift64 rng;        // sender-owned
   uint64_t fifo_ns = 0;  // most serialisation time the sender commits ahead (0: no limit)
 };
+static_assert(sizeof(LinkRing) + 8 + sizeof(LinkTiming) <= 64,
+              "a link direction's ring and timing share its first line");
 
 // A port's state. What every packet through it reads or writes sits in
 // its first three cache lines and the first of tx_pending, which the

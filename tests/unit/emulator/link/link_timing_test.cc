@@ -87,5 +87,50 @@ TEST(LinkTiming, BacklogIsTheCommittedSerialisationBeyondNow) {
   EXPECT_EQ(t.backlog_ns(9000), 0u);
 }
 
+// The wire's finish kept as whole ns and a rest gives the due times of one
+// absolute count of 1/1024 ps, moved up to each hand-over time and divided
+// by 1000 << 10 in 128 bits: rates from 1 bps (a 65,535-byte frame's
+// serialisation beyond 2^64 of those units) through the rates about 2 Mb/s
+// where depart() turns to 64-bit arithmetic, to 800 Gb/s; frames handed
+// over in bursts, on an idle wire and exactly as it frees.
+TEST(LinkTiming, DueTimesMatchAnAbsoluteClock) {
+  using u128 = unsigned __int128;
+  std::mt19937_64 rng(11);
+  const uint64_t rates[] = {1,
+                            1000,
+                            1'900'000,  // the last rates with 128-bit arithmetic
+                            2'000'000,  // and the first without
+                            7'000'000,
+                            1'000'000'000,
+                            7'000'000'000,
+                            25'000'000'000,
+                            100'000'000'000,
+                            800'000'000'000};
+  for (const uint64_t rate : rates) {
+    const uint32_t overhead = static_cast<uint32_t>(rng() % 257);
+    const uint64_t delay = rng() % 5000;
+    LinkTiming t(rate, overhead, delay);
+    const u128 per_byte = (u128{8'000'000'000'000ull} << 10) / rate;
+    u128 wire = 0;  // when the wire frees, in 1/1024 ps
+    uint64_t now = rng() % 1000;
+    for (int i = 0; i < 20000; ++i) {
+      const uint32_t bytes = rate < 10'000'000 ? static_cast<uint32_t>(rng() % 65536)
+                                              : static_cast<uint32_t>(60 + rng() % 9000);
+      const u128 now_units = u128{now} * 1000 * 1024;
+      if (wire < now_units) wire = now_units;
+      wire += u128{bytes + overhead} * per_byte;
+      const uint64_t expected = static_cast<uint64_t>(wire / (1000 * 1024)) + delay;
+      ASSERT_EQ(t.depart(now, bytes), expected) << "rate " << rate << " frame " << i;
+      ASSERT_EQ(t.wire_free_ns(), static_cast<uint64_t>(wire / (1000 * 1024)));
+      // The next frame: in the same burst, as the wire frees (rounded
+      // down), just after, or on an idle wire.
+      const uint64_t next = rng() % 4;
+      if (next == 1) now = t.wire_free_ns();
+      if (next == 2) now = t.wire_free_ns() + 1;
+      if (next == 3) now = t.wire_free_ns() + rng() % 100'000;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sluice
