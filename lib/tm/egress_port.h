@@ -594,11 +594,14 @@ class alignas(64) EgressPort {
   bool unlimited_buffer_ = false;
   unsigned dequeue_dropped_count_ = 0;
   SharedBuffer* buffer_;
-  // A data queue and its stats side by side: one base address per packet.
-  struct DataQueue {
+  // A data queue and its stats side by side: one base address per packet,
+  // and one line for what each enqueue and dequeue touches (the ring's
+  // indices and depth, the packet and byte counts; marks and drops follow).
+  struct alignas(64) DataQueue {
     PacketQueue ring;
     QueueStats stats;
   };
+  static_assert(sizeof(PacketQueue) + 4 * sizeof(RelaxedCounter) <= 64);
   std::unique_ptr<DataQueue[]> queues_;
   uint64_t next_expiry_ns_ = UINT64_MAX;
   uint64_t port_pause_until_ns_ = 0;
