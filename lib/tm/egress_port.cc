@@ -28,6 +28,7 @@ EgressPort::EgressPort(const EgressPortConfig& cfg, SharedBuffer* buffer)
       sched_(num_queues_, cfg.drr_quantum_bytes, cfg.scheduler,
              cfg.priority_last && num_queues_ > 1) {
   if (buffer == nullptr) throw std::invalid_argument("egress port: no shared buffer");
+  ecn_lowest_marked_ = ecn_.lowest_marked();
   const bool by_flow = cfg.queueing.kind != QueueingKind::kClass;
   for (uint32_t q = 0; q < num_queues_; ++q) queues_[q].ring.init(by_flow ? 1 : cfg.queue_capacity);
   if (cfg.queueing.kind == QueueingKind::kPfabric) {
@@ -108,7 +109,7 @@ unsigned EgressPort::dequeue_flows(uint64_t now_ns, TmPacket* out, unsigned n, u
     bytes = r.bytes;
     if (!unlimited_buffer_) buffer_->release(r.bytes + r.dropped_bytes);
     if (r.dropped != 0) st.drops[static_cast<unsigned>(DropReason::kCodel)].add(r.dropped);
-    dequeue_dropped_count_ = r.dropped;
+    dequeue_dropped_count_ = static_cast<uint8_t>(r.dropped);
     dequeue_marks_ = r.marks << n;
     empty = flowq_->empty();
   }

@@ -134,7 +134,9 @@ class alignas(64) EgressPort {
       buffer_->release(bytes);
       return refuse(queue, bytes);
     }
-    const bool mark = ecn_.should_mark(depth, ecn_capable);
+    // The marker's line only for a queue that may be marked.
+    const bool mark =
+        ecn_capable && depth >= ecn_lowest_marked_ && ecn_.should_mark(depth, ecn_capable);
     sched_.set_backlogged(queue);
     QueueStats& st = dq.stats;
     st.enqueued_packets.add(1);
@@ -198,7 +200,7 @@ class alignas(64) EgressPort {
     if (!buffer_->admits(0, bytes, &why)) [[unlikely]]
       return refuse(queue, bytes);
     pass_to(queue);
-    const bool mark = ecn_.should_mark(0, ecn_capable);
+    const bool mark = ecn_capable && ecn_lowest_marked_ == 0 && ecn_.should_mark(0, ecn_capable);
     ++passing_.packets;
     passing_.bytes += bytes;
     passing_.marks += mark;
@@ -220,7 +222,7 @@ class alignas(64) EgressPort {
   // of `bytes` in all for `queue`, as that many pass_summed() calls that
   // admitted them unmarked would.
   uint64_t pass_limit() const { return buffer_->admit_limit(0); }
-  bool passes_unmarked() const { return ecn_.never_marks_empty(); }
+  bool passes_unmarked() const { return ecn_lowest_marked_ > 0; }
   void pass_run(uint16_t queue, uint32_t packets, uint64_t bytes) {
     pass_to(queue);
     passing_.packets += packets;
@@ -587,12 +589,16 @@ class alignas(64) EgressPort {
   // the scheduler's and the pass's before an admission:
   // switch/emulator/port_lines.h): these fields, the
   // control queue, the shaper, the ECN marker and the head of the scheduler
-  // (a class port's first queues' deficits).
+  // (a class port's first queues' deficits). The first line, with the
+  // control counts above, is full: an enqueue or a pass tests the marker's
+  // lowest marked queue there, so only a queue that may be marked reads
+  // the marker's line.
   uint32_t num_queues_;
   bool backlogged_ = false;  // frames were left queued by the last dequeue_burst
   bool by_flow_ = false;     // the port queues by flow: flowq_ or pfabric_
   bool unlimited_buffer_ = false;
-  unsigned dequeue_dropped_count_ = 0;
+  uint8_t dequeue_dropped_count_ = 0;  // at most kMaxDequeueDropped
+  uint64_t ecn_lowest_marked_;         // ecn_.lowest_marked()
   SharedBuffer* buffer_;
   // A data queue and its stats side by side: one base address per packet,
   // and one line for what each enqueue and dequeue touches (the ring's
@@ -630,6 +636,7 @@ class alignas(64) EgressPort {
   std::unique_ptr<FlowQueues> flowq_;
   std::unique_ptr<PfabricQueue> pfabric_;
   static constexpr unsigned kMaxDequeueDropped = 64;
+  static_assert(kMaxDequeueDropped <= UINT8_MAX);  // dequeue_dropped_count_
   std::unique_ptr<TmPacket[]> dequeue_dropped_;
 };
 

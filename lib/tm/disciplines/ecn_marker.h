@@ -41,6 +41,9 @@ class EcnMarker {
   // Whether should_mark(0, true) is false without deciding anything (no
   // RED coin drawn): a packet finding its queue empty is never marked.
   bool never_marks_empty() const { return lowest_marked_ > 0; }
+  // No queue below this is marked (UINT64_MAX: none is); a caller may keep
+  // a copy to test before should_mark.
+  uint64_t lowest_marked() const { return lowest_marked_; }
 
   // RED marking probability at queue_bytes (in [min, max)), scaled to 2^32.
   uint64_t red_probability32(uint64_t queue_bytes) const {
