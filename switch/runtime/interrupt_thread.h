@@ -11,9 +11,11 @@
 
 namespace sluice {
 
-// Runs `fn` on the interrupt thread (as an EAL alarm) and returns once it has
-// run. If the alarm cannot be set, or has not started within `timeout`, runs
-// `fn` on the calling thread instead and returns false.
+// Runs `fn` on the interrupt thread (as the callback of an interrupt source
+// of its own, registered for the call) and returns once it has run, after
+// the thread has taken in every change of its sources made before the
+// call. If it has not started within `timeout`, runs `fn` on the calling
+// thread instead and returns false.
 bool run_on_interrupt_thread(const std::function<void()>& fn,
                              std::chrono::milliseconds timeout = std::chrono::seconds(5));
 

@@ -678,15 +678,17 @@ void release_runtime(Runtime& rt, std::chrono::steady_clock::time_point halted) 
   for (const auto& p : rt.ports) {
     if (p->eth_port == kNoEthPort) continue;
     const uint16_t port = p->eth_port;
-    const auto close = [port] {
+    if (!is_memif_port(port)) {
       rte_eth_dev_stop(port);
       rte_eth_dev_close(port);
-    };
-    // On the thread where memif handles its peer's disconnect, never beside it.
-    if (is_memif_port(port))
-      run_on_interrupt_thread(close);
-    else
-      close();
+      continue;
+    }
+    // On the thread where memif handles its peer's disconnect, never beside
+    // it; in two calls, so that the thread has taken in the stop's removal
+    // of the control channel's source before the close frees the
+    // listener's handle (interrupt_thread.h).
+    run_on_interrupt_thread([port] { rte_eth_dev_stop(port); });
+    run_on_interrupt_thread([port] { rte_eth_dev_close(port); });
   }
   for (SwitchRuntime& sw : rt.switches) rte_lpm_free(sw.lpm);
   for (auto& w : rt.workers) {

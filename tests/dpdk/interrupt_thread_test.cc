@@ -107,7 +107,7 @@ TEST(InterruptThread, RunsOnTheCallerWhenTheThreadStaysBusy) {
   EXPECT_EQ(runs, 1);
   EXPECT_TRUE(pthread_equal(ran_on, caller));
   EXPECT_TRUE(busy.inside());  // still holding the thread: the fallback did not wait
-  // The cancelled alarm never runs later.
+  // The source taken off never runs later.
   std::this_thread::sleep_for(milliseconds(600));
   EXPECT_EQ(runs, 1);
 }
