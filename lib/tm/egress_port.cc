@@ -77,7 +77,7 @@ EnqueueResult EgressPort::enqueue_flow(uint64_t now_ns, uint64_t flow, const TmP
   sched_.set_backlogged(0);
   st.enqueued_packets.add(1);
   st.enqueued_bytes.add(bytes);
-  if (ecn_.should_mark(depth, ecn_capable)) {
+  if (should_mark(depth, ecn_capable)) {
     st.ecn_marks.add(1);
     return {EnqueueVerdict::kEnqueuedMarked, DropReason::kCount};
   }

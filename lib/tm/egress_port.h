@@ -134,9 +134,7 @@ class alignas(64) EgressPort {
       buffer_->release(bytes);
       return refuse(queue, bytes);
     }
-    // The marker's line only for a queue that may be marked.
-    const bool mark =
-        ecn_capable && depth >= ecn_lowest_marked_ && ecn_.should_mark(depth, ecn_capable);
+    const bool mark = should_mark(depth, ecn_capable);
     sched_.set_backlogged(queue);
     QueueStats& st = dq.stats;
     st.enqueued_packets.add(1);
@@ -200,7 +198,7 @@ class alignas(64) EgressPort {
     if (!buffer_->admits(0, bytes, &why)) [[unlikely]]
       return refuse(queue, bytes);
     pass_to(queue);
-    const bool mark = ecn_capable && ecn_lowest_marked_ == 0 && ecn_.should_mark(0, ecn_capable);
+    const bool mark = should_mark(0, ecn_capable);
     ++passing_.packets;
     passing_.bytes += bytes;
     passing_.marks += mark;
@@ -579,6 +577,12 @@ class alignas(64) EgressPort {
   // enqueue()'s refusal: finds and counts the reason (buffer admission
   // first, then ring capacity). Out of line: the fast path stays short.
   EnqueueResult refuse(uint16_t queue, uint32_t bytes);
+
+  // The marker's decision for a packet finding `depth` bytes queued, read
+  // from the marker's line only for a queue that may be marked.
+  bool should_mark(uint64_t depth, bool ecn_capable) {
+    return ecn_capable && depth >= ecn_lowest_marked_ && ecn_.should_mark(depth, true);
+  }
 
   // Ends the pauses due by now_ns and finds the next expiry. Runs only when a
   // pause is due, and visits only the paused queues.
