@@ -216,9 +216,13 @@ unsigned Worker::receive(PortMedium& from, uint64_t now, rte_mbuf** pkts) {
   return from.receive(now, pkts, kBurst);
 }
 
-// Hands frames to the port's medium; returns how many it took.
-unsigned Worker::send(PortRuntime& port, uint64_t now, rte_mbuf** pkts, unsigned n) {
+// Hands frames to the port's medium; returns how many it took. dequeued:
+// the frames as the traffic manager handed them out, if unchanged since
+// (SendNotes).
+unsigned Worker::send(PortRuntime& port, uint64_t now, rte_mbuf** pkts, unsigned n,
+                      const TmPacket* dequeued) {
   SendNotes notes;
+  notes.dequeued = dequeued;
   const unsigned taken = port.medium->send(now, pkts, n, &notes);
   if (notes.lost != 0) counters(port.index).link_lost.add(notes.lost);
   // The far end is due when the first frame arrives.
@@ -358,14 +362,19 @@ void Worker::handle_received(rte_mbuf* m, uint64_t now) {
 }
 
 // The port's pending frames go to its medium; what it does not take stays
-// pending.
-inline bool Worker::send_pending(PortRuntime& port, uint64_t now) {
+// pending. dequeued: the pending frames as the traffic manager handed them
+// out, if unchanged since (Worker::send).
+inline bool Worker::send_pending(PortRuntime& port, uint64_t now, const TmPacket* dequeued) {
   PortCounters& c = counters(port.index);
-  const unsigned sent = send(port, now, port.tx_pending, port.tx_pending_count);
+  const unsigned sent = send(port, now, port.tx_pending, port.tx_pending_count, dequeued);
   port.tx_cut = 0;  // what the device left is no longer the next dequeue's
   if (sent == 0) return true;
   uint64_t bytes = 0;
-  for (unsigned i = 0; i < sent; ++i) bytes += port.tx_pending[i]->pkt_len;
+  if (dequeued != nullptr) {
+    for (unsigned i = 0; i < sent; ++i) bytes += dequeued[i].bytes;
+  } else {
+    for (unsigned i = 0; i < sent; ++i) bytes += port.tx_pending[i]->pkt_len;
+  }
   c.tx_packets.add(sent);
   c.tx_bytes.add(bytes);
   if (port.first_tx_ns.load(std::memory_order_relaxed) == 0) port.first_tx_ns.store(now);
@@ -402,9 +411,13 @@ bool Worker::transmit(PortRuntime& port, uint64_t now) {
   if (port.tx_pending_count == 0) {
     const unsigned n = schedule(port, now);
     if (n == 0) return sent_cut;
-    if (port.plan.departure) depart(port, dequeued_, n, now);
+    if (port.plan.departure) depart(port, dequeued_, n, now);  // may rewrite the frames
     port.tx_pending_count = n;
     port.tx_burst_full = n == kBurst;
+    // Unless a departure step rewrote them, the frames are as the traffic
+    // manager handed them out, with their lengths: a link's sender need
+    // not read them (SendNotes).
+    if (!port.plan.departure) return send_pending(port, now, dequeued_);
   }
   return send_pending(port, now);
 }

@@ -156,7 +156,8 @@ class Worker {
   bool iterate(uint64_t now, bool timers);
   unsigned receive(PortMedium& from, uint64_t now, rte_mbuf** pkts);
   void handle_received(rte_mbuf* m, uint64_t now);
-  unsigned send(PortRuntime& port, uint64_t now, rte_mbuf** pkts, unsigned n);
+  unsigned send(PortRuntime& port, uint64_t now, rte_mbuf** pkts, unsigned n,
+                const TmPacket* dequeued = nullptr);
   void handle_parsed(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now);
   void handle_arp(PortRuntime& in, rte_mbuf* m, const ParsedPacket& pp, uint64_t now);
 
@@ -233,7 +234,8 @@ class Worker {
   // Schedule (the traffic manager's dequeue, worker.cc), then departure
   // (stage_departure.cc), then the port sends.
   unsigned schedule(PortRuntime& port, uint64_t now);
-  [[gnu::always_inline]] inline bool send_pending(PortRuntime& port, uint64_t now);
+  [[gnu::always_inline]] inline bool send_pending(PortRuntime& port, uint64_t now,
+                                                  const TmPacket* dequeued = nullptr);
   bool pass_straight(PortRuntime& out, rte_mbuf* m, const TmPacket& tp, const MbufMeta& meta,
                      uint16_t q, uint8_t* ip, uint64_t now);
   template <class Queues>

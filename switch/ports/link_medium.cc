@@ -13,8 +13,8 @@ namespace {
 // idle time is lost transmit time (emulation fidelity).
 constexpr uint64_t kLinkCatchUpNs = 200'000;
 
-unsigned link_send(LinkDirection& d, uint64_t now_ns, rte_mbuf** pkts, unsigned n, uint64_t* lost,
-                   uint64_t* first_due, const rte_mbuf** first) {
+unsigned link_send(LinkDirection& d, uint64_t now_ns, rte_mbuf** pkts, const TmPacket* dequeued,
+                   unsigned n, uint64_t* lost, uint64_t* first_due, const rte_mbuf** first) {
   // Only this lcore produces into the ring, so its free count cannot shrink
   // under us: due times are given only to frames that will be enqueued.
   const unsigned room = d.ring.free_count();
@@ -23,7 +23,8 @@ unsigned link_send(LinkDirection& d, uint64_t now_ns, rte_mbuf** pkts, unsigned 
   unsigned k = 0;
   for (unsigned i = 0; i < take; ++i) {
     rte_mbuf* m = pkts[i];
-    const uint64_t due = d.timing.depart(now_ns, m->pkt_len);
+    const uint64_t due =
+        d.timing.depart(now_ns, dequeued != nullptr ? dequeued[i].bytes : m->pkt_len);
     if (d.lossy && d.rng.chance(d.loss_p32)) {
       rte_pktmbuf_free(m);
       ++*lost;
@@ -71,8 +72,8 @@ unsigned LinkMedium::receive(uint64_t now, rte_mbuf** pkts, unsigned n) {
 }
 
 unsigned LinkMedium::send(uint64_t, rte_mbuf** pkts, unsigned n, SendNotes* notes) {
-  const unsigned taken =
-      link_send(out_, tx_ns_, pkts, n, &notes->lost, &notes->first_arrival, &notes->first_frame);
+  const unsigned taken = link_send(out_, tx_ns_, pkts, notes->dequeued, n, &notes->lost,
+                                   &notes->first_arrival, &notes->first_frame);
   notes->far_port = out_.rx_port;
   return taken;
 }

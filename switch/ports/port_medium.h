@@ -9,6 +9,8 @@
 
 #include <cstdint>
 
+#include "lib/tm/tm_packet.h"
+
 namespace sluice {
 
 class EgressPort;
@@ -21,6 +23,11 @@ struct SendNotes {
   uint16_t far_port = 0;
   uint64_t first_arrival = UINT64_MAX;
   const rte_mbuf* first_frame = nullptr;  // that frame
+  // In: the frames as the traffic manager handed them out, where they are
+  // unchanged since (nullptr: the medium reads their lengths from them). A
+  // frame the traffic manager held is cold by the time it leaves, and a
+  // link needs only its length.
+  const TmPacket* dequeued = nullptr;
 };
 
 class PortMedium {
