@@ -56,12 +56,10 @@ template <bool kSteps, bool kStoreMeta, bool kRunSteps>
   if (pp.ip_total_len > out.mtu) return drop(in.index, m, DropReason::kTooBig), nullptr;
   uint8_t* ip = rte_pktmbuf_mtod(m, uint8_t*) + pp.l3_offset;
   ipv4_decrement_ttl(ip);
-  const TrafficManagerConfig& tm = sw.cfg->tm;
-  uint16_t q =
-      tm.class_mapping == ClassMapping::kDscp ? queue_for_dscp(pp.tos >> 2, tm.queues_per_port) : 0;
+  uint16_t q = sw.dscp_classes ? queue_for_dscp(pp.tos >> 2, sw.queues_per_port) : 0;
   // The transport's replies take the queue after the data queues.
-  if (tm.reply_queue && pp.proto == kIpProtoUdp && slt_is_reply(ip, m->data_len - pp.l3_offset))
-    q = static_cast<uint16_t>(tm.queues_per_port);
+  if (sw.reply_queue && pp.proto == kIpProtoUdp && slt_is_reply(ip, m->data_len - pp.l3_offset))
+    q = sw.queues_per_port;
   // Arrival steps: before the metadata is overwritten (an internal link's
   // upstream switch left its own there); a count of 0 leaves the mbuf's
   // field alone.

@@ -153,27 +153,34 @@ struct alignas(64) PortRuntime {
   const LatencyHistogram* link_lateness = nullptr;
 };
 
-struct SwitchRuntime {
-  const SwitchConfig* cfg = nullptr;
-  uint16_t index = 0;
+// Line-aligned: forward reads its first line for every packet (the route,
+// the hash, the queue choice), and nothing else of it.
+struct alignas(64) SwitchRuntime {
   // Its routes: rte_lpm in real time (one memory access per lookup, 64 MiB
   // a switch), a PrefixTable in the emulator's fabric time (a few KiB).
   rte_lpm* lpm = nullptr;
   std::unique_ptr<PrefixTable> routes;
   std::vector<NextHopGroup16> groups;
+  uint64_t ecmp_salt = 0;  // salted_flow_hash's, from the configuration's seed
   // The group of the route 0.0.0.0/0, taken when the LPM finds nothing
   // (rte_lpm has no depth 0); kNoDefaultRoute: no such route.
   uint32_t default_group = kNoDefaultRoute;
-  std::vector<uint16_t> ports;  // global indices, in configuration order
-  uint64_t ecmp_salt = 0;       // salted_flow_hash's, from the configuration's seed
+  uint16_t index = 0;
+  // cfg->tm's queue choice, copied here: queues_per_port (the reply queue's
+  // index), by DSCP or one FIFO, and whether replies take their own queue.
+  uint16_t queues_per_port = 0;
+  bool dscp_classes = false;
+  bool reply_queue = false;
   bool symmetric_hash = false;  // ecmp_hash: symmetric (one salt for every switch)
+  bool flow_hash = false;       // forward computes the 5-tuple hash even without ECMP
+  bool ingress_meta = false;    // forward keeps the ingress port (and hash) with the packet
+  const SwitchConfig* cfg = nullptr;
+  std::vector<uint16_t> ports;  // global indices, in configuration order
   // Per lcore slot: its shard of this switch, its rank among the lcores
   // that own the switch's ports (0 on the only one). Frames carry it, and
   // per-shard random choices are seeded by it, so that the same switch
   // makes the same choices and frames whichever lcore runs it.
   std::vector<uint8_t> shard_of_slot;
-  bool flow_hash = false;     // forward computes the 5-tuple hash even without ECMP
-  bool ingress_meta = false;  // forward keeps the ingress port (and hash) with the packet
   std::array<void*, kMaxModules> module{};  // each module's state for this switch
 };
 

@@ -627,8 +627,13 @@ std::string build_runtime(Runtime& rt) {
   if (!err.empty()) return err;
   rt.switches.resize(rt.config.switches.size());
   for (size_t i = 0; i < rt.switches.size(); ++i) {
-    rt.switches[i].cfg = &rt.config.switches[i];
-    rt.switches[i].index = static_cast<uint16_t>(i);
+    SwitchRuntime& sw = rt.switches[i];
+    sw.cfg = &rt.config.switches[i];
+    sw.index = static_cast<uint16_t>(i);
+    const TrafficManagerConfig& tm = sw.cfg->tm;
+    sw.queues_per_port = static_cast<uint16_t>(tm.queues_per_port);
+    sw.dscp_classes = tm.class_mapping == ClassMapping::kDscp;
+    sw.reply_queue = tm.reply_queue;
     // Symmetric: every switch takes the first switch's salt, so a reply
     // picks the member index its request picked.
     const bool symmetric = rt.config.ecmp_hash == EcmpHashing::kSymmetric;
