@@ -5,8 +5,10 @@
 namespace sluice {
 
 void PrefixTable::add(uint32_t addr, uint8_t len, uint32_t next_hop) {
+  len = std::min<uint8_t>(len, 32);  // one level a length: at most 32 probes
   const uint32_t mask = len >= 32 ? ~0u : ~0u << (32 - len);
-  auto it = std::find_if(levels_.begin(), levels_.end(), [&](const Level& l) { return l.len == len; });
+  auto it =
+      std::find_if(levels_.begin(), levels_.end(), [&](const Level& l) { return l.len == len; });
   if (it == levels_.end()) {
     Level l;
     l.len = len;
@@ -14,13 +16,17 @@ void PrefixTable::add(uint32_t addr, uint8_t len, uint32_t next_hop) {
     l.slots.resize(4);
     l.slot_mask = 3;
     // Longest first: the first level that holds the address wins.
-    it = levels_.insert(std::find_if(levels_.begin(), levels_.end(),
-                                     [&](const Level& o) { return o.len < len; }),
-                        std::move(l));
+    it = levels_.insert(
+        std::find_if(levels_.begin(), levels_.end(), [&](const Level& o) { return o.len < len; }),
+        std::move(l));
   }
   const uint32_t before = it->used;
   insert(*it, addr & mask, next_hop);
   routes_ += it->used - before;
+  // A level may have been inserted, or its slots moved.
+  probe_count_ = static_cast<uint32_t>(levels_.size());
+  for (uint32_t i = 0; i < probe_count_; ++i)
+    probes_[i] = Probe{levels_[i].mask, levels_[i].slot_mask, levels_[i].slots.data()};
 }
 
 // Keeps the load at most a half, so a probe sequence ends soon at an

@@ -17,7 +17,9 @@
 
 namespace sluice {
 
-class PrefixTable {
+// Line-aligned: a lookup reads the table's first line (the longest few
+// lengths' probes) and one slot a length it tries.
+class alignas(64) PrefixTable {
  public:
   static constexpr uint32_t kNoRoute = UINT32_MAX;
 
@@ -27,7 +29,8 @@ class PrefixTable {
 
   // The next hop of the longest prefix holding addr, or kNoRoute.
   uint32_t lookup(uint32_t addr) const {
-    for (const Level& l : levels_) {
+    for (uint32_t p = 0; p < probe_count_; ++p) {
+      const Probe& l = probes_[p];
       const uint32_t key = addr & l.mask;
       for (uint32_t i = slot_of(key, l.slot_mask);; i = (i + 1) & l.slot_mask) {
         const Slot& s = l.slots[i];
@@ -54,12 +57,21 @@ class PrefixTable {
     uint32_t used = 0;
     std::vector<Slot> slots;
   };
+  // What a lookup reads of a level, kept beside the count (add() refreshes
+  // them), so that the levels themselves are not read.
+  struct Probe {
+    uint32_t mask = 0;
+    uint32_t slot_mask = 0;
+    const Slot* slots = nullptr;
+  };
   static uint32_t slot_of(uint32_t key, uint32_t slot_mask) {
     return static_cast<uint32_t>((uint64_t{key} * 0x9E3779B97F4A7C15ull) >> 32) & slot_mask;
   }
   static void insert(Level& l, uint32_t key, uint32_t next_hop);
   static void grow(Level& l);
 
+  uint32_t probe_count_ = 0;
+  Probe probes_[32];           // levels_'s, in its order (one length each)
   std::vector<Level> levels_;  // longest prefix first
   uint32_t routes_ = 0;
 };
