@@ -2,6 +2,7 @@
 #define ALLOW_EXPERIMENTAL_API
 #include "switch/runtime/interrupt_thread.h"
 
+#include <rte_ethdev.h>
 #include <rte_interrupts.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -70,6 +71,11 @@ bool run_on_interrupt_thread(const std::function<void()>& fn, std::chrono::milli
   while (!job->done.load(std::memory_order_acquire))
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   return true;
+}
+
+void stop_and_close_on_interrupt_thread(uint16_t eth_port) {
+  run_on_interrupt_thread([eth_port] { rte_eth_dev_stop(eth_port); });
+  run_on_interrupt_thread([eth_port] { rte_eth_dev_close(eth_port); });
 }
 
 }  // namespace sluice

@@ -7,6 +7,7 @@
 // thread, so a port closed while its peer closes too can be freed twice.
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 
 namespace sluice {
@@ -18,5 +19,11 @@ namespace sluice {
 // thread instead and returns false.
 bool run_on_interrupt_thread(const std::function<void()>& fn,
                              std::chrono::milliseconds timeout = std::chrono::seconds(5));
+
+// Stops and closes ethdev port `eth_port` on the interrupt thread, where a
+// net_memif port handles its peer's disconnect, never beside it; in two
+// calls, so that the thread has taken in the stop's removal of the control
+// channel's source before the close frees the listener's handle.
+void stop_and_close_on_interrupt_thread(uint16_t eth_port);
 
 }  // namespace sluice

@@ -688,12 +688,7 @@ void release_runtime(Runtime& rt, std::chrono::steady_clock::time_point halted) 
       rte_eth_dev_close(port);
       continue;
     }
-    // On the thread where memif handles its peer's disconnect, never beside
-    // it; in two calls, so that the thread has taken in the stop's removal
-    // of the control channel's source before the close frees the
-    // listener's handle (interrupt_thread.h).
-    run_on_interrupt_thread([port] { rte_eth_dev_stop(port); });
-    run_on_interrupt_thread([port] { rte_eth_dev_close(port); });
+    stop_and_close_on_interrupt_thread(port);
   }
   for (SwitchRuntime& sw : rt.switches) rte_lpm_free(sw.lpm);
   for (auto& w : rt.workers) {

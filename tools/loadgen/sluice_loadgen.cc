@@ -459,8 +459,7 @@ int main(int argc, char** argv) {
   }
   // On the thread where a memif port handles its peer's disconnect
   // (switch/runtime/interrupt_thread.h).
-  sluice::run_on_interrupt_thread([port] { rte_eth_dev_stop(port); });
-  sluice::run_on_interrupt_thread([port] { rte_eth_dev_close(port); });
+  sluice::stop_and_close_on_interrupt_thread(port);
   sluice::cleanup_eal();
   return 0;
 }
