@@ -63,6 +63,39 @@ TEST(WheelCalendar, LikelySecondFollowsTheWheel) {
   EXPECT_EQ(cal.likely_second(), WheelCalendar::kNone);  // not looked for
 }
 
+// One instant's entries come out in id order whatever order they were
+// filed in (before, after or between those already there), and whichever
+// of them left the instant again (its first, its last, some between).
+TEST(WheelCalendar, OneInstantInIdOrder) {
+  constexpr uint32_t kElements = 64;
+  WheelCalendar cal(kElements);
+  std::vector<uint32_t> order(kElements);
+  for (uint32_t i = 0; i < kElements; ++i) order[i] = i;
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 50; ++round) {
+    const uint64_t t = 1000 + static_cast<uint64_t>(round);
+    std::shuffle(order.begin(), order.end(), rng);
+    for (uint32_t id : order) cal.set(id, t);
+    // Some leave the instant again: the first, the last, and some between.
+    std::vector<bool> left(kElements, false);
+    for (uint32_t id : {0u, kElements - 1, 5u, 33u, 34u, 60u}) {
+      cal.set(id, t + 10);
+      left[id] = true;
+    }
+    for (uint32_t id = 0; id < kElements; ++id) {
+      if (left[id]) continue;
+      ASSERT_EQ(cal.next_time(), t);
+      ASSERT_EQ(cal.pop(), id);
+    }
+    for (uint32_t id = 0; id < kElements; ++id) {
+      if (left[id]) {
+        ASSERT_EQ(cal.pop(), id);
+      }
+    }
+    ASSERT_TRUE(cal.empty());
+  }
+}
+
 // Against a sorted reference, used as the fabric loop uses it (the
 // earliest entry is looked at, then moved later or taken off) and with
 // times anywhere: mostly within the wheel's reach, some beyond it, some
