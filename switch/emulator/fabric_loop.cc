@@ -67,12 +67,12 @@ void FabricLoop::set_port_lines() {
     l.counters = reinterpret_cast<const char*>(&w_.counters(p->index));
     l.medium = reinterpret_cast<const char*>(p->medium.get());
     l.link_out = runtime;
-    l.link_in = runtime;
+    l.rx_state = runtime;
     if (p->link_out != nullptr) {
       l.link_out = reinterpret_cast<const char*>(p->link_out);
       // The receiver reads only its ring's line.
       if (const LinkDirection* in = rt.ports[p->link_out->rx_port]->link_out)
-        l.link_in = reinterpret_cast<const char*>(in);
+        l.rx_state = reinterpret_cast<const char*>(in);
     }
     l.element = reinterpret_cast<const char*>(ports_[p->index]);
     ports_[p->index]->set_lines(&l);

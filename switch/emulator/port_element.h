@@ -31,7 +31,7 @@ class PortElement final : public CalendarElement {
   uint64_t due(uint64_t now, uint8_t parts) override {
     if (parts & FabricLoop::kRx) {
       rx_ = rx_due(now);
-      if (lines_ != nullptr) lines_->frame = port_.medium->next_frame();
+      if (lines_ != nullptr) lines_->frame = port_.medium->next_frame(&lines_->rx_state);
     }
     if (parts & FabricLoop::kTx) tx_ = wire_due(now);
     if (parts & FabricLoop::kMisc) misc_ = misc_due(now);

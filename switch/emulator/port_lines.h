@@ -25,8 +25,11 @@ struct alignas(64) PortLines {
   const char* counters = nullptr;  // PortCounters: the per-packet line
   const char* medium = nullptr;    // the port's medium: its first line
   const char* link_out = nullptr;  // the link direction it sends into: its timing and ring
-  const char* link_in = nullptr;   // the one it receives from: its ring's line
-  const char* element = nullptr;   // its PortElement
+  // What its arrivals read first beyond the port: the ring's line of the
+  // link it receives from, or an emulated host's next delivery to its
+  // transport (kept current by PortElement::due).
+  const char* rx_state = nullptr;
+  const char* element = nullptr;  // its PortElement
   // The mbuf of the frame that arrives next, when known (nullptr: none).
   // Written a link's delay ago, it has left the caches since.
   const rte_mbuf* frame = nullptr;
@@ -41,7 +44,7 @@ struct alignas(64) PortLines {
 inline void prefetch_for_arrival(const PortLines& l, uint32_t frame_data) {
   rte_prefetch0(l.runtime);
   rte_prefetch0(l.medium);
-  rte_prefetch0(l.link_in);
+  rte_prefetch0(l.rx_state);
   rte_prefetch0(l.element);
   if (l.frame != nullptr) {
     const char* m = reinterpret_cast<const char*>(l.frame);

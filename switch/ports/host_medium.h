@@ -28,7 +28,7 @@ class HostMedium final : public PortMedium {
     return host_->tx_burst_at(stamps, pkts, static_cast<uint16_t>(n));
   }
   uint64_t next_rx_ns(uint64_t now) override { return host_->next_rx_ns(now); }
-  const rte_mbuf* next_frame() const override { return host_->next_frame(); }
+  const rte_mbuf* next_frame(const char** state) const override { return host_->next_frame(state); }
   bool answers() const override { return true; }
   uint32_t discard_in_flight() override { return host_->discard_link(); }
   void finish(uint64_t end_ns) override { host_->settle_gauges(end_ns); }

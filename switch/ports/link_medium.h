@@ -33,7 +33,7 @@ class alignas(64) LinkMedium final : public PortMedium {
     waiting_ = tm.next_event_ns(now) <= now;
   }
   uint64_t next_rx_ns(uint64_t now) override;
-  const rte_mbuf* next_frame() const override {
+  const rte_mbuf* next_frame(const char**) const override {
     const LinkSlot* s = in_.ring.known_front();
     return s != nullptr ? static_cast<const rte_mbuf*>(s->frame) : nullptr;
   }

@@ -261,7 +261,7 @@ uint64_t PcapPort::next_rx_ns(uint64_t now_ns) const {
   if (arrival_count_ <= mask)
     due = std::min(due, std::max(host_.next_due_ns(now_ns), starved_until_ns_));
   if (app_) {
-    if (inbox_count_ != 0) due = std::min(due, inbox_[inbox_head_].at_ns);
+    if (inbox_count_ != 0) due = std::min(due, inbox_at_[inbox_head_]);
     const uint64_t app_due = app_->next_due_ns();
     if (app_due != kTransportNever)
       due = std::min(due, std::max({app_due, now_ns, app_starved_until_}));
@@ -297,6 +297,7 @@ void PcapPort::set_transport_host(std::unique_ptr<TransportHost> host, const Fra
   free_slots_.reserve(slots_);
   // As many frames on the host's link toward it as toward the switch.
   inbox_.assign(std::max<size_t>(arrivals_.size(), 64), InboxEntry{});
+  inbox_at_.assign(inbox_.size(), 0);
 }
 
 class PcapPort::TransportSink : public SegmentSink {
@@ -400,16 +401,16 @@ void PcapPort::app_to_host(uint64_t time_ns, const rte_mbuf* m) {
   // Decoded straight into the inbox's next slot, which it claims only once
   // decoded (decode_segment writes every field a reader looks at: the INT
   // records up to int_hops).
-  InboxEntry& e = inbox_[(inbox_head_ + inbox_count_) & mask];
-  if (!decode_segment(f, m->data_len, &e.s)) return not_a_segment();
-  e.at_ns = time_ns;
+  const uint32_t at = (inbox_head_ + inbox_count_) & mask;
+  if (!decode_segment(f, m->data_len, &inbox_[at].s)) return not_a_segment();
+  inbox_at_[at] = time_ns;
   ++inbox_count_;
 }
 
 void PcapPort::app_deliver(uint64_t now_ns) {
   const uint32_t mask = static_cast<uint32_t>(inbox_.size()) - 1;
-  while (inbox_count_ != 0 && inbox_[inbox_head_].at_ns <= now_ns) {
-    app_->receive(inbox_[inbox_head_].at_ns, inbox_[inbox_head_].s);
+  while (inbox_count_ != 0 && inbox_at_[inbox_head_] <= now_ns) {
+    app_->receive(inbox_at_[inbox_head_], inbox_[inbox_head_].s);
     inbox_head_ = (inbox_head_ + 1) & mask;
     --inbox_count_;
   }

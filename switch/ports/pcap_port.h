@@ -104,8 +104,12 @@ class PcapPort {
   // host takes effect, the application hands over a frame); UINT64_MAX
   // when nothing will without a frame sent toward the host.
   uint64_t next_rx_ns(uint64_t now_ns) const;
-  // Exact time: the next frame to reach the switch (nullptr: none on the link).
-  const rte_mbuf* next_frame() const {
+  // Exact time: the next frame to reach the switch (nullptr: none on the
+  // link); and a transport host's next delivery, if any, in *delivery (a
+  // line written when the switch sent the frame, a link's delay before it
+  // is read).
+  const rte_mbuf* next_frame(const char** delivery) const {
+    if (inbox_count_ != 0) *delivery = reinterpret_cast<const char*>(&inbox_[inbox_head_]);
     return arrival_count_ != 0 ? arrivals_[arrival_head_].m : nullptr;
   }
 
@@ -250,10 +254,12 @@ class PcapPort {
   uint32_t slots_ = 0;
   uint32_t fresh_slot_ = 0;
   struct alignas(64) InboxEntry {  // the segment's head in its first line
-    uint64_t at_ns;
     Segment s;
   };
   std::vector<InboxEntry> inbox_;
+  // When each reaches the host, apart from the segments: whether the next
+  // is due reads a line the last one's time shared, not the next segment.
+  std::vector<uint64_t> inbox_at_;
   uint32_t inbox_head_ = 0, inbox_count_ = 0;
   uint64_t app_starved_until_ = 0;
   RelaxedCounter inbox_overflow_, foreign_frames_;

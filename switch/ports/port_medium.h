@@ -64,8 +64,13 @@ class PortMedium {
   }
   // Exact time, after next_rx_ns: the frame that arrives next, if it is
   // known without reading anything cold (nullptr: none, or not known). A
-  // hint: the loop asks for its memory before the port is handled.
-  virtual const rte_mbuf* next_frame() const { return nullptr; }
+  // hint: the loop asks for its memory before the port is handled. A
+  // medium whose arrivals first read state of its own (an emulated host's
+  // next delivery to its transport) points *state at it; others leave it.
+  virtual const rte_mbuf* next_frame(const char** state) const {
+    (void)state;
+    return nullptr;
+  }
   // What is sent toward it may change what it does next (an emulated
   // host's NIC obeys pauses and hands frames to its transports).
   virtual bool answers() const { return false; }
